@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rsp record: option parsing and the end summary over rsp_record(). */
+#include "cli.h"
+
+#include "rsp-collector.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char record_usage[] =
+	"usage: rsp record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+	"\n"
+	"Record the whole system (every CPU) while a program runs: scheduler switches and\n"
+	"wakeups with stacks, fork/exec/exit, block I/O, interrupts, socket events and CPU\n"
+	"samples.  -p or COMMAND marks the target that `rsp report` explains.\n"
+	"\n"
+	"  -o, --output FILE        write FILE (default rsp.data; an existing one becomes FILE.old)\n"
+	"  -p, --pid PID[,PID...]   target running processes; stop when they all exit\n"
+	"  -a, --all-cpus           record with no target, until Ctrl-C or -d\n"
+	"  -d, --duration SECONDS   stop after SECONDS (a COMMAND still running gets SIGTERM)\n"
+	"  -F, --freq HZ            CPU samples per second per CPU (default 999, 0: none)\n"
+	"      --call-graph MODE    fp: frame pointers only; dwarf[,SIZE]: copy SIZE bytes of\n"
+	"                           user stack on every stack-carrying event.  Default: frame\n"
+	"                           pointers, plus user-stack copies for the target's sleeps\n"
+	"  -m, --mmap-pages PAGES   perf ring buffer pages per CPU (power of two)\n"
+	"      --no-net             no socket events\n"
+	"      --no-block           no block I/O events\n"
+	"      --probes FILE        event set to use instead of the built-in one\n"
+	"      --no-rt              do not run the reader at real-time priority\n"
+	"  -q, --quiet              no end summary\n"
+	"  -h, --help               this text\n";
+
+static void on_signal(int sig)
+{
+	rsp_record_request_stop();
+}
+
+static void log_msg(enum rsp_log_level level, const char *msg, void *ctx)
+{
+	int verbosity = *(int *)ctx;
+
+	if (level == RSP_LOG_DEBUG && verbosity < 2)
+		return;
+	if (level == RSP_LOG_INFO && verbosity < 1)
+		return;
+	fprintf(stderr, "rsp record: %s\n", msg);
+}
+
+static int parse_pids(const char *s, pid_t **pids, size_t *n)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+		pid_t *g;
+
+		if (*end || v <= 0 || v > INT32_MAX) {
+			free(copy);
+			return -EINVAL;
+		}
+		g = realloc(*pids, (*n + 1) * sizeof(pid_t));
+		if (!g) {
+			free(copy);
+			return -ENOMEM;
+		}
+		*pids = g;
+		(*pids)[(*n)++] = (pid_t)v;
+	}
+	free(copy);
+	return *n ? 0 : -EINVAL;
+}
+
+static char *read_text_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		size_t n;
+
+		if (len + 4096 + 1 > cap) {
+			char *g;
+
+			cap = cap ? cap * 2 : 8192;
+			g = realloc(buf, cap);
+			if (!g) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = g;
+		}
+		n = fread(buf + len, 1, 4096, f);
+		len += n;
+		if (n < 4096)
+			break;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+static void fmt_count(char *buf, size_t len, uint64_t v)
+{
+	snprintf(buf, len, "%" PRIu64, v);
+}
+
+static void print_summary(const struct rsp_record_opts *o, const struct rsp_record_stats *st)
+{
+	const char *out = o->output ? o->output : "rsp.data";
+	uint64_t lost_p = 0, lost_f = 0;
+	char k[32], rec[32], p[32], t[32], f[32], m[32];
+
+	fprintf(stderr, "rsp record: %.2f s, %" PRIu64 " records, %.1f MB in %s", st->seconds,
+		st->records, st->bytes / 1e6, out);
+	if (st->records)
+		fprintf(stderr, " (%.0f bytes/record)", (double)st->bytes / st->records);
+	fputc('\n', stderr);
+	fprintf(stderr, "  %-28s %10s %10s %10s %10s %10s %8s\n", "event", "kernel", "recorded",
+		"perf", "target", "ftrace", "missing");
+	for (size_t i = 0; i < st->n_events; i++) {
+		const struct rsp_record_event_stats *e = &st->events[i];
+		uint64_t recorded = e->from_ftrace ? e->ftrace_events : e->perf_samples;
+
+		snprintf(k, sizeof(k), "-");
+		snprintf(m, sizeof(m), "-");
+		if (e->kernel_counted) {
+			fmt_count(k, sizeof(k), e->kernel_count);
+			fmt_count(m, sizeof(m),
+				  e->kernel_count > recorded ? e->kernel_count - recorded : 0);
+		}
+		fmt_count(rec, sizeof(rec), recorded);
+		if (e->from_perf)
+			fmt_count(p, sizeof(p), e->perf_samples);
+		else
+			snprintf(p, sizeof(p), "-");
+		if (e->target_samples)
+			fmt_count(t, sizeof(t), e->target_samples);
+		else
+			snprintf(t, sizeof(t), "-");
+		if (e->from_ftrace)
+			fmt_count(f, sizeof(f), e->ftrace_events);
+		else
+			snprintf(f, sizeof(f), "-");
+		fprintf(stderr, "  %-28s %10s %10s %10s %10s %10s %8s\n", e->name, k, rec, p, t, f,
+			m);
+	}
+	for (int c = 0; c < st->nr_cpus; c++) {
+		lost_p += st->lost_perf[c];
+		lost_f += st->lost_ftrace[c];
+	}
+	if (lost_p || lost_f) {
+		fprintf(stderr, "rsp record: LOST records (kept as PERF_RECORD_LOST in the file):");
+		for (int c = 0; c < st->nr_cpus; c++)
+			if (st->lost_perf[c] || st->lost_ftrace[c])
+				fprintf(stderr, " cpu%d %" PRIu64 " perf + %" PRIu64 " ftrace", c,
+					st->lost_perf[c], st->lost_ftrace[c]);
+		fprintf(stderr, "; raise -m or free a CPU\n");
+	} else {
+		fprintf(stderr, "  lost: none (%d CPUs)\n", st->nr_cpus);
+	}
+	if (st->throttled)
+		fprintf(stderr, "rsp record: the kernel throttled sampling %" PRIu64 " times\n",
+			st->throttled);
+	for (size_t i = 0; i < st->n_events; i++) {
+		const struct rsp_record_event_stats *e = &st->events[i];
+
+		if (e->from_perf && e->from_ftrace && e->kernel_counted &&
+		    e->perf_samples < e->kernel_count)
+			fprintf(stderr,
+				"  %s: perf delivered %" PRIu64 " of %" PRIu64
+				" (it drops interrupt-context events on idle CPUs); the ftrace copy "
+				"has %" PRIu64 "\n",
+				e->name, e->perf_samples, e->kernel_count, e->ftrace_events);
+	}
+	fprintf(stderr, "  %zu threads alive at start, reader at %s priority\n",
+		st->synthesized_threads, st->rt_reader ? "real-time" : "normal");
+}
+
+static int exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+int rsp_cmd_record(int argc, char **argv)
+{
+	enum { OPT_CALL_GRAPH = 1000, OPT_NO_NET, OPT_NO_BLOCK, OPT_PROBES, OPT_NO_RT };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "no-net", no_argument, NULL, OPT_NO_NET },
+		{ "no-block", no_argument, NULL, OPT_NO_BLOCK },
+		{ "probes", required_argument, NULL, OPT_PROBES },
+		{ "no-rt", no_argument, NULL, OPT_NO_RT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rsp_record_opts o = { .sample_hz = 999 };
+	struct rsp_record_stats st;
+	struct sigaction sa;
+	pid_t *pids = NULL;
+	size_t n_pids = 0;
+	char *probes_text = NULL;
+	char err[1024];
+	int c, ret, quiet = 0, verbosity = 1, status = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:p:ad:F:m:qvh", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'p':
+			if (parse_pids(optarg, &pids, &n_pids)) {
+				rsp_cli_error("record", "bad PID list '%s': want PID[,PID...]",
+					      optarg);
+				return 2;
+			}
+			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case 'd':
+			o.duration = strtod(optarg, &end);
+			if (*end || o.duration <= 0) {
+				rsp_cli_error("record", "bad duration '%s': want seconds > 0", optarg);
+				return 2;
+			}
+			break;
+		case 'F': {
+			long hz = strtol(optarg, &end, 10);
+
+			if (*end || hz < 0 || hz > 100000) {
+				rsp_cli_error("record", "bad sampling rate '%s': want 0..100000 Hz",
+					      optarg);
+				return 2;
+			}
+			o.sample_hz = (unsigned)hz;
+			break;
+		}
+		case 'm': {
+			long pages = strtol(optarg, &end, 10);
+
+			if (*end || pages < 1 || (pages & (pages - 1))) {
+				rsp_cli_error("record", "bad page count '%s': want a power of two",
+					      optarg);
+				return 2;
+			}
+			o.mmap_pages = (unsigned)pages;
+			break;
+		}
+		case OPT_CALL_GRAPH:
+			if (!strcmp(optarg, "fp")) {
+				o.call_graph = RSP_CALL_GRAPH_FP;
+			} else if (!strncmp(optarg, "dwarf", 5) &&
+				   (optarg[5] == '\0' || optarg[5] == ',')) {
+				o.call_graph = RSP_CALL_GRAPH_DWARF;
+				if (optarg[5] == ',') {
+					long size = strtol(optarg + 6, &end, 10);
+
+					if (*end || size < 8 || size > 65528 || size % 8) {
+						rsp_cli_error("record",
+							      "bad stack size '%s': want a multiple "
+							      "of 8 up to 65528",
+							      optarg + 6);
+						return 2;
+					}
+					o.stack_size = (unsigned)size;
+				}
+			} else {
+				rsp_cli_error("record", "bad --call-graph '%s': want fp or dwarf[,SIZE]",
+					      optarg);
+				return 2;
+			}
+			break;
+		case OPT_NO_NET:
+			o.no_net = true;
+			break;
+		case OPT_NO_BLOCK:
+			o.no_block = true;
+			break;
+		case OPT_PROBES:
+			probes_text = read_text_file(optarg);
+			if (!probes_text) {
+				rsp_cli_error("record", "cannot read %s: %s", optarg, strerror(errno));
+				return 2;
+			}
+			o.probes_text = probes_text;
+			break;
+		case OPT_NO_RT:
+			o.no_rt = true;
+			break;
+		case 'q':
+			quiet = 1;
+			verbosity = 0;
+			break;
+		case 'v':
+			verbosity = 2;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return 0;
+		default:
+			fputs(record_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	if (!o.argv && !n_pids && !o.system_wide) {
+		rsp_cli_error("record", "nothing to record: give -p PID, -a, or -- COMMAND [ARGS...]");
+		return 2;
+	}
+	o.pids = pids;
+	o.n_pids = n_pids;
+	o.cmdline = (const char *const *)argv;
+	o.n_cmdline = (size_t)argc;
+	o.log = log_msg;
+	o.log_ctx = &verbosity;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = rsp_record(&o, &st, err, sizeof(err));
+	if (ret) {
+		rsp_cli_error("record", "%s", err);
+		if (st.child_ran)
+			status = exit_status_of(st.child_status);
+		else if (st.exec_failed)
+			status = 127; /* as env(1) and timeout(1) */
+		rsp_record_stats_clear(&st);
+		free(pids);
+		free(probes_text);
+		return status ? status : 1;
+	}
+	if (!quiet)
+		print_summary(&o, &st);
+	if (st.stop == RSP_STOP_WRITE_ERROR) {
+		rsp_cli_error("record",
+			      "writing %s failed (%s): recording stopped; the file holds everything "
+			      "up to that point and opens normally",
+			      o.output ? o.output : "rsp.data", strerror(-st.write_error));
+		status = 1;
+	} else if (st.child_ran) {
+		status = exit_status_of(st.child_status);
+	}
+	rsp_record_stats_clear(&st);
+	free(pids);
+	free(probes_text);
+	return status;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rsp: the Recursive Systemic Profiler.  Dispatches a verb from the table. */
+#include "cli.h"
+
+#include "rsp-config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct verb {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct verb verbs[] = {
+#if RSP_HAVE_COLLECTOR
+	{ "record", rsp_cmd_record, "record the whole system while a program runs" },
+#endif
+	{ NULL, NULL, NULL },
+};
+
+void rsp_cli_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rsp %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rsp VERB [OPTIONS] [ARGS]\n\n"
+		   "rsp explains where a program's time goes, across processes, the kernel,\n"
+		   "disks and the network.\n\nverbs:\n");
+	for (const struct verb *v = verbs; v->name; v++)
+		fprintf(f, "  %-8s %s\n", v->name, v->summary);
+	fprintf(f, "\n`rsp VERB --help` describes a verb's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("rsp %s\n", RSP_VERSION);
+		return 0;
+	}
+	for (const struct verb *v = verbs; v->name; v++)
+		if (!strcmp(argv[1], v->name))
+			return v->run(argc - 1, argv + 1);
+	fprintf(stderr, "rsp: unknown verb '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RSP_COLLECTOR_BUILDID_H
+#define RSP_COLLECTOR_BUILDID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Each returns the id's length, or -errno (-ENOENT: no build id). */
+int rsp_build_id_from_notes(const void *buf, size_t len, uint8_t *id, size_t max);
+int rsp_build_id_of_file(const char *path, uint8_t *id, size_t max);
+int rsp_build_id_of_kernel(uint8_t *id, size_t max);
+
+#endif /* RSP_COLLECTOR_BUILDID_H */

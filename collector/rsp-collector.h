@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rsp's recorder: everything `rsp record` does, as a library.  Plain C over
+ * libperf, libtracefs and libtraceevent; no GLib, no GTK.  Never prints and
+ * never exits: messages go through opts->log, errors come back as -errno plus
+ * one line in @err.
+ */
+#ifndef RSP_COLLECTOR_H
+#define RSP_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum rsp_call_graph {
+	/* frame pointers everywhere, user-stack copies (DWARF) for the sleep
+	 * stacks of the target's process tree */
+	RSP_CALL_GRAPH_DEFAULT,
+	RSP_CALL_GRAPH_FP,
+	RSP_CALL_GRAPH_DWARF, /* user-stack copies on every stack-carrying event */
+};
+
+enum rsp_log_level {
+	RSP_LOG_ERROR,
+	RSP_LOG_WARN,
+	RSP_LOG_INFO,
+	RSP_LOG_DEBUG,
+};
+
+typedef void (*rsp_log_fn)(enum rsp_log_level level, const char *msg, void *ctx);
+
+struct rsp_record_opts {
+	const char *output; /* NULL: "rsp.data" */
+	const pid_t *pids; /* -p */
+	size_t n_pids;
+	char *const *argv; /* -- COMMAND ARGS..., NULL-terminated; NULL: none */
+	bool system_wide; /* -a: no target needed */
+	double duration; /* -d seconds; 0: until the targets exit or a signal */
+	unsigned sample_hz; /* cpu-clock sampling rate; 0: none */
+	enum rsp_call_graph call_graph;
+	unsigned stack_size; /* bytes of user stack copied; 0: 8192 */
+	unsigned mmap_pages; /* per CPU, power of two; 0: default */
+	bool no_net;
+	bool no_block;
+	const char *probes_text; /* NULL: the built-in probes/events.conf */
+	const char *const *cmdline; /* rsp's own argv, stored in the file */
+	size_t n_cmdline;
+	size_t ftrace_buffer_kb; /* per CPU; 0: default */
+	bool no_rt; /* don't raise the reader to real-time priority */
+	rsp_log_fn log;
+	void *log_ctx;
+};
+
+/* One row of the end summary. */
+struct rsp_record_event_stats {
+	char name[128];
+	bool kernel_counted; /* kernel_count is valid */
+	uint64_t kernel_count; /* times the kernel fired it (read() on a perf fd) */
+	uint64_t perf_samples; /* from the perf ring buffers, with stacks */
+	uint64_t target_samples; /* user-stack copies for the target tree */
+	uint64_t ftrace_events; /* from the ftrace instance */
+	bool from_perf, from_ftrace;
+};
+
+enum rsp_stop_reason {
+	RSP_STOP_TARGETS_EXITED,
+	RSP_STOP_SIGNAL,
+	RSP_STOP_DURATION,
+	RSP_STOP_WRITE_ERROR,
+};
+
+struct rsp_record_stats {
+	double seconds;
+	uint64_t bytes; /* written to the file */
+	uint64_t records; /* all records written */
+	struct rsp_record_event_stats *events;
+	size_t n_events;
+	int nr_cpus;
+	uint64_t *lost_perf; /* per CPU, from PERF_RECORD_LOST */
+	uint64_t *lost_ftrace; /* per CPU, from the ftrace ring buffer */
+	uint64_t throttled; /* PERF_RECORD_THROTTLE seen */
+	size_t synthesized_threads;
+	size_t target_pids_n;
+	pid_t target_pids[16];
+	enum rsp_stop_reason stop;
+	int write_error; /* -errno when stop == RSP_STOP_WRITE_ERROR */
+	bool child_ran; /* -- COMMAND was started */
+	bool exec_failed; /* -- COMMAND could not be executed */
+	int child_status; /* its wait status */
+	bool rt_reader; /* the reader ran at real-time priority */
+};
+
+/*
+ * Record until the targets exit, a signal (SIGINT/SIGTERM), opts->duration,
+ * or a write error.  Returns 0 when a file was written (check stats->stop),
+ * -errno with one line in @err otherwise.
+ */
+int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *stats, char *err,
+	       size_t errlen);
+void rsp_record_stats_clear(struct rsp_record_stats *stats);
+
+/* Ask a running rsp_record() to stop (async-signal-safe). */
+void rsp_record_request_stop(void);
+
+#endif /* RSP_COLLECTOR_H */

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "writer.h"
+
+#include "rsp-perf-format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK_SIZE (4u << 20)
+/* Queued but unwritten bytes above this make the reader wait (the kernel
+ * then reports what it could not buffer as PERF_RECORD_LOST). */
+#define QUEUE_LIMIT (1ull << 30)
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	size_t cap;
+	unsigned char data[];
+};
+
+struct rsp_writer {
+	int fd;
+	char *path;
+
+	/* reader side, no lock */
+	struct chunk *cur;
+	bool round_dirty;
+	uint64_t queued;
+
+	/* shared with the writer thread */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_cond_t drained;
+	struct chunk *head, *tail;
+	uint64_t pending; /* bytes queued, not yet written */
+	uint64_t written;
+	int error;
+	bool closing;
+	pthread_t thread;
+};
+
+static struct chunk *chunk_new(size_t min)
+{
+	size_t cap = min > CHUNK_SIZE ? min : CHUNK_SIZE;
+	struct chunk *c = malloc(sizeof(*c) + cap);
+
+	if (!c)
+		return NULL;
+	c->next = NULL;
+	c->used = 0;
+	c->cap = cap;
+	return c;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void *writer_thread(void *arg)
+{
+	struct rsp_writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct chunk *c;
+		int err = 0;
+
+		while (!w->head && !w->closing)
+			pthread_cond_wait(&w->cond, &w->lock);
+		c = w->head;
+		if (!c)
+			break;
+		w->head = c->next;
+		if (!w->head)
+			w->tail = NULL;
+		if (!w->error) {
+			uint64_t at = w->written;
+
+			pthread_mutex_unlock(&w->lock);
+			err = write_all(w->fd, c->data, c->used);
+			if (err) {
+				/* undo the partial chunk: the file ends on a record */
+				if (ftruncate(w->fd, at) == 0)
+					lseek(w->fd, at, SEEK_SET);
+			}
+			pthread_mutex_lock(&w->lock);
+			if (err)
+				w->error = err;
+			else
+				w->written += c->used;
+		}
+		w->pending -= c->used;
+		pthread_cond_broadcast(&w->drained);
+		free(c);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int rsp_writer_open(struct rsp_writer **out, const char *path, char *err, size_t errlen)
+{
+	struct rsp_writer *w;
+	struct rsp_pf_pipe_header hdr = { .magic = RSP_PF_MAGIC, .size = sizeof(hdr) };
+	char *old = NULL;
+	int ret;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->path = strdup(path);
+	if (!w->path || asprintf(&old, "%s.old", path) < 0) {
+		old = NULL;
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (access(path, F_OK) == 0 && rename(path, old) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot move the existing %s to %s: %s", path, old,
+			 strerror(errno));
+		goto fail;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* the umask may not be 077; these files hold every process's stacks */
+	if (fchmod(w->fd, 0600) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot make %s private: %s", path, strerror(errno));
+		goto fail;
+	}
+	ret = write_all(w->fd, (const void *)&hdr, sizeof(hdr));
+	if (ret) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
+		goto fail;
+	}
+	w->written = sizeof(hdr);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	pthread_cond_init(&w->drained, NULL);
+	ret = -pthread_create(&w->thread, NULL, writer_thread, w);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the writer thread: %s", strerror(-ret));
+		goto fail;
+	}
+	free(old);
+	*out = w;
+	return 0;
+fail:
+	if (w->fd >= 0) {
+		close(w->fd);
+		unlink(path);
+	}
+	free(old);
+	free(w->path);
+	free(w);
+	return ret;
+}
+
+void rsp_writer_flush(struct rsp_writer *w)
+{
+	struct chunk *c = w->cur;
+
+	if (!c || !c->used)
+		return;
+	w->cur = NULL;
+	pthread_mutex_lock(&w->lock);
+	while (w->pending > QUEUE_LIMIT && !w->error)
+		pthread_cond_wait(&w->drained, &w->lock);
+	if (w->tail)
+		w->tail->next = c;
+	else
+		w->head = c;
+	w->tail = c;
+	w->pending += c->used;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void *rsp_writer_reserve(struct rsp_writer *w, size_t size)
+{
+	void *p;
+
+	if (w->cur && w->cur->used + size > w->cur->cap)
+		rsp_writer_flush(w);
+	if (!w->cur) {
+		w->cur = chunk_new(size);
+		if (!w->cur)
+			return NULL;
+	}
+	p = w->cur->data + w->cur->used;
+	w->cur->used += size;
+	w->queued += size;
+	w->round_dirty = true;
+	return p;
+}
+
+int rsp_writer_append(struct rsp_writer *w, const void *rec, size_t size)
+{
+	void *p = rsp_writer_reserve(w, size);
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, rec, size);
+	return 0;
+}
+
+void rsp_writer_round(struct rsp_writer *w)
+{
+	struct perf_event_header h = {
+		.type = RSP_PF_RECORD_FINISHED_ROUND,
+		.size = sizeof(h),
+	};
+
+	if (!w->round_dirty)
+		return;
+	rsp_writer_append(w, &h, sizeof(h));
+	w->round_dirty = false;
+}
+
+uint64_t rsp_writer_bytes_queued(const struct rsp_writer *w)
+{
+	return w->queued + sizeof(struct rsp_pf_pipe_header);
+}
+
+uint64_t rsp_writer_bytes_written(struct rsp_writer *w)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&w->lock);
+	n = w->written;
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
+int rsp_writer_error(struct rsp_writer *w)
+{
+	int e;
+
+	pthread_mutex_lock(&w->lock);
+	e = w->error;
+	pthread_mutex_unlock(&w->lock);
+	return e;
+}
+
+int rsp_writer_close(struct rsp_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	rsp_writer_flush(w);
+	free(w->cur);
+	pthread_mutex_lock(&w->lock);
+	w->closing = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	err = w->error;
+	if (!err && fsync(w->fd) < 0 && errno != EINVAL)
+		err = -errno;
+	if (close(w->fd) < 0 && !err)
+		err = -errno;
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	pthread_cond_destroy(&w->drained);
+	free(w->path);
+	free(w);
+	return err;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Streaming perf.data writer (pipe-mode layout, see docs/perf-data.md).
+ *
+ * The ring-buffer reader appends whole records into in-memory chunks and
+ * never touches the disk; a writer thread writes finished chunks.  Chunk
+ * boundaries are record boundaries, so a failed write (disk full) is undone
+ * back to the last whole chunk and the file stays a valid stream that perf
+ * script reads to its end.  After kill -9 the file holds every chunk written
+ * so far; perf reads it up to the cut.
+ */
+#ifndef RSP_COLLECTOR_WRITER_H
+#define RSP_COLLECTOR_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rsp_writer;
+
+/*
+ * Create @path (mode 0600).  An existing file is renamed to @path.old first,
+ * as perf does.  On failure returns -errno and a message in @err.
+ */
+int rsp_writer_open(struct rsp_writer **w, const char *path, char *err, size_t errlen);
+
+/* Space for one record of @size bytes (a multiple of 8) in the current chunk. */
+void *rsp_writer_reserve(struct rsp_writer *w, size_t size);
+int rsp_writer_append(struct rsp_writer *w, const void *rec, size_t size);
+
+/* End a round (FINISHED_ROUND) if anything was appended since the last one. */
+void rsp_writer_round(struct rsp_writer *w);
+
+/* Hand the current chunk to the writer thread. */
+void rsp_writer_flush(struct rsp_writer *w);
+
+/* Bytes handed to the writer so far, and bytes on disk. */
+uint64_t rsp_writer_bytes_queued(const struct rsp_writer *w);
+uint64_t rsp_writer_bytes_written(struct rsp_writer *w);
+
+/* 0, or the -errno that stopped writing (e.g. -ENOSPC). */
+int rsp_writer_error(struct rsp_writer *w);
+
+/* Flush, wait for the writer thread, close.  Returns the first error. */
+int rsp_writer_close(struct rsp_writer *w);
+
+#endif /* RSP_COLLECTOR_WRITER_H */
