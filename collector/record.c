@@ -14,7 +14,7 @@
  */
 #include "rsp-collector.h"
 
-#include "buildid.h"
+#include "rsp-buildid.h"
 #include "ftrace.h"
 #include "pathset.h"
 #include "records.h"

@@ -3,7 +3,7 @@
  * Collector pieces that need no kernel: the tid map, the path set, build-id
  * notes, and the writer's record framing (read back byte by byte).
  */
-#include "buildid.h"
+#include "rsp-buildid.h"
 #include "pathset.h"
 #include "records.h"
 #include "rsp-perf-format.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* GNU build ids of ELF files and of the running kernel. */
-#include "buildid.h"
+#include "rsp-buildid.h"
 
 #include <elf.h>
 #include <errno.h>
