@@ -1,0 +1,1039 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "reader.h"
+
+#include "rsp-perf-format.h"
+#include "vec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_ATTRS 4096
+#define MAX_IDS_PER_ATTR (1u << 20)
+
+/*
+ * perf 6.1 writes a 12-byte TRACING_DATA record in pipe mode, which leaves
+ * every later record 4 bytes off 8-byte alignment.  Such a tail is copied
+ * once into an aligned buffer: offsets at or after @from read from @copy.
+ */
+struct realigned {
+	uint64_t from;
+	unsigned char *copy;
+};
+
+struct rsp_reader {
+	const unsigned char *buf;
+	size_t size;
+	bool mapped;
+	VEC(struct realigned) tails;
+	uint64_t data_start, data_end;
+	bool scanned;
+
+	struct rsp_rattr *attrs;
+	size_t n_attrs;
+	/* id -> attr index + 1 (open addressing) */
+	uint64_t *id_keys;
+	uint32_t *id_vals;
+	size_t id_cap, id_n;
+	int id_pos; /* u64 index of the id in a sample, -1: none */
+	int is_pos; /* u64 index from the end of a non-sample record, -1: none */
+
+	struct rsp_reader_info info;
+};
+
+static int errf(char *err, size_t errlen, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int errf(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/* ---- ids and attrs ------------------------------------------------------------ */
+
+static uint64_t id_hash(uint64_t id)
+{
+	return id * 0x9e3779b97f4a7c15ull;
+}
+
+static int id_put(struct rsp_reader *r, uint64_t id, uint32_t attr)
+{
+	size_t m;
+
+	if ((r->id_n + 1) * 2 > r->id_cap) {
+		size_t cap = r->id_cap ? r->id_cap * 2 : 256;
+		uint64_t *keys = calloc(cap, sizeof(*keys));
+		uint32_t *vals = calloc(cap, sizeof(*vals));
+
+		if (!keys || !vals) {
+			free(keys);
+			free(vals);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < r->id_cap; i++) {
+			size_t s;
+
+			if (!r->id_vals[i])
+				continue;
+			for (s = id_hash(r->id_keys[i]) & (cap - 1); vals[s]; s = (s + 1) & (cap - 1))
+				;
+			keys[s] = r->id_keys[i];
+			vals[s] = r->id_vals[i];
+		}
+		free(r->id_keys);
+		free(r->id_vals);
+		r->id_keys = keys;
+		r->id_vals = vals;
+		r->id_cap = cap;
+	}
+	m = r->id_cap - 1;
+	for (size_t s = id_hash(id) & m;; s = (s + 1) & m) {
+		if (!r->id_vals[s]) {
+			r->id_keys[s] = id;
+			r->id_vals[s] = attr + 1;
+			r->id_n++;
+			return 0;
+		}
+		if (r->id_keys[s] == id) {
+			r->id_vals[s] = attr + 1; /* a later attr redefines the id */
+			return 0;
+		}
+	}
+}
+
+static const struct rsp_rattr *id_get(const struct rsp_reader *r, uint64_t id)
+{
+	size_t m;
+
+	if (!r->id_cap)
+		return NULL;
+	m = r->id_cap - 1;
+	for (size_t s = id_hash(id) & m;; s = (s + 1) & m) {
+		if (!r->id_vals[s])
+			return NULL;
+		if (r->id_keys[s] == id)
+			return &r->attrs[r->id_vals[s] - 1];
+	}
+}
+
+static size_t trailer_size(uint64_t st)
+{
+	size_t n = 0;
+
+	n += !!(st & PERF_SAMPLE_TID);
+	n += !!(st & PERF_SAMPLE_TIME);
+	n += !!(st & PERF_SAMPLE_ID);
+	n += !!(st & PERF_SAMPLE_STREAM_ID);
+	n += !!(st & PERF_SAMPLE_CPU);
+	n += !!(st & PERF_SAMPLE_IDENTIFIER);
+	return n * 8;
+}
+
+static int calc_id_pos(uint64_t st)
+{
+	int idx = 0;
+
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(st & PERF_SAMPLE_ID))
+		return -1;
+	idx += !!(st & PERF_SAMPLE_IP);
+	idx += !!(st & PERF_SAMPLE_TID);
+	idx += !!(st & PERF_SAMPLE_TIME);
+	idx += !!(st & PERF_SAMPLE_ADDR);
+	return idx;
+}
+
+static int calc_is_pos(uint64_t st)
+{
+	int idx = 1;
+
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(st & PERF_SAMPLE_ID))
+		return -1;
+	idx += !!(st & PERF_SAMPLE_CPU);
+	idx += !!(st & PERF_SAMPLE_STREAM_ID);
+	return idx;
+}
+
+/* Add an attr from @len bytes at @p (its own size field says how much is attr). */
+static int add_attr(struct rsp_reader *r, const void *p, size_t len, const void *ids,
+		    size_t n_ids, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	struct rsp_rattr *ra;
+	uint32_t asize;
+
+	if (len < PERF_ATTR_SIZE_VER0)
+		return errf(err, errlen, -EINVAL, "event attribute too short (%zu bytes)", len);
+	if (r->n_attrs >= MAX_ATTRS)
+		return errf(err, errlen, -E2BIG, "more than %d event attributes", MAX_ATTRS);
+	if (n_ids > MAX_IDS_PER_ATTR)
+		return errf(err, errlen, -E2BIG, "event attribute with %zu ids", n_ids);
+	memset(&a, 0, sizeof(a));
+	memcpy(&asize, (const char *)p + offsetof(struct perf_event_attr, size), sizeof(asize));
+	if (asize == 0)
+		asize = PERF_ATTR_SIZE_VER0;
+	if (asize > len)
+		asize = (uint32_t)len;
+	memcpy(&a, p, asize < sizeof(a) ? asize : sizeof(a));
+	a.size = sizeof(a);
+	ra = realloc(r->attrs, (r->n_attrs + 1) * sizeof(*ra));
+	if (!ra)
+		return -ENOMEM;
+	r->attrs = ra;
+	ra = &r->attrs[r->n_attrs];
+	memset(ra, 0, sizeof(*ra));
+	ra->attr = a;
+	ra->index = (unsigned)r->n_attrs;
+	ra->trailer_size = a.sample_id_all ? trailer_size(a.sample_type) : 0;
+	if (n_ids) {
+		/* @ids may be unaligned in the file: copy before reading */
+		ra->ids = malloc(n_ids * sizeof(uint64_t));
+		if (!ra->ids)
+			return -ENOMEM;
+		memcpy(ra->ids, ids, n_ids * sizeof(uint64_t));
+		ra->n_ids = n_ids;
+	}
+	for (size_t i = 0; i < n_ids; i++)
+		if (id_put(r, ra->ids[i], (uint32_t)r->n_attrs))
+			return -ENOMEM;
+	if (r->n_attrs == 0) {
+		r->id_pos = calc_id_pos(a.sample_type);
+		r->is_pos = calc_is_pos(a.sample_type);
+	}
+	r->n_attrs++;
+	return 0;
+}
+
+static struct rsp_rattr *attr_by_id(struct rsp_reader *r, uint64_t id)
+{
+	return (struct rsp_rattr *)id_get(r, id);
+}
+
+/* ---- features --------------------------------------------------------------------- */
+
+/* perf_header_string: u32 length then that many bytes (NUL-padded) */
+static char *take_string(const unsigned char **p, const unsigned char *end)
+{
+	uint32_t len;
+	char *s;
+
+	if ((size_t)(end - *p) < 4)
+		return NULL;
+	memcpy(&len, *p, 4);
+	*p += 4;
+	if (len > (size_t)(end - *p))
+		return NULL;
+	s = strndup((const char *)*p, len);
+	*p += len;
+	return s;
+}
+
+static void parse_build_ids(struct rsp_reader *r, const unsigned char *p, const unsigned char *end)
+{
+	while ((size_t)(end - p) >= sizeof(struct rsp_pf_build_id)) {
+		struct rsp_pf_build_id b; /* a copy: feature sections need not be aligned */
+		const char *filename = (const char *)p + sizeof(b);
+		struct rsp_build_id_entry *e;
+		size_t flen;
+
+		memcpy(&b, p, sizeof(b));
+		if (b.header.size < sizeof(b) || b.header.size > (size_t)(end - p))
+			break;
+		flen = strnlen(filename, b.header.size - sizeof(b));
+		e = realloc(r->info.build_ids, (r->info.n_build_ids + 1) * sizeof(*e));
+		if (!e)
+			break;
+		r->info.build_ids = e;
+		e = &e[r->info.n_build_ids];
+		e->path = strndup(filename, flen);
+		if (!e->path)
+			break;
+		e->len = (b.header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) && b.size <= 20 ? b.size : 20;
+		memcpy(e->id, b.data, sizeof(e->id));
+		e->kernel = (b.header.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+			    PERF_RECORD_MISC_KERNEL;
+		r->info.n_build_ids++;
+		p += b.header.size;
+	}
+}
+
+static void parse_event_desc(struct rsp_reader *r, const unsigned char *p, const unsigned char *end)
+{
+	uint32_t nre, sz;
+
+	if ((size_t)(end - p) < 8)
+		return;
+	memcpy(&nre, p, 4);
+	memcpy(&sz, p + 4, 4);
+	p += 8;
+	for (uint32_t i = 0; i < nre && sz >= PERF_ATTR_SIZE_VER0; i++) {
+		uint32_t nr_ids;
+		char *name;
+		const struct perf_event_attr *a;
+
+		if ((size_t)(end - p) < sz + 4)
+			return;
+		a = (const void *)p;
+		(void)a;
+		p += sz;
+		memcpy(&nr_ids, p, 4);
+		p += 4;
+		name = take_string(&p, end);
+		if (!name)
+			return;
+		if ((size_t)(end - p) / 8 < nr_ids) {
+			free(name);
+			return;
+		}
+		/* name every attr that owns one of these ids */
+		for (uint32_t k = 0; k < nr_ids; k++) {
+			uint64_t id;
+			struct rsp_rattr *ra;
+
+			memcpy(&id, p + 8 * k, 8);
+			ra = attr_by_id(r, id);
+			if (ra && !ra->name)
+				ra->name = strdup(name);
+		}
+		p += 8ull * nr_ids;
+		free(name);
+	}
+}
+
+static void parse_feature(struct rsp_reader *r, uint64_t feat, const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len;
+	struct rsp_reader_info *in = &r->info;
+
+	switch (feat) {
+	case RSP_PF_FEAT_TRACING_DATA:
+		in->tracing_data = p;
+		in->tracing_data_len = len;
+		break;
+	case RSP_PF_FEAT_BUILD_ID:
+		parse_build_ids(r, p, end);
+		break;
+	case RSP_PF_FEAT_HOSTNAME:
+		free(in->hostname);
+		in->hostname = take_string(&p, end);
+		break;
+	case RSP_PF_FEAT_OSRELEASE:
+		free(in->osrelease);
+		in->osrelease = take_string(&p, end);
+		break;
+	case RSP_PF_FEAT_VERSION:
+		free(in->version);
+		in->version = take_string(&p, end);
+		break;
+	case RSP_PF_FEAT_ARCH:
+		free(in->arch);
+		in->arch = take_string(&p, end);
+		break;
+	case RSP_PF_FEAT_CPUDESC:
+		free(in->cpudesc);
+		in->cpudesc = take_string(&p, end);
+		break;
+	case RSP_PF_FEAT_NRCPUS:
+		if (len >= 8) {
+			memcpy(&in->nr_cpus_avail, p, 4);
+			memcpy(&in->nr_cpus_online, p + 4, 4);
+		}
+		break;
+	case RSP_PF_FEAT_TOTAL_MEM:
+		if (len >= 8)
+			memcpy(&in->total_mem_kb, p, 8);
+		break;
+	case RSP_PF_FEAT_CLOCKID:
+		if (len >= 8) {
+			memcpy(&in->clockid_res_ns, p, 8);
+			in->have_clockid = true;
+		}
+		break;
+	case RSP_PF_FEAT_CLOCK_DATA:
+		if (len >= 24) {
+			uint32_t ver;
+
+			memcpy(&ver, p, 4);
+			if (ver == 1) {
+				memcpy(&in->clock_data_clockid, p + 4, 4);
+				memcpy(&in->clock_data_tod_ns, p + 8, 8);
+				memcpy(&in->clock_data_clk_ns, p + 16, 8);
+				in->have_clock_data = true;
+			}
+		}
+		break;
+	case RSP_PF_FEAT_CMDLINE: {
+		uint32_t nr;
+
+		if (len < 4)
+			break;
+		memcpy(&nr, p, 4);
+		p += 4;
+		if (nr > len / 4)
+			break;
+		for (size_t i = 0; i < in->n_cmdline; i++)
+			free(in->cmdline[i]);
+		free(in->cmdline);
+		in->n_cmdline = 0;
+		in->cmdline = calloc(nr ? nr : 1, sizeof(char *));
+		for (uint32_t i = 0; in->cmdline && i < nr; i++) {
+			char *s = take_string(&p, end);
+
+			if (!s)
+				break;
+			in->cmdline[in->n_cmdline++] = s;
+		}
+		break;
+	}
+	case RSP_PF_FEAT_EVENT_DESC:
+		parse_event_desc(r, p, end);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- opening ------------------------------------------------------------------------- */
+
+static int open_file_mode(struct rsp_reader *r, char *err, size_t errlen)
+{
+	struct rsp_pf_file_header h;
+	uint64_t data_end, feat_at;
+	size_t nattrs;
+	int ret;
+
+	if (r->size < sizeof(h))
+		return errf(err, errlen, -EINVAL, "perf.data header cut short (%zu bytes)", r->size);
+	memcpy(&h, r->buf, sizeof(h));
+	if (h.attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct rsp_pf_section) ||
+	    h.attr_size > 65536)
+		return errf(err, errlen, -EINVAL, "bad attribute size %llu in the header: not a "
+			    "perf.data file, or a corrupt one", (unsigned long long)h.attr_size);
+	if (h.attrs.offset > r->size || h.attrs.size > r->size - h.attrs.offset)
+		return errf(err, errlen, -EINVAL,
+			    "the attribute section lies outside the file: the file is cut short");
+	nattrs = h.attrs.size / h.attr_size;
+	for (size_t i = 0; i < nattrs; i++) {
+		const unsigned char *e = r->buf + h.attrs.offset + i * h.attr_size;
+		struct rsp_pf_section ids;
+		size_t alen = h.attr_size - sizeof(ids);
+
+		memcpy(&ids, e + alen, sizeof(ids));
+		if (ids.offset > r->size || ids.size > r->size - ids.offset || ids.size % 8)
+			return errf(err, errlen, -EINVAL,
+				    "event ids of attribute %zu lie outside the file", i);
+		ret = add_attr(r, e, alen, r->buf + ids.offset, ids.size / 8, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (h.data.offset < sizeof(h) || h.data.offset > r->size)
+		return errf(err, errlen, -EINVAL, "the data section lies outside the file");
+	r->data_start = h.data.offset;
+	data_end = h.data.offset + h.data.size;
+	if (h.data.size == 0 || data_end > r->size || data_end < h.data.offset) {
+		/* perf record never finished the header (killed): read to the end */
+		r->info.unfinished = true;
+		r->data_end = r->size;
+		return 0;
+	}
+	r->data_end = data_end;
+	feat_at = data_end;
+	for (int bit = 1; bit < RSP_PF_FEAT_BITS; bit++) {
+		struct rsp_pf_section s;
+
+		if (!(h.adds_features[bit / 64] & (1ull << (bit % 64))))
+			continue;
+		if (feat_at + sizeof(s) > r->size)
+			break; /* features cut off: the data is still good */
+		memcpy(&s, r->buf + feat_at, sizeof(s));
+		feat_at += sizeof(s);
+		if (s.offset > r->size || s.size > r->size - s.offset)
+			continue;
+		parse_feature(r, (uint64_t)bit, r->buf + s.offset, s.size);
+	}
+	return 0;
+}
+
+static int open_common(struct rsp_reader *r, char *err, size_t errlen)
+{
+	uint64_t magic, hsize;
+
+	if (r->size < 16)
+		return errf(err, errlen, -EINVAL, "not a perf.data file: only %zu bytes", r->size);
+	memcpy(&magic, r->buf, 8);
+	memcpy(&hsize, r->buf + 8, 8);
+	if (magic == RSP_PF_MAGIC_SWAPPED)
+		return errf(err, errlen, -ENOTSUP,
+			    "perf.data from a big-endian machine: not supported, convert it with "
+			    "`perf inject` on that machine");
+	if (!memcmp(r->buf, "PERFFILE", 8))
+		return errf(err, errlen, -ENOTSUP, "perf.data version 1: too old, not supported");
+	if (magic != RSP_PF_MAGIC)
+		return errf(err, errlen, -EINVAL, "not a perf.data file (no PERFILE2 magic)");
+	r->id_pos = r->is_pos = -1;
+	if (hsize == sizeof(struct rsp_pf_pipe_header)) {
+		r->info.pipe_mode = true;
+		r->data_start = hsize;
+		r->data_end = r->size;
+		return 0;
+	}
+	if (hsize != sizeof(struct rsp_pf_file_header))
+		return errf(err, errlen, -EINVAL,
+			    "unknown perf.data header size %llu: not a perf.data file, or one "
+			    "from a perf newer than this reader",
+			    (unsigned long long)hsize);
+	return open_file_mode(r, err, errlen);
+}
+
+int rsp_reader_open_mem(const void *buf, size_t len, struct rsp_reader **out, char *err,
+			size_t errlen)
+{
+	struct rsp_reader *r = calloc(1, sizeof(*r));
+	int ret;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->buf = buf;
+	r->size = len;
+	ret = open_common(r, err, errlen);
+	if (ret) {
+		rsp_reader_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+int rsp_reader_open(const char *path, struct rsp_reader **out, char *err, size_t errlen)
+{
+	struct rsp_reader *r;
+	struct stat st;
+	void *map;
+	int fd, ret;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			return errf(err, errlen, ret, "%s: no such file (record one with `rsp record`)",
+				    path);
+		return errf(err, errlen, ret, "cannot open %s: %s", path, strerror(-ret));
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return errf(err, errlen, -EINVAL, "%s is not a regular file", path);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return errf(err, errlen, -EINVAL, "%s is empty", path);
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return errf(err, errlen, -errno, "cannot map %s: %s", path, strerror(errno));
+	madvise(map, st.st_size, MADV_SEQUENTIAL);
+	ret = rsp_reader_open_mem(map, st.st_size, &r, err, errlen);
+	if (ret) {
+		munmap(map, st.st_size);
+		return ret;
+	}
+	r->mapped = true;
+	*out = r;
+	return 0;
+}
+
+void rsp_reader_free(struct rsp_reader *r)
+{
+	struct rsp_reader_info *in;
+
+	if (!r)
+		return;
+	in = &r->info;
+	for (size_t i = 0; i < r->n_attrs; i++) {
+		free(r->attrs[i].ids);
+		free(r->attrs[i].name);
+	}
+	free(r->attrs);
+	free(r->id_keys);
+	free(r->id_vals);
+	free(in->hostname);
+	free(in->osrelease);
+	free(in->version);
+	free(in->arch);
+	free(in->cpudesc);
+	for (size_t i = 0; i < in->n_cmdline; i++)
+		free(in->cmdline[i]);
+	free(in->cmdline);
+	for (size_t i = 0; i < in->n_build_ids; i++)
+		free(in->build_ids[i].path);
+	free(in->build_ids);
+	free(in->targets);
+	free(in->target_comms);
+	for (size_t i = 0; i < r->tails.n; i++)
+		free(r->tails.v[i].copy);
+	vec_free(&r->tails);
+	if (r->mapped)
+		munmap((void *)r->buf, r->size);
+	free(r);
+}
+
+/* Where the bytes at file offset @off are, 8-byte aligned if the record there is. */
+static const unsigned char *at(const struct rsp_reader *r, uint64_t off)
+{
+	for (size_t i = r->tails.n; i-- > 0;)
+		if (off >= r->tails.v[i].from)
+			return r->tails.v[i].copy + (off - r->tails.v[i].from);
+	return r->buf + off;
+}
+
+/* The record at @off is misaligned: copy the rest of the stream aligned. */
+static int realign(struct rsp_reader *r, uint64_t off)
+{
+	struct realigned t = { off, malloc(r->data_end - off + 8) };
+
+	if (!t.copy)
+		return -ENOMEM;
+	memcpy(t.copy, r->buf + off, r->data_end - off);
+	if (!vec_push(&r->tails, t)) {
+		free(t.copy);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- the record stream --------------------------------------------------------------- */
+
+static void absorb_thread_map(struct rsp_reader *r, const struct perf_event_header *h)
+{
+	const struct rsp_pf_thread_map *tm = (const void *)h;
+	uint64_t nr;
+
+	if (h->size < sizeof(*tm))
+		return;
+	nr = tm->nr;
+	if (nr > (h->size - sizeof(*tm)) / sizeof(tm->entries[0]))
+		return;
+	free(r->info.targets);
+	free(r->info.target_comms);
+	r->info.targets = calloc(nr ? nr : 1, sizeof(int));
+	r->info.target_comms = calloc(nr ? nr : 1, 16);
+	r->info.n_targets = 0;
+	if (!r->info.targets || !r->info.target_comms)
+		return;
+	for (uint64_t i = 0; i < nr; i++) {
+		if ((int64_t)tm->entries[i].pid <= 0)
+			continue; /* -1: perf record -a's "any thread" */
+		r->info.targets[r->info.n_targets] = (int)tm->entries[i].pid;
+		memcpy(r->info.target_comms[r->info.n_targets], tm->entries[i].comm, 15);
+		r->info.target_comms[r->info.n_targets][15] = '\0';
+		r->info.n_targets++;
+	}
+}
+
+static void absorb_event_update(struct rsp_reader *r, const struct perf_event_header *h)
+{
+	const struct rsp_pf_event_update *u = (const void *)h;
+	struct rsp_rattr *ra;
+
+	if (h->size <= sizeof(*u) || u->type != RSP_PF_EVENT_UPDATE_NAME)
+		return;
+	ra = attr_by_id(r, u->id);
+	if (!ra)
+		return;
+	free(ra->name);
+	ra->name = strndup(u->data, h->size - sizeof(*u));
+}
+
+int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err, size_t errlen)
+{
+	uint64_t off = r->data_start;
+	int ret;
+
+	r->info.n_records = 0;
+	r->info.truncated = false;
+	while (off < r->data_end) {
+		const struct perf_event_header *h;
+		struct rsp_record rec;
+		uint64_t skip = 0;
+
+		if (r->data_end - off < sizeof(*h)) {
+			r->info.truncated = true;
+			r->info.truncated_at = off;
+			break;
+		}
+		h = (const void *)at(r, off);
+		if (((uintptr_t)h & 7) && !r->scanned) {
+			if (realign(r, off))
+				return errf(err, errlen, -ENOMEM, "out of memory reading the trace");
+			h = (const void *)at(r, off);
+		}
+		if (h->size < sizeof(*h)) {
+			if (r->info.n_records == 0)
+				return errf(err, errlen, -EINVAL,
+					    "not a valid perf.data stream: bad first record at "
+					    "offset %llu",
+					    (unsigned long long)off);
+			/* zeros after the last record: a file cut mid-write */
+			r->info.truncated = true;
+			r->info.truncated_at = off;
+			break;
+		}
+		if (h->size > r->data_end - off) {
+			r->info.truncated = true;
+			r->info.truncated_at = off;
+			break;
+		}
+		if (r->info.n_records == 0 && r->info.pipe_mode &&
+		    (h->type == 0 || h->type >= RSP_PF_RECORD_HEADER_MAX))
+			return errf(err, errlen, -EINVAL,
+				    "not a valid perf.data stream: first record has type %u",
+				    h->type);
+		switch (h->type) {
+		case RSP_PF_RECORD_HEADER_ATTR:
+			if (!r->scanned) {
+				size_t body = h->size - sizeof(*h);
+				const unsigned char *a = (const unsigned char *)(h + 1);
+				uint32_t asize = 0;
+
+				if (body >= PERF_ATTR_SIZE_VER0)
+					memcpy(&asize, a + offsetof(struct perf_event_attr, size), 4);
+				if (asize < PERF_ATTR_SIZE_VER0 || asize > body ||
+				    (body - asize) % 8) {
+					if (!r->n_attrs)
+						return errf(err, errlen, -EINVAL,
+							    "bad event attribute record at "
+							    "offset %llu",
+							    (unsigned long long)off);
+					break;
+				}
+				ret = add_attr(r, a, asize, a + asize, (body - asize) / 8, err,
+					       errlen);
+				if (ret)
+					return ret;
+			}
+			break;
+		case RSP_PF_RECORD_EVENT_UPDATE:
+			if (!r->scanned)
+				absorb_event_update(r, h);
+			break;
+		case RSP_PF_RECORD_HEADER_FEATURE:
+			if (!r->scanned && h->size >= sizeof(struct rsp_pf_feature_rec)) {
+				const struct rsp_pf_feature_rec *f = (const void *)h;
+
+				parse_feature(r, f->feat_id, f->data, h->size - sizeof(*f));
+			}
+			break;
+		case RSP_PF_RECORD_HEADER_TRACING_DATA: {
+			const struct rsp_pf_tracing_data *td = (const void *)h;
+
+			if (h->size < 12)
+				break;
+			skip = td->size;
+			if (skip > r->data_end - off - h->size) {
+				r->info.truncated = true;
+				r->info.truncated_at = off;
+				goto out;
+			}
+			if (!r->scanned) {
+				r->info.tracing_data = (const unsigned char *)h + h->size;
+				r->info.tracing_data_len = td->size;
+			}
+			break;
+		}
+		case RSP_PF_RECORD_AUXTRACE: {
+			uint64_t sz;
+
+			if (h->size < 16)
+				break;
+			memcpy(&sz, (const char *)h + 8, 8);
+			if (sz > r->data_end - off - h->size) {
+				r->info.truncated = true;
+				r->info.truncated_at = off;
+				goto out;
+			}
+			skip = sz;
+			break;
+		}
+		case RSP_PF_RECORD_HEADER_BUILD_ID:
+			if (!r->scanned)
+				parse_build_ids(r, (const unsigned char *)h,
+						(const unsigned char *)h + h->size);
+			break;
+		case RSP_PF_RECORD_THREAD_MAP:
+			if (!r->scanned)
+				absorb_thread_map(r, h);
+			break;
+		case RSP_PF_RECORD_COMPRESSED:
+			r->info.compressed = true;
+			break;
+		default:
+			break;
+		}
+		r->info.n_records++;
+		if (fn) {
+			rec.h = h;
+			rec.offset = off;
+			ret = fn(ctx, &rec);
+			if (ret)
+				return ret;
+		}
+		off += h->size + skip;
+	}
+out:
+	r->scanned = true;
+	return 0;
+}
+
+const struct perf_event_header *rsp_reader_record_at(const struct rsp_reader *r, uint64_t offset)
+{
+	return (const void *)at(r, offset);
+}
+
+const struct rsp_reader_info *rsp_reader_info(const struct rsp_reader *r)
+{
+	return &r->info;
+}
+
+size_t rsp_reader_n_attrs(const struct rsp_reader *r)
+{
+	return r->n_attrs;
+}
+
+const struct rsp_rattr *rsp_reader_attr(const struct rsp_reader *r, size_t i)
+{
+	return i < r->n_attrs ? &r->attrs[i] : NULL;
+}
+
+const struct rsp_rattr *rsp_reader_attr_of(const struct rsp_reader *r,
+					   const struct perf_event_header *h)
+{
+	uint64_t id;
+
+	if (r->n_attrs == 1)
+		return &r->attrs[0];
+	if (r->n_attrs == 0)
+		return NULL;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (r->id_pos < 0 || sizeof(*h) + 8u * (r->id_pos + 1) > h->size)
+			return NULL;
+		memcpy(&id, (const char *)(h + 1) + 8 * r->id_pos, 8);
+	} else {
+		if (r->is_pos < 0 || sizeof(*h) + 8u * r->is_pos > h->size)
+			return NULL;
+		memcpy(&id, (const char *)h + h->size - 8 * r->is_pos, 8);
+	}
+	return id_get(r, id);
+}
+
+/* A cursor over a record's u64 words with bounds. */
+struct cur {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static uint64_t take64(struct cur *c)
+{
+	uint64_t v = 0;
+
+	if ((size_t)(c->end - c->p) < 8) {
+		c->bad = true;
+		return 0;
+	}
+	memcpy(&v, c->p, 8);
+	c->p += 8;
+	return v;
+}
+
+static const void *take(struct cur *c, uint64_t n)
+{
+	const void *p = c->p;
+
+	if (n > (uint64_t)(c->end - c->p)) {
+		c->bad = true;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+static void skip_read(struct cur *c, uint64_t rf)
+{
+	if (rf & PERF_FORMAT_GROUP) {
+		uint64_t nr = take64(c), per = 1;
+
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			take64(c);
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			take64(c);
+		per += !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+		if (nr > 4096 || per * nr > (uint64_t)(c->end - c->p) / 8) {
+			c->bad = true;
+			return;
+		}
+		take(c, 8 * per * nr);
+	} else {
+		take64(c);
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			take64(c);
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			take64(c);
+		if (rf & PERF_FORMAT_ID)
+			take64(c);
+		if (rf & PERF_FORMAT_LOST)
+			take64(c);
+	}
+}
+
+int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_header *h,
+			    struct rsp_sample *s)
+{
+	const struct rsp_rattr *ra = rsp_reader_attr_of(r, h);
+	struct cur c = { (const unsigned char *)(h + 1), (const unsigned char *)h + h->size, false };
+	uint64_t st, v;
+
+	memset(s, 0, sizeof(*s));
+	if (!ra)
+		return -ENOENT;
+	s->attr = ra;
+	st = ra->attr.sample_type;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		s->id = take64(&c);
+	if (st & PERF_SAMPLE_IP)
+		s->ip = take64(&c);
+	if (st & PERF_SAMPLE_TID) {
+		v = take64(&c);
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+		s->has_tid = true;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		s->time = take64(&c);
+		s->has_time = true;
+	}
+	if (st & PERF_SAMPLE_ADDR)
+		s->addr = take64(&c);
+	if (st & PERF_SAMPLE_ID)
+		s->id = take64(&c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		take64(&c);
+	if (st & PERF_SAMPLE_CPU) {
+		s->cpu = (uint32_t)take64(&c);
+		s->has_cpu = true;
+	}
+	if (st & PERF_SAMPLE_PERIOD)
+		s->period = take64(&c);
+	if (st & PERF_SAMPLE_READ)
+		skip_read(&c, ra->attr.read_format);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr = take64(&c);
+
+		if (nr > (uint64_t)(c.end - c.p) / 8)
+			return -EINVAL;
+		s->callchain = take(&c, nr * 8);
+		s->callchain_nr = nr;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t sz = 0;
+		const void *p = take(&c, 4);
+
+		if (p)
+			memcpy(&sz, p, 4);
+		s->raw = take(&c, sz);
+		s->raw_size = s->raw ? sz : 0;
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t nr = take64(&c);
+
+		if (ra->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+			take64(&c);
+		if (nr > (uint64_t)(c.end - c.p) / 24)
+			return -EINVAL;
+		take(&c, nr * 24);
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		s->regs_abi = take64(&c);
+		if (s->regs_abi) {
+			s->regs_mask = ra->attr.sample_regs_user;
+			s->regs = take(&c, 8ull * __builtin_popcountll(s->regs_mask));
+			/* only a RAW field not padded as perf pads it gets here unaligned */
+			if ((uintptr_t)s->regs & 7)
+				return -EINVAL;
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		uint64_t size = take64(&c);
+
+		if (size) {
+			const void *data = take(&c, size);
+			uint64_t dyn = take64(&c);
+
+			s->stack = data;
+			s->stack_size = dyn <= size ? dyn : size;
+		}
+	}
+	if (c.bad)
+		return -EINVAL;
+	return 0;
+}
+
+int rsp_reader_parse_id(const struct rsp_reader *r, const struct perf_event_header *h,
+			struct rsp_sample *s)
+{
+	const struct rsp_rattr *ra = rsp_reader_attr_of(r, h);
+	const unsigned char *p;
+	uint64_t st, v;
+
+	memset(s, 0, sizeof(*s));
+	if (!ra)
+		return -ENOENT;
+	s->attr = ra;
+	if (!ra->attr.sample_id_all || ra->trailer_size + sizeof(*h) > h->size)
+		return -ENODATA;
+	st = ra->attr.sample_type;
+	p = (const unsigned char *)h + h->size - ra->trailer_size;
+	if (st & PERF_SAMPLE_TID) {
+		memcpy(&v, p, 8);
+		p += 8;
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+		s->has_tid = true;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		memcpy(&s->time, p, 8);
+		p += 8;
+		s->has_time = true;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		memcpy(&s->id, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID)
+		p += 8;
+	if (st & PERF_SAMPLE_CPU) {
+		memcpy(&v, p, 8);
+		p += 8;
+		s->cpu = (uint32_t)v;
+		s->has_cpu = true;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		memcpy(&s->id, p, 8);
+	return 0;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * perf.data reader: both layouts perf writes (file mode with feature sections,
+ * pipe mode), from rsp record or perf record.  The file is mapped read-only;
+ * every length is checked against what remains before it is read.  A cut
+ * file yields everything up to the cut and a warning; garbage yields one
+ * error.  Internal to model/.
+ */
+#ifndef RSP_MODEL_READER_H
+#define RSP_MODEL_READER_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rsp_reader;
+
+/* How a record's fields are laid out: perf's sample_type rules, per attr. */
+struct rsp_rattr {
+	struct perf_event_attr attr; /* zero-extended to sizeof */
+	uint64_t *ids;
+	size_t n_ids;
+	char *name; /* EVENT_UPDATE / EVENT_DESC name, or NULL */
+	size_t trailer_size; /* sample_id_all trailer on non-sample records */
+	unsigned index;
+};
+
+/* One parsed sample (pointers into the mapped file). */
+struct rsp_sample {
+	const struct rsp_rattr *attr;
+	uint64_t id, ip, time, addr, period;
+	uint32_t pid, tid, cpu;
+	const uint64_t *callchain;
+	uint64_t callchain_nr;
+	const void *raw;
+	uint32_t raw_size;
+	uint64_t regs_abi, regs_mask;
+	const uint64_t *regs;
+	const void *stack;
+	uint64_t stack_size; /* bytes valid (dyn_size) */
+	bool has_time, has_cpu, has_tid;
+};
+
+struct rsp_record {
+	const struct perf_event_header *h;
+	uint64_t offset; /* in the file */
+};
+
+struct rsp_build_id_entry {
+	char *path;
+	uint8_t id[20];
+	uint8_t len;
+	bool kernel;
+};
+
+struct rsp_reader_info {
+	bool pipe_mode;
+	char *hostname, *osrelease, *version, *arch, *cpudesc;
+	char **cmdline;
+	size_t n_cmdline;
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;
+	bool have_clockid;
+	uint64_t clockid_res_ns;
+	bool have_clock_data;
+	uint32_t clock_data_clockid;
+	uint64_t clock_data_tod_ns, clock_data_clk_ns;
+	const void *tracing_data; /* in the mapped file, or NULL */
+	size_t tracing_data_len;
+	struct rsp_build_id_entry *build_ids;
+	size_t n_build_ids;
+	int *targets; /* THREAD_MAP pids */
+	char (*target_comms)[16];
+	size_t n_targets;
+	bool truncated; /* the stream ended inside a record */
+	uint64_t truncated_at;
+	bool unfinished; /* file mode header never completed (killed perf record) */
+	bool compressed; /* PERF_RECORD_COMPRESSED seen (not supported) */
+	uint64_t n_records;
+};
+
+/*
+ * Open @path.  Reads the header, the attrs and (file mode) the features;
+ * pipe mode's header records are read as the stream is scanned, so call
+ * rsp_reader_scan() before relying on attrs/info.  -errno + @err on failure.
+ */
+int rsp_reader_open(const char *path, struct rsp_reader **out, char *err, size_t errlen);
+void rsp_reader_free(struct rsp_reader *r);
+
+/* Only the bytes: no file (fuzzing, tests).  @buf must outlive the reader. */
+int rsp_reader_open_mem(const void *buf, size_t len, struct rsp_reader **out, char *err,
+			size_t errlen);
+
+/*
+ * Walk every record in file order.  User records that define the stream
+ * (ATTR, EVENT_UPDATE, FEATURE, TRACING_DATA, BUILD_ID, THREAD_MAP) are
+ * absorbed; every record is also passed to @fn (may be NULL).  Stops early
+ * if @fn returns non-zero (returned).  Returns 0 at the end of the data, or
+ * -errno with @err for a stream that is garbage from the start.
+ */
+typedef int (*rsp_record_fn)(void *ctx, const struct rsp_record *rec);
+int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err, size_t errlen);
+
+/* The record at @offset (as given to the scan callback). */
+const struct perf_event_header *rsp_reader_record_at(const struct rsp_reader *r, uint64_t offset);
+
+const struct rsp_reader_info *rsp_reader_info(const struct rsp_reader *r);
+size_t rsp_reader_n_attrs(const struct rsp_reader *r);
+const struct rsp_rattr *rsp_reader_attr(const struct rsp_reader *r, size_t i);
+/* The attr a record belongs to (by id, or the only one); NULL if unknown. */
+const struct rsp_rattr *rsp_reader_attr_of(const struct rsp_reader *r,
+					   const struct perf_event_header *h);
+
+/* Parse a PERF_RECORD_SAMPLE.  -EINVAL if it does not fit its attr's layout. */
+int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_header *h,
+			    struct rsp_sample *s);
+/* The sample_id_all trailer of a non-sample record: time, cpu, tid. */
+int rsp_reader_parse_id(const struct rsp_reader *r, const struct perf_event_header *h,
+			struct rsp_sample *s);
+
+#endif /* RSP_MODEL_READER_H */
