@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rsp's model: a perf.data file (rsp record's or perf record's) read into
+ * a system timeline — per thread, runs and sleeps; links between them;
+ * block I/O, network and interrupts; symbolized stacks.
+ *
+ * Opaque objects; queries fill caller-owned *_info structs.  Indexes are
+ * stable while the trace is open.  Strings are owned by the trace.  Never
+ * prints, never exits; no GTK.
+ */
+#ifndef RSP_MODEL_H
+#define RSP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rsp_trace;
+
+#define RSP_NO_INDEX ((size_t)-1)
+
+typedef void (*rsp_model_log_fn)(const char *msg, void *ctx);
+
+struct rsp_trace_opts {
+	rsp_model_log_fn warn; /* each warning once, as found; may be NULL */
+	void *warn_ctx;
+	const char *debug_dir; /* build-id debug files; NULL: /usr/lib/debug */
+	bool no_symbols; /* skip symbolization (fuzzing, quick info) */
+};
+
+/* Open and load @path.  -errno with one line in @err on failure. */
+int rsp_trace_open(const char *path, const struct rsp_trace_opts *opts, struct rsp_trace **out,
+		   char *err, size_t errlen);
+/* The same from bytes in memory, which must outlive the trace. */
+int rsp_trace_open_mem(const void *buf, size_t len, const struct rsp_trace_opts *opts,
+		       struct rsp_trace **out, char *err, size_t errlen);
+void rsp_trace_free(struct rsp_trace *t);
+
+/* ---- what the file holds --------------------------------------------------------- */
+
+struct rsp_trace_summary {
+	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC (rsp) or perf's clock */
+	uint64_t wall_start_ns; /* UTC of start_ns, 0 if unknown */
+	uint32_t nr_cpus;
+	const char *hostname, *osrelease, *arch, *recorder; /* "" if unknown */
+	bool pipe_mode;
+	bool truncated; /* cut short: read up to the cut */
+	bool unfinished; /* file-mode header never completed */
+	uint64_t file_records, events, samples;
+	uint64_t inferred_switches; /* switch-ins the kernel did not record */
+	uint64_t merged_copies; /* events delivered twice (perf + ftrace), merged */
+	uint64_t dropped_samples; /* samples of a thread not running on their CPU */
+	uint64_t broken_chains; /* switch records disagreeing with the CPU's state */
+	uint64_t lost_events;
+	uint64_t wakeups, wakeups_unlinked; /* voluntary sleeps ended; without a recorded cause */
+	size_t n_threads, n_processes;
+	bool have_waking, have_irq, have_block, have_net;
+	bool kallsyms_in_file, kallsyms_from_running_kernel;
+};
+
+void rsp_trace_get_summary(const struct rsp_trace *t, struct rsp_trace_summary *out);
+size_t rsp_trace_n_cmdline(const struct rsp_trace *t);
+const char *rsp_trace_cmdline(const struct rsp_trace *t, size_t i);
+/* The targets the recorder marked (thread map): pids. */
+size_t rsp_trace_n_targets(const struct rsp_trace *t);
+int rsp_trace_target(const struct rsp_trace *t, size_t i);
+size_t rsp_trace_n_warnings(const struct rsp_trace *t);
+const char *rsp_trace_warning(const struct rsp_trace *t, size_t i);
+
+struct rsp_event_type_info {
+	const char *name; /* "sched:sched_switch", "cpu-clock" */
+	uint64_t count; /* after merging copies */
+	uint64_t merged_copies;
+	uint64_t with_stack;
+};
+size_t rsp_trace_n_event_types(const struct rsp_trace *t);
+void rsp_trace_event_type(const struct rsp_trace *t, size_t i, struct rsp_event_type_info *out);
+
+struct rsp_lost_info {
+	int cpu;
+	uint64_t start_ns, end_ns; /* the span whose events are unknown */
+	uint64_t lost;
+};
+size_t rsp_trace_n_lost(const struct rsp_trace *t);
+void rsp_trace_lost(const struct rsp_trace *t, size_t i, struct rsp_lost_info *out);
+
+/* ---- threads and processes ----------------------------------------------------------- */
+
+struct rsp_thread_info {
+	int tid, pid;
+	const char *comm; /* the last name (after exec) */
+	const char *first_comm;
+	size_t parent; /* thread index of the forker, RSP_NO_INDEX */
+	uint64_t birth_ns, death_ns; /* 0 / UINT64_MAX: before / after the trace */
+	uint64_t run_ns, sleep_ns, unknown_ns;
+	size_t n_slices, n_samples;
+};
+size_t rsp_trace_n_threads(const struct rsp_trace *t);
+void rsp_trace_thread(const struct rsp_trace *t, size_t i, struct rsp_thread_info *out);
+/* The thread that had @tid at @time (pid reuse aware); RSP_NO_INDEX if none. */
+size_t rsp_trace_find_thread(const struct rsp_trace *t, int tid, uint64_t time);
+
+/* ---- runs and sleeps ------------------------------------------------------------------ */
+
+enum rsp_slice_kind {
+	RSP_SLICE_RUN = 1,
+	RSP_SLICE_SLEEP = 2,
+	RSP_SLICE_UNKNOWN = 3, /* lost records, or the state could not be known */
+};
+
+enum rsp_sleep_state {
+	RSP_SLEEP_INTERRUPTIBLE, /* S, I */
+	RSP_SLEEP_UNINTERRUPTIBLE, /* D */
+	RSP_SLEEP_PREEMPTED, /* switched out while runnable: involuntary */
+};
+
+#define RSP_SLICE_INFERRED_START 0x01 /* run: switch-in inferred */
+#define RSP_SLICE_UNKNOWN_START 0x02 /* sleep: began before the trace */
+#define RSP_SLICE_EXEC 0x10 /* run: begins at exec */
+#define RSP_SLICE_OPEN_END 0x20 /* still open when the trace ended */
+#define RSP_SLICE_LOST 0x40 /* touches a lost-records span */
+
+struct rsp_slice_info {
+	enum rsp_slice_kind kind;
+	enum rsp_sleep_state state; /* sleeps */
+	uint64_t start_ns, end_ns;
+	uint64_t wake_ns; /* sleeps: became runnable (0: unknown) */
+	int cpu;
+	unsigned flags;
+	uint32_t stack; /* sleeps: the switch-out stack (0: none) */
+	size_t link; /* runs: the link that started it; sleeps: the one that ended it */
+	size_t first_sample, n_samples; /* runs */
+};
+size_t rsp_thread_n_slices(const struct rsp_trace *t, size_t thread);
+void rsp_thread_slice(const struct rsp_trace *t, size_t thread, size_t i,
+		      struct rsp_slice_info *out);
+/* The slice covering @time, RSP_NO_INDEX if none (binary search). */
+size_t rsp_thread_find_slice(const struct rsp_trace *t, size_t thread, uint64_t time);
+
+struct rsp_sample_info {
+	uint64_t time_ns;
+	int cpu;
+	uint32_t stack;
+};
+void rsp_thread_sample(const struct rsp_trace *t, size_t thread, size_t i,
+		       struct rsp_sample_info *out);
+
+/* ---- links ------------------------------------------------------------------------------- */
+
+enum rsp_link_kind {
+	RSP_LINK_WAKEUP = 1,
+	RSP_LINK_FORK,
+	RSP_LINK_EXEC,
+	RSP_LINK_IO,
+	RSP_LINK_NET,
+	RSP_LINK_TIMER,
+	RSP_LINK_IRQ,
+	RSP_LINK_SOFTIRQ,
+	RSP_LINK_UNKNOWN,
+};
+
+enum rsp_wake_context {
+	RSP_WAKE_TASK,
+	RSP_WAKE_SOFTIRQ,
+	RSP_WAKE_HARDIRQ,
+	RSP_WAKE_NMI,
+};
+
+struct rsp_link_info {
+	enum rsp_link_kind kind;
+	enum rsp_wake_context context;
+	uint64_t time_ns;
+	int cpu;
+	size_t waker_thread, waker_slice; /* RSP_NO_INDEX for interrupts on an idle CPU */
+	size_t wakee_thread, wakee_slice;
+	uint32_t waker_stack;
+	size_t io, net; /* RSP_NO_INDEX unless IO / NET */
+	const char *irq_name; /* IRQ: the handler's name, else NULL */
+	int softirq; /* SOFTIRQ/TIMER from softirq: the vector, else -1 */
+};
+size_t rsp_trace_n_links(const struct rsp_trace *t);
+void rsp_trace_link(const struct rsp_trace *t, size_t i, struct rsp_link_info *out);
+const char *rsp_link_kind_name(enum rsp_link_kind k);
+
+/* ---- I/O and network -------------------------------------------------------------------- */
+
+struct rsp_io_info {
+	uint32_t dev; /* dev_t: major << 20 | minor */
+	uint64_t sector;
+	uint32_t nr_sector;
+	const char *rwbs;
+	uint64_t insert_ns, issue_ns, complete_ns; /* 0: not seen */
+	size_t thread; /* the issuer */
+	size_t link; /* the wakeup its completion caused */
+};
+size_t rsp_trace_n_ios(const struct rsp_trace *t);
+void rsp_trace_io(const struct rsp_trace *t, size_t i, struct rsp_io_info *out);
+
+struct rsp_socket_info {
+	uint64_t sk;
+	int family, protocol;
+	char local[64], remote[64]; /* "127.0.0.1:8080", "" if unknown */
+	size_t peer; /* the socket at the other end on this machine */
+};
+size_t rsp_trace_n_sockets(const struct rsp_trace *t);
+void rsp_trace_socket(const struct rsp_trace *t, size_t i, struct rsp_socket_info *out);
+
+struct rsp_net_info {
+	uint64_t send_ns, ready_ns;
+	size_t sender_thread; /* RSP_NO_INDEX: from outside this machine */
+	size_t socket; /* where the data arrived */
+	size_t link;
+};
+size_t rsp_trace_n_nets(const struct rsp_trace *t);
+void rsp_trace_net(const struct rsp_trace *t, size_t i, struct rsp_net_info *out);
+
+/* ---- stacks --------------------------------------------------------------------------------- */
+
+struct rsp_frame_info {
+	uint64_t addr;
+	const char *func; /* NULL if unknown */
+	const char *dso;
+	uint64_t offset;
+	bool kernel;
+};
+/*
+ * Frames leaf first.  A user-stack copy is unwound on first use.  User
+ * addresses mean something only in their process at their time: @pid and
+ * @time are those of the slice or sample that holds the stack.
+ */
+size_t rsp_stack_n_frames(struct rsp_trace *t, uint32_t stack);
+void rsp_stack_frame(struct rsp_trace *t, uint32_t stack, size_t i, int pid, uint64_t time,
+		     struct rsp_frame_info *out);
+/* The user part reaches main or a thread start routine. */
+bool rsp_stack_complete(struct rsp_trace *t, uint32_t stack, int pid, uint64_t time);
+
+#endif /* RSP_MODEL_H */

@@ -1,0 +1,900 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rsp_trace_open(): a perf.data file into the timeline.
+ *
+ *  1. scan the file once: header records are absorbed, every kernel record
+ *     becomes a 16-byte index entry (time, file offset);
+ *  2. sort the index by time (stable radix sort: records come out in time
+ *     order across CPUs whatever the file's interleaving);
+ *  3. walk it: merge the copies of events delivered twice (perf + ftrace,
+ *     system-wide + target), decode tracepoints by field name, intern
+ *     stacks, feed the timeline builder and the symbolizer.
+ */
+#include "model-private.h"
+
+#include "rsp-buildid.h"
+#include "rsp-perf-format.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+
+#define DUP_WINDOW_NS 50000
+#define DUP_RING 16
+
+struct idx {
+	uint64_t time;
+	uint64_t off;
+};
+
+static void check_completeness(struct rsp_trace *t);
+
+/* ---- strings, warnings, threads ---------------------------------------------------------- */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static int str_rehash(struct rsp_trace *t)
+{
+	size_t cap = t->str_cap ? t->str_cap * 2 : 256;
+	uint32_t *ht = calloc(cap, sizeof(*ht));
+	size_t off = 1;
+
+	if (!ht)
+		return -ENOMEM;
+	while (off < t->strtab.n) {
+		const char *s = &t->strtab.v[off];
+		size_t i = str_hash(s) & (cap - 1);
+
+		while (ht[i])
+			i = (i + 1) & (cap - 1);
+		ht[i] = (uint32_t)off;
+		off += strlen(s) + 1;
+	}
+	free(t->str_ht);
+	t->str_ht = ht;
+	t->str_cap = cap;
+	return 0;
+}
+
+uint32_t trace_intern(struct rsp_trace *t, const char *s)
+{
+	size_t i, len;
+	uint32_t off;
+
+	if (!s || !*s)
+		return 0;
+	if (t->strtab.n == 0 && !vec_push(&t->strtab, '\0'))
+		return 0;
+	if (!t->str_cap || t->strtab.n / 8 + 1 > t->str_cap / 2) {
+		if (str_rehash(t))
+			return 0;
+	}
+	for (i = str_hash(s) & (t->str_cap - 1); t->str_ht[i]; i = (i + 1) & (t->str_cap - 1))
+		if (!strcmp(&t->strtab.v[t->str_ht[i]], s))
+			return t->str_ht[i];
+	len = strlen(s) + 1;
+	if (t->strtab.n + len > UINT32_MAX)
+		return 0;
+	off = (uint32_t)t->strtab.n;
+	for (size_t k = 0; k < len; k++)
+		if (!vec_push(&t->strtab, s[k]))
+			return 0;
+	t->str_ht[i] = off;
+	return off;
+}
+
+const char *trace_str(const struct rsp_trace *t, uint32_t id)
+{
+	return id && id < t->strtab.n ? &t->strtab.v[id] : "";
+}
+
+void trace_warn(struct rsp_trace *t, const char *fmt, ...)
+{
+	char buf[512], *s;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < t->warnings.n; i++)
+		if (!strcmp(t->warnings.v[i], buf))
+			return;
+	s = strdup(buf);
+	if (s && !vec_push(&t->warnings, s))
+		free(s);
+}
+
+static size_t tid_slot(const struct rsp_trace *t, uint32_t tid)
+{
+	return (tid * 2654435761u) & (t->tid_cap - 1);
+}
+
+static int tid_rehash(struct rsp_trace *t)
+{
+	size_t cap = t->tid_cap ? t->tid_cap * 2 : 1024;
+	uint32_t *ht = calloc(cap, sizeof(*ht));
+	size_t old = t->tid_cap;
+	uint32_t *oht = t->tid_ht;
+
+	if (!ht)
+		return -ENOMEM;
+	t->tid_ht = ht;
+	t->tid_cap = cap;
+	for (size_t i = 0; i < old; i++) {
+		size_t j;
+
+		if (!oht[i])
+			continue;
+		for (j = tid_slot(t, t->threads.v[oht[i] - 1].tid); ht[j]; j = (j + 1) & (cap - 1))
+			;
+		ht[j] = oht[i];
+	}
+	free(oht);
+	return 0;
+}
+
+uint32_t trace_thread_new(struct rsp_trace *t, uint32_t tid, uint32_t pid, uint64_t time)
+{
+	struct thread th;
+	size_t j;
+
+	if ((t->threads.n + 1) * 2 > t->tid_cap && tid_rehash(t))
+		return RSP_NONE;
+	memset(&th, 0, sizeof(th));
+	th.tid = tid;
+	th.pid = pid ? pid : tid;
+	th.parent = RSP_NONE;
+	th.pending_link = RSP_NONE;
+	th.birth = time;
+	if (!vec_push(&t->threads, th))
+		return RSP_NONE;
+	for (j = tid_slot(t, tid); t->tid_ht[j]; j = (j + 1) & (t->tid_cap - 1))
+		if (t->threads.v[t->tid_ht[j] - 1].tid == tid)
+			break;
+	t->tid_ht[j] = (uint32_t)t->threads.n; /* the newest thread owns the tid */
+	return (uint32_t)(t->threads.n - 1);
+}
+
+uint32_t trace_thread_of(struct rsp_trace *t, uint32_t tid, uint32_t pid, uint64_t time)
+{
+	if (tid == 0)
+		return RSP_NONE;
+	if (t->tid_cap) {
+		for (size_t j = tid_slot(t, tid); t->tid_ht[j]; j = (j + 1) & (t->tid_cap - 1)) {
+			struct thread *th = &t->threads.v[t->tid_ht[j] - 1];
+
+			if (th->tid != tid)
+				continue;
+			if (pid && th->pid != pid && th->pid == th->tid && pid != tid)
+				th->pid = pid; /* learned its process */
+			return t->tid_ht[j] - 1;
+		}
+	}
+	return trace_thread_new(t, tid, pid, time ? time : t->t_start);
+}
+
+/* ---- pass 1: the index ---------------------------------------------------------------------- */
+
+struct scan {
+	struct rsp_trace *t;
+	VEC(struct idx) idx;
+	uint64_t last_time;
+	bool nomem;
+};
+
+static int scan_record(void *ctx, const struct rsp_record *rec)
+{
+	struct scan *sc = ctx;
+	const struct perf_event_header *h = rec->h;
+	struct rsp_sample s;
+	struct idx e;
+	int ret;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		ret = rsp_reader_parse_sample(sc->t->reader, h, &s);
+		break;
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		ret = rsp_reader_parse_id(sc->t->reader, h, &s);
+		if (ret == -ENODATA) {
+			ret = 0;
+			s.has_time = false;
+		}
+		break;
+	default:
+		return 0;
+	}
+	if (ret) {
+		sc->t->n_records++;
+		trace_warn(sc->t, "records that do not fit their event's layout were skipped");
+		return 0;
+	}
+	e.time = s.has_time ? s.time : sc->last_time;
+	if (s.has_time && s.time) {
+		if (!sc->t->t_start || s.time < sc->t->t_start)
+			sc->t->t_start = s.time;
+		if (s.time > sc->t->t_end)
+			sc->t->t_end = s.time;
+		sc->last_time = s.time;
+	}
+	if (s.has_cpu && s.cpu + 1 > sc->t->nr_cpus && s.cpu < 4096)
+		sc->t->nr_cpus = s.cpu + 1;
+	e.off = rec->offset;
+	if (!vec_push(&sc->idx, e)) {
+		sc->nomem = true;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Sort key: time-0 records (synthesized before the trace) first. */
+static inline uint64_t key(uint64_t time, uint64_t base)
+{
+	return time >= base ? time - base + 1 : 0;
+}
+
+/* Stable LSD radix sort on time, 11 bits a pass, skipping passes with one bucket. */
+static int sort_index(struct idx **v, size_t n, uint64_t base)
+{
+	struct idx *orig = *v, *a = *v, *b, *spare;
+	bool sorted = true;
+
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = a[i - 1].time <= a[i].time;
+	if (sorted)
+		return 0;
+	b = spare = malloc(n * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (int shift = 0; shift < 64; shift += 11) {
+		size_t cnt[2048] = { 0 }, sum = 0;
+		bool one = false;
+		struct idx *tmp;
+
+		for (size_t i = 0; i < n; i++)
+			cnt[(key(a[i].time, base) >> shift) & 2047]++;
+		for (size_t k = 0; k < 2048; k++) {
+			size_t c = cnt[k];
+
+			one |= c == n;
+			cnt[k] = sum;
+			sum += c;
+		}
+		if (one)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(key(a[i].time, base) >> shift) & 2047]++] = a[i];
+		tmp = a;
+		a = b;
+		b = tmp;
+	}
+	/* the result is in a; whichever buffer it is not goes */
+	free(a == orig ? spare : orig);
+	*v = a;
+	return 0;
+}
+
+/* ---- pass 2 ----------------------------------------------------------------------------- */
+
+struct dup {
+	uint64_t time;
+	uint64_t hash;
+	uint64_t tp;
+	const void *raw;
+	uint32_t raw_size;
+	unsigned attr;
+	uint32_t stack;
+	struct product prod;
+	bool matched;
+};
+
+struct walk {
+	struct rsp_trace *t;
+	struct builder *b;
+	bool *multi; /* per attr: its tracepoint comes from several attrs */
+	struct dup (*ring)[DUP_RING];
+	uint32_t ncpu_ring;
+	unsigned *pos;
+	uint32_t *count_of; /* per attr: index in t->counts */
+	uint64_t cbuf[512];
+};
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* perf's callchain without the context markers (PERF_CONTEXT_*) */
+static size_t clean_chain(const struct rsp_sample *s, uint64_t *out, size_t max, bool kernel_only)
+{
+	size_t n = 0;
+	bool user = false;
+
+	for (uint64_t i = 0; i < s->callchain_nr && n < max; i++) {
+		uint64_t ip = s->callchain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (kernel_only && user)
+			continue;
+		out[n++] = ip;
+	}
+	return n;
+}
+
+static uint32_t sample_stack(struct walk *w, const struct rsp_sample *s, uint64_t off)
+{
+	struct rsp_trace *t = w->t;
+	size_t n;
+	uint32_t kstack;
+
+	if (!s->callchain_nr && !s->stack)
+		return 0;
+	if (s->stack && s->regs && s->stack_size) {
+		n = clean_chain(s, w->cbuf, 512, true);
+		kstack = stacks_intern(&t->stacks, w->cbuf, n);
+		return stacks_add_pending(&t->stacks, kstack, (int32_t)s->pid, s->time, off);
+	}
+	n = clean_chain(s, w->cbuf, 512, false);
+	return stacks_intern(&t->stacks, w->cbuf, n);
+}
+
+/* The better of two stacks for one event: a user-stack copy, with the other as fallback. */
+static uint32_t merge_stacks(struct rsp_trace *t, uint32_t a, uint32_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if ((a & RSP_STACK_PENDING) && !(b & RSP_STACK_PENDING)) {
+		t->stacks.pending.v[a & ~RSP_STACK_PENDING].fallback = b;
+		return a;
+	}
+	if ((b & RSP_STACK_PENDING) && !(a & RSP_STACK_PENDING)) {
+		t->stacks.pending.v[b & ~RSP_STACK_PENDING].fallback = a;
+		return b;
+	}
+	return a;
+}
+
+/* A second copy of an event already seen on this CPU?  Then merge it. */
+static bool merged_dup(struct walk *w, uint32_t cpu, const struct rsp_sample *s, uint64_t tp,
+		       uint32_t stack)
+{
+	struct dup *ring = w->ring[cpu];
+	uint64_t h = hash_bytes(s->raw, s->raw_size < 8 ? s->raw_size : s->raw_size & ~7u);
+
+	for (int k = 0; k < DUP_RING; k++) {
+		struct dup *d = &ring[k];
+		uint32_t n;
+
+		if (d->matched || d->tp != tp || d->attr == s->attr->index || !d->raw)
+			continue;
+		if ((s->time > d->time ? s->time - d->time : d->time - s->time) > DUP_WINDOW_NS)
+			continue;
+		n = d->raw_size < s->raw_size ? d->raw_size : s->raw_size;
+		if (d->raw_size > s->raw_size + 7 || s->raw_size > d->raw_size + 7 ||
+		    memcmp(d->raw, s->raw, n))
+			continue;
+		d->matched = true;
+		if (stack) {
+			uint32_t m = merge_stacks(w->t, d->stack, stack);
+
+			if (m != d->stack) {
+				builder_attach_stack(w->b, d->prod, m);
+				d->stack = m;
+			}
+		}
+		w->t->n_dup_merged++;
+		return true;
+	}
+	(void)h;
+	return false;
+}
+
+static void remember(struct walk *w, uint32_t cpu, const struct rsp_sample *s, uint64_t tp,
+		     uint32_t stack)
+{
+	struct dup *d = &w->ring[cpu][w->pos[cpu]++ % DUP_RING];
+
+	d->time = s->time;
+	d->tp = tp;
+	d->raw = s->raw;
+	d->raw_size = s->raw_size;
+	d->attr = s->attr->index;
+	d->stack = stack;
+	d->prod = builder_last_product(w->b);
+	d->matched = false;
+}
+
+static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
+{
+	struct event_count *c = &w->t->counts.v[w->count_of[attr]];
+
+	if (merged) {
+		c->copies_merged++;
+		return;
+	}
+	c->n++;
+	c->with_stack += stack;
+}
+
+static void walk_sample(struct walk *w, const struct perf_event_header *h, uint64_t off)
+{
+	struct rsp_trace *t = w->t;
+	struct rsp_sample s;
+	const struct rsp_decoder *d;
+	struct rsp_dev ev;
+	uint32_t stack, cpu;
+
+	if (rsp_reader_parse_sample(t->reader, h, &s))
+		return;
+	d = &t->dec[s.attr->index];
+	cpu = s.has_cpu ? s.cpu : 0;
+	if (cpu >= t->nr_cpus)
+		return;
+	if (d->is_tracking)
+		return;
+	stack = (s.callchain_nr || s.stack) ? sample_stack(w, &s, off) : 0;
+	if (d->is_sampler) {
+		count_event(w, s.attr->index, false, stack != 0);
+		builder_sample(w->b, s.time, cpu, s.tid, s.pid, stack);
+		return;
+	}
+	if (d->kind == TP_NONE || d->kind == TP_OTHER) {
+		count_event(w, s.attr->index, false, stack != 0);
+		return;
+	}
+	if (w->multi[s.attr->index] && s.raw && merged_dup(w, cpu, &s, d->tp_id, stack)) {
+		count_event(w, s.attr->index, true, false);
+		return;
+	}
+	count_event(w, s.attr->index, false, stack != 0);
+	if (!rsp_decode(d, &s, &ev))
+		return;
+	t->n_events++;
+	builder_event(w->b, s.time, cpu, &ev, stack, off);
+	if (w->multi[s.attr->index] && s.raw)
+		remember(w, cpu, &s, d->tp_id, stack);
+}
+
+static void walk_record(struct walk *w, const struct idx *e)
+{
+	struct rsp_trace *t = w->t;
+	const struct perf_event_header *h = rsp_reader_record_at(t->reader, e->off);
+	struct rsp_sample s;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		walk_sample(w, h, e->off);
+		break;
+	case PERF_RECORD_COMM: {
+		const struct rsp_pf_comm *c = (const void *)h;
+		char comm[32];
+		size_t room = h->size - sizeof(*c);
+
+		if (h->size <= sizeof(*c))
+			break;
+		memcpy(comm, c->comm, room < sizeof(comm) - 1 ? room : sizeof(comm) - 1);
+		comm[room < sizeof(comm) - 1 ? room : sizeof(comm) - 1] = '\0';
+		builder_comm(w->b, e->time, c->pid, c->tid, comm,
+			     h->misc & PERF_RECORD_MISC_COMM_EXEC);
+		if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && t->sym)
+			rsp_sym_exec(t->sym, (int)c->pid, e->time);
+		break;
+	}
+	case PERF_RECORD_FORK: {
+		const struct rsp_pf_fork *f = (const void *)h;
+
+		if (h->size < sizeof(*f))
+			break;
+		builder_fork(w->b, e->time, f->pid, f->ppid, f->tid, f->ptid);
+		if (t->sym && f->pid != f->ppid && f->pid == f->tid)
+			rsp_sym_fork(t->sym, (int)f->pid, (int)f->ppid, e->time);
+		break;
+	}
+	case PERF_RECORD_EXIT: {
+		const struct rsp_pf_fork *f = (const void *)h;
+
+		if (h->size < sizeof(*f))
+			break;
+		builder_exit(w->b, e->time, f->pid, f->tid);
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct rsp_pf_mmap2 *m = (const void *)h;
+		char path[4096];
+		size_t room;
+
+		if (h->size <= sizeof(*m) || !t->sym)
+			break;
+		room = h->size - sizeof(*m);
+		if (room > sizeof(path) - 1)
+			room = sizeof(path) - 1;
+		memcpy(path, m->filename, room);
+		path[room] = '\0';
+		rsp_sym_add_map(t->sym, (int)m->pid, e->time, m->start, m->len, m->pgoff, m->prot,
+				path,
+				(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? m->build_id : NULL,
+				(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? m->build_id_size : 0);
+		break;
+	}
+	case PERF_RECORD_MMAP: {
+		const struct rsp_pf_mmap *m = (const void *)h;
+		char path[4096];
+		size_t room;
+
+		if (h->size <= sizeof(*m) || !t->sym || m->pid == (uint32_t)-1)
+			break; /* the kernel's map: kallsyms covers it */
+		room = h->size - sizeof(*m);
+		if (room > sizeof(path) - 1)
+			room = sizeof(path) - 1;
+		memcpy(path, m->filename, room);
+		path[room] = '\0';
+		rsp_sym_add_map(t->sym, (int)m->pid, e->time, m->start, m->len, m->pgoff,
+				PROT_EXEC, path, NULL, 0);
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		const struct rsp_pf_lost *l = (const void *)h;
+
+		if (h->size < sizeof(*l) || rsp_reader_parse_id(t->reader, h, &s))
+			break;
+		builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost, 0);
+		break;
+	}
+	case PERF_RECORD_LOST_SAMPLES: {
+		const struct rsp_pf_lost_samples *l = (const void *)h;
+
+		if (h->size < sizeof(*l) || rsp_reader_parse_id(t->reader, h, &s))
+			break;
+		builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost, 0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- opening ------------------------------------------------------------------------------ */
+
+static bool running_kernel_matches(const struct rsp_reader_info *in)
+{
+	struct utsname u;
+
+	for (size_t i = 0; i < in->n_build_ids; i++) {
+		const struct rsp_build_id_entry *b = &in->build_ids[i];
+		uint8_t id[20];
+		int len;
+
+		if (!b->kernel || strcmp(b->path, "[kernel.kallsyms]"))
+			continue;
+		len = rsp_build_id_of_kernel(id, sizeof(id));
+		return len > 0 && len == b->len && !memcmp(id, b->id, len);
+	}
+	return in->osrelease && uname(&u) == 0 && !strcmp(u.release, in->osrelease);
+}
+
+static char *read_proc_kallsyms(size_t *len)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		if (n + 65536 > cap) {
+			char *g = realloc(buf, cap ? cap * 2 : 1 << 22);
+
+			if (!g) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = g;
+			cap = cap ? cap * 2 : 1 << 22;
+		}
+		r = fread(buf + n, 1, 65536, f);
+		n += r;
+	} while (r > 0);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static int setup_symbols(struct rsp_trace *t, const struct rsp_trace_opts *o)
+{
+	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
+	struct rsp_sym_opts so = { .debug_dir = o ? o->debug_dir : NULL };
+	int ret;
+
+	ret = rsp_sym_new(&t->sym, &so);
+	if (ret)
+		return ret;
+	if (t->td.kallsyms && t->td.kallsyms_len) {
+		rsp_sym_set_kallsyms(t->sym, t->td.kallsyms, t->td.kallsyms_len);
+	} else if (running_kernel_matches(in)) {
+		size_t len;
+		char *ks = read_proc_kallsyms(&len);
+
+		if (ks && len) {
+			rsp_sym_set_kallsyms(t->sym, ks, len);
+			t->kallsyms_from_running_kernel = true;
+		}
+		free(ks);
+	} else {
+		trace_warn(t, "no kernel symbols: the file has no kallsyms and this is not the "
+			      "kernel it was recorded on");
+	}
+	for (size_t i = 0; i < in->n_build_ids; i++)
+		if (!in->build_ids[i].kernel)
+			rsp_sym_set_build_id(t->sym, in->build_ids[i].path, in->build_ids[i].id,
+					     in->build_ids[i].len);
+	return 0;
+}
+
+static int count_index(struct rsp_trace *t, const char *name)
+{
+	struct event_count c;
+
+	for (size_t i = 0; i < t->counts.n; i++)
+		if (!strcmp(t->counts.v[i].name, name))
+			return (int)i;
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	if (!vec_push(&t->counts, c))
+		return -ENOMEM;
+	return (int)(t->counts.n - 1);
+}
+
+static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, char *err, size_t errlen)
+{
+	const struct rsp_reader_info *in;
+	struct scan sc = { .t = t };
+	struct walk w = { .t = t };
+	size_t na;
+	int ret;
+
+	ret = rsp_reader_scan(t->reader, scan_record, &sc, err, errlen);
+	if (ret) {
+		vec_free(&sc.idx);
+		if (sc.nomem)
+			snprintf(err, errlen, "out of memory reading the trace");
+		return ret;
+	}
+	in = rsp_reader_info(t->reader);
+	if (in->compressed) {
+		vec_free(&sc.idx);
+		snprintf(err, errlen, "compressed perf.data (perf record -z) is not supported: "
+				      "record again without -z, or `perf inject` it uncompressed");
+		return -ENOTSUP;
+	}
+	na = rsp_reader_n_attrs(t->reader);
+	if (na == 0) {
+		vec_free(&sc.idx);
+		snprintf(err, errlen, "no event descriptions in the file: not a perf recording");
+		return -EINVAL;
+	}
+	if (in->truncated)
+		trace_warn(t, "the file is cut short at byte %llu (recorder killed or disk full): "
+			      "everything before the cut is read",
+			   (unsigned long long)in->truncated_at);
+	if (in->unfinished)
+		trace_warn(t, "perf record did not finish this file: its header is incomplete; "
+			      "read to the end of the data");
+	if (in->nr_cpus_avail > t->nr_cpus && in->nr_cpus_avail < 4096)
+		t->nr_cpus = in->nr_cpus_avail;
+	if (!t->nr_cpus)
+		t->nr_cpus = 1;
+	if (in->tracing_data) {
+		char terr[256];
+
+		if (rsp_tracedata_parse(&t->td, in->tracing_data, in->tracing_data_len, terr,
+					sizeof(terr)))
+			trace_warn(t, "%s: tracepoint fields cannot be decoded", terr);
+	}
+	t->dec = calloc(na, sizeof(*t->dec));
+	w.multi = calloc(na, sizeof(*w.multi));
+	w.count_of = calloc(na, sizeof(*w.count_of));
+	if (!t->dec || !w.multi || !w.count_of) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < na; i++) {
+		int ci;
+
+		rsp_decoder_init(&t->dec[i], rsp_reader_attr(t->reader, i), t->td.tep);
+		ci = count_index(t, t->dec[i].name);
+		if (ci < 0) {
+			ret = ci;
+			goto out;
+		}
+		w.count_of[i] = (uint32_t)ci;
+		if (t->dec[i].kind == TP_WAKING)
+			t->have_waking = true;
+	}
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < na; j++)
+			if (i != j && t->dec[i].tp_id && t->dec[i].tp_id == t->dec[j].tp_id &&
+			    rsp_reader_attr(t->reader, i)->attr.type == PERF_TYPE_TRACEPOINT &&
+			    rsp_reader_attr(t->reader, j)->attr.type == PERF_TYPE_TRACEPOINT)
+				w.multi[i] = true;
+	if (!o || !o->no_symbols) {
+		ret = setup_symbols(t, o);
+		if (ret)
+			goto out;
+	}
+	ret = sort_index(&sc.idx.v, sc.idx.n, t->t_start);
+	if (ret)
+		goto out;
+	w.ring = calloc(t->nr_cpus, sizeof(*w.ring));
+	w.pos = calloc(t->nr_cpus, sizeof(*w.pos));
+	w.b = builder_new(t);
+	if (!w.ring || !w.pos || !w.b) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < sc.idx.n; i++)
+		walk_record(&w, &sc.idx.v[i]);
+	builder_finish(w.b);
+	if (!t->have_waking)
+		trace_warn(t, "no sched:sched_waking events: wakeup links come from sched_wakeup "
+			      "and may name the wrong waker");
+	if (!t->have_irq)
+		trace_warn(t, "no interrupt events (irq:irq_handler_entry): hardware waits are not "
+			      "named; perf record drops most of them on idle CPUs, rsp record "
+			      "keeps them");
+	check_completeness(t);
+out:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory loading the trace");
+	builder_free(w.b);
+	free(w.ring);
+	free(w.pos);
+	free(w.multi);
+	free(w.count_of);
+	vec_free(&sc.idx);
+	return ret;
+}
+
+static uint64_t count_of(const struct rsp_trace *t, const char *name)
+{
+	for (size_t i = 0; i < t->counts.n; i++)
+		if (!strcmp(t->counts.v[i].name, name))
+			return t->counts.v[i].n;
+	return 0;
+}
+
+/* What a recording from a kernel that drops events lacks, told plainly. */
+static void check_completeness(struct rsp_trace *t)
+{
+	uint64_t issued = count_of(t, "block:block_rq_issue");
+	uint64_t done = count_of(t, "block:block_rq_complete");
+
+	if (!t->have_block && issued == 0)
+		trace_warn(t, "no block I/O events: disk waits are not linked");
+	else if (issued >= 20 && done * 10 < issued * 9)
+		trace_warn(t,
+			   "block:block_rq_complete: %llu completions for %llu issued requests: "
+			   "completions on idle CPUs were dropped (perf's loss on this kernel; "
+			   "rsp record keeps them); disk waits are partly unlinked",
+			   (unsigned long long)done, (unsigned long long)issued);
+	if (t->n_wakeups >= 50 && t->n_wakeups_unlinked * 10 > t->n_wakeups)
+		trace_warn(t,
+			   "%llu of %llu wakeups have no recorded waking (interrupt-context "
+			   "sched_waking lost, e.g. perf on an idle CPU): their causes are unknown",
+			   (unsigned long long)t->n_wakeups_unlinked,
+			   (unsigned long long)t->n_wakeups);
+}
+
+static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o, char *err,
+			     size_t errlen)
+{
+	int ret = stacks_init(&t->stacks);
+
+	if (ret)
+		return ret;
+	ret = load(t, o, err, errlen);
+	if (ret)
+		return ret;
+	if (o && o->warn)
+		for (size_t i = 0; i < t->warnings.n; i++)
+			o->warn(t->warnings.v[i], o->warn_ctx);
+	return 0;
+}
+
+int rsp_trace_open(const char *path, const struct rsp_trace_opts *o, struct rsp_trace **out,
+		   char *err, size_t errlen)
+{
+	struct rsp_trace *t = calloc(1, sizeof(*t));
+	int ret;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	ret = rsp_reader_open(path, &t->reader, err, errlen);
+	if (!ret)
+		ret = trace_open_common(t, o, err, errlen);
+	if (ret) {
+		rsp_trace_free(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+int rsp_trace_open_mem(const void *buf, size_t len, const struct rsp_trace_opts *o,
+		       struct rsp_trace **out, char *err, size_t errlen)
+{
+	struct rsp_trace *t = calloc(1, sizeof(*t));
+	int ret;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	ret = rsp_reader_open_mem(buf, len, &t->reader, err, errlen);
+	if (!ret)
+		ret = trace_open_common(t, o, err, errlen);
+	if (ret) {
+		rsp_trace_free(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+void rsp_trace_free(struct rsp_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->threads.n; i++) {
+		vec_free(&t->threads.v[i].slices);
+		vec_free(&t->threads.v[i].samples);
+	}
+	vec_free(&t->threads);
+	free(t->tid_ht);
+	vec_free(&t->links);
+	vec_free(&t->ios);
+	vec_free(&t->socks);
+	vec_free(&t->nets);
+	vec_free(&t->lost);
+	vec_free(&t->irqs);
+	vec_free(&t->counts);
+	for (size_t i = 0; i < t->warnings.n; i++)
+		free(t->warnings.v[i]);
+	vec_free(&t->warnings);
+	vec_free(&t->strtab);
+	free(t->str_ht);
+	stacks_free(&t->stacks);
+	rsp_sym_free(t->sym);
+	free(t->dec);
+	rsp_tracedata_clear(&t->td);
+	rsp_reader_free(t->reader);
+	free(t);
+}
