@@ -18,6 +18,8 @@ static const struct verb verbs[] = {
 #if RSP_HAVE_COLLECTOR
 	{ "record", rsp_cmd_record, "record the whole system while a program runs" },
 #endif
+	{ "report", rsp_cmd_report, "explain where the target's time went, across processes" },
+	{ "info", rsp_cmd_info, "what a trace holds: time, CPUs, events, lost spans, processes" },
 	{ NULL, NULL, NULL },
 };
 

@@ -4,15 +4,15 @@
 # exec and exit; synthesized records for a thread alive before recording.
 . "$(dirname "$0")/lib.sh"
 
-# a thread that exists before recording and keeps waking up during it
-python3 -c 'import time
-for _ in range(400): time.sleep(0.005)' &
+# a process that exists before recording and keeps waking up during it
+"$WL/pollwait" 300 >/dev/null 2>&1 &
 OLD=$!
-sleep 0.2
+sleep 0.3
 
 "$RSP" record -o "$T/p.data" -- "$WL/pass" 300 2>"$T/sum" || fail "rsp record exited $?"
 cat "$T/sum"
 kill $OLD 2>/dev/null || true
+wait $OLD 2>/dev/null || true
 
 perf script -i "$T/p.data" >"$T/script" 2>"$T/script.err" || fail "perf script failed"
 [ ! -s "$T/script.err" ] || { cat "$T/script.err"; fail "perf script printed errors or warnings"; }
@@ -43,9 +43,9 @@ grep -q 'sched:sched_process_exec: filename=.*/pass ' "$T/script" || fail "no ex
 perf script --show-task-events -i "$T/p.data" 2>/dev/null >"$T/tasks"
 grep -q "PERF_RECORD_FORK($OLD:$OLD):($$:$$)" "$T/tasks" ||
   fail "no synthesized FORK for pid $OLD with parent $$"
-grep -q "PERF_RECORD_COMM: python3:$OLD/$OLD" "$T/tasks" || fail "no synthesized COMM for $OLD"
-grep -Eq "^ *python3 +$OLD .*sched:sched_switch" "$T/script" ||
-  fail "samples of the old thread are not named python3"
+grep -q "PERF_RECORD_COMM: pollwait:$OLD/$OLD" "$T/tasks" || fail "no synthesized COMM for $OLD"
+grep -Eq "^ *pollwait +$OLD .*sched:sched_switch" "$T/script" ||
+  fail "samples of the old process are not named pollwait"
 
 # the target's sleep stacks were copied for DWARF unwinding, and perf unwinds them
 t=$(col "$T/sum" target sched:sched_switch)

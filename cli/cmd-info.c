@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rsp info: what a trace holds. */
+#include "cli.h"
+#include "json.h"
+
+#include "rsp-model.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static const char info_usage[] =
+	"usage: rsp info [FILE] [--json]\n"
+	"\n"
+	"What a trace holds: time span, CPUs, kernel, events per type, lost spans,\n"
+	"inferred switches, processes with their run time, the recorded targets.\n"
+	"FILE defaults to rsp.data.  Reads rsp record's files and perf record's.\n";
+
+struct proc_row {
+	int pid;
+	const char *comm;
+	size_t threads;
+	uint64_t run_ns, sleep_ns, unknown_ns;
+};
+
+static int by_run(const void *a, const void *b)
+{
+	const struct proc_row *x = a, *y = b;
+
+	return x->run_ns < y->run_ns ? 1 : x->run_ns > y->run_ns ? -1 : x->pid - y->pid;
+}
+
+static struct proc_row *processes(const struct rsp_trace *t, size_t *n)
+{
+	size_t nt = rsp_trace_n_threads(t), np = 0;
+	struct proc_row *rows = calloc(nt ? nt : 1, sizeof(*rows));
+
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < nt; i++) {
+		struct rsp_thread_info ti;
+		size_t k;
+
+		rsp_trace_thread(t, i, &ti);
+		for (k = 0; k < np && rows[k].pid != ti.pid; k++)
+			;
+		if (k == np) {
+			rows[np].pid = ti.pid;
+			rows[np].comm = ti.comm;
+			np++;
+		}
+		if (ti.tid == ti.pid)
+			rows[k].comm = ti.comm;
+		rows[k].threads++;
+		rows[k].run_ns += ti.run_ns;
+		rows[k].sleep_ns += ti.sleep_ns;
+		rows[k].unknown_ns += ti.unknown_ns;
+	}
+	qsort(rows, np, sizeof(*rows), by_run);
+	*n = np;
+	return rows;
+}
+
+static void fmt_wall(char *buf, size_t len, uint64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	if (!ns || !gmtime_r(&s, &tm)) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), len - strlen(buf), ".%03u UTC",
+		 (unsigned)(ns % 1000000000ull / 1000000));
+}
+
+static void print_text(const char *path, const struct rsp_trace *t)
+{
+	struct rsp_trace_summary s;
+	struct proc_row *rows;
+	size_t np = 0, nl = rsp_trace_n_lost(t);
+	char wall[64];
+	struct stat st;
+
+	rsp_trace_get_summary(t, &s);
+	printf("file        %s (%s, %.1f MB, %" PRIu64 " records)\n", path,
+	       s.pipe_mode ? "perf.data, pipe mode" : "perf.data, file mode",
+	       stat(path, &st) == 0 ? st.st_size / 1e6 : 0.0, s.file_records);
+	printf("recorded    by %s on %s (Linux %s, %s), %u CPUs\n",
+	       *s.recorder ? s.recorder : "an unknown recorder", *s.hostname ? s.hostname : "?",
+	       *s.osrelease ? s.osrelease : "?", *s.arch ? s.arch : "?", s.nr_cpus);
+	if (rsp_trace_n_cmdline(t)) {
+		printf("            command:");
+		for (size_t i = 1; i < rsp_trace_n_cmdline(t); i++)
+			printf(" %s", rsp_trace_cmdline(t, i));
+		printf("\n");
+	}
+	fmt_wall(wall, sizeof(wall), s.wall_start_ns);
+	printf("time        %.3f s, from %s (clock %.6f to %.6f)\n",
+	       (s.end_ns - s.start_ns) / 1e9, wall, s.start_ns / 1e9, s.end_ns / 1e9);
+	printf("targets    ");
+	if (!rsp_trace_n_targets(t))
+		printf(" none recorded (give --target to rsp report)");
+	for (size_t i = 0; i < rsp_trace_n_targets(t); i++) {
+		int pid = rsp_trace_target(t, i);
+		size_t ti = rsp_trace_find_thread(t, pid, s.start_ns);
+		struct rsp_thread_info info;
+
+		if (ti != RSP_NO_INDEX) {
+			rsp_trace_thread(t, ti, &info);
+			printf(" %d (%s)", pid, info.comm);
+		} else {
+			printf(" %d", pid);
+		}
+	}
+	printf("\nevents      %-30s %12s %14s %12s\n", "event", "count", "merged copies",
+	       "with stack");
+	for (size_t i = 0; i < rsp_trace_n_event_types(t); i++) {
+		struct rsp_event_type_info e;
+
+		rsp_trace_event_type(t, i, &e);
+		if (!e.count && !e.merged_copies)
+			continue;
+		printf("            %-30s %12" PRIu64 " %14" PRIu64 " %12" PRIu64 "\n", e.name,
+		       e.count, e.merged_copies, e.with_stack);
+	}
+	printf("timeline    %zu threads in %zu processes, %" PRIu64 " samples\n", s.n_threads,
+	       s.n_processes, s.samples);
+	printf("            %" PRIu64 " switch-ins inferred (not recorded by the kernel), %" PRIu64
+	       " broken state chains, %" PRIu64 " samples dropped\n",
+	       s.inferred_switches, s.broken_chains, s.dropped_samples);
+	printf("            %" PRIu64 " wakeups, %" PRIu64 " without a recorded cause\n",
+	       s.wakeups, s.wakeups_unlinked);
+	printf("            kernel symbols: %s\n",
+	       s.kallsyms_in_file		 ? "from the file" :
+	       s.kallsyms_from_running_kernel ? "from this machine (same kernel)" :
+						"none");
+	if (!nl) {
+		printf("lost        none\n");
+	} else {
+		uint64_t total = 0, span = 0;
+
+		for (size_t i = 0; i < nl; i++) {
+			struct rsp_lost_info l;
+
+			rsp_trace_lost(t, i, &l);
+			total += l.lost;
+			span += l.end_ns - l.start_ns;
+		}
+		printf("lost        %" PRIu64 " events in %zu spans, %.3f ms unknown:\n", total, nl,
+		       span / 1e6);
+		for (size_t i = 0; i < nl && i < 10; i++) {
+			struct rsp_lost_info l;
+
+			rsp_trace_lost(t, i, &l);
+			printf("            cpu%d %.6f..%.6f: %" PRIu64 " lost\n", l.cpu,
+			       l.start_ns / 1e9, l.end_ns / 1e9, l.lost);
+		}
+		if (nl > 10)
+			printf("            ... %zu more spans\n", nl - 10);
+	}
+	for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
+		printf("%s %s\n", i ? "           " : "warnings   ", rsp_trace_warning(t, i));
+	rows = processes(t, &np);
+	printf("processes   %7s  %-16s %7s %11s %11s %11s\n", "pid", "comm", "threads", "run ms",
+	       "sleep ms", "unknown ms");
+	for (size_t i = 0; rows && i < np && i < 25; i++)
+		printf("            %7d  %-16s %7zu %11.3f %11.3f %11.3f\n", rows[i].pid,
+		       rows[i].comm, rows[i].threads, rows[i].run_ns / 1e6,
+		       rows[i].sleep_ns / 1e6, rows[i].unknown_ns / 1e6);
+	if (np > 25)
+		printf("            ... %zu more processes (--json lists all)\n", np - 25);
+	free(rows);
+}
+
+static void print_json(const char *path, const struct rsp_trace *t)
+{
+	struct rsp_trace_summary s;
+	struct proc_row *rows;
+	size_t np = 0;
+	struct json j;
+
+	rsp_trace_get_summary(t, &s);
+	json_init(&j, stdout, true);
+	json_begin_object(&j, NULL);
+	json_string(&j, "file", path);
+	json_string(&j, "layout", s.pipe_mode ? "pipe" : "file");
+	json_bool(&j, "truncated", s.truncated);
+	json_bool(&j, "unfinished", s.unfinished);
+	json_u64(&j, "records", s.file_records);
+	json_string(&j, "recorder", s.recorder);
+	json_string(&j, "hostname", s.hostname);
+	json_string(&j, "kernel", s.osrelease);
+	json_string(&j, "arch", s.arch);
+	json_u64(&j, "cpus", s.nr_cpus);
+	json_begin_array(&j, "cmdline");
+	for (size_t i = 0; i < rsp_trace_n_cmdline(t); i++)
+		json_string(&j, NULL, rsp_trace_cmdline(t, i));
+	json_end_array(&j);
+	json_u64(&j, "start_ns", s.start_ns);
+	json_u64(&j, "end_ns", s.end_ns);
+	json_u64(&j, "wall_start_ns", s.wall_start_ns);
+	json_double(&j, "seconds", (s.end_ns - s.start_ns) / 1e9);
+	json_begin_array(&j, "targets");
+	for (size_t i = 0; i < rsp_trace_n_targets(t); i++)
+		json_i64(&j, NULL, rsp_trace_target(t, i));
+	json_end_array(&j);
+	json_begin_array(&j, "events");
+	for (size_t i = 0; i < rsp_trace_n_event_types(t); i++) {
+		struct rsp_event_type_info e;
+
+		rsp_trace_event_type(t, i, &e);
+		json_begin_object(&j, NULL);
+		json_string(&j, "name", e.name);
+		json_u64(&j, "count", e.count);
+		json_u64(&j, "merged_copies", e.merged_copies);
+		json_u64(&j, "with_stack", e.with_stack);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_begin_object(&j, "timeline");
+	json_u64(&j, "threads", s.n_threads);
+	json_u64(&j, "processes", s.n_processes);
+	json_u64(&j, "samples", s.samples);
+	json_u64(&j, "inferred_switches", s.inferred_switches);
+	json_u64(&j, "broken_chains", s.broken_chains);
+	json_u64(&j, "dropped_samples", s.dropped_samples);
+	json_u64(&j, "merged_copies", s.merged_copies);
+	json_u64(&j, "wakeups", s.wakeups);
+	json_u64(&j, "wakeups_unlinked", s.wakeups_unlinked);
+	json_bool(&j, "kallsyms_in_file", s.kallsyms_in_file);
+	json_end_object(&j);
+	json_begin_array(&j, "lost");
+	for (size_t i = 0; i < rsp_trace_n_lost(t); i++) {
+		struct rsp_lost_info l;
+
+		rsp_trace_lost(t, i, &l);
+		json_begin_object(&j, NULL);
+		json_i64(&j, "cpu", l.cpu);
+		json_u64(&j, "start_ns", l.start_ns);
+		json_u64(&j, "end_ns", l.end_ns);
+		json_u64(&j, "lost", l.lost);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_begin_array(&j, "warnings");
+	for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
+		json_string(&j, NULL, rsp_trace_warning(t, i));
+	json_end_array(&j);
+	rows = processes(t, &np);
+	json_begin_array(&j, "processes");
+	for (size_t i = 0; rows && i < np; i++) {
+		json_begin_object(&j, NULL);
+		json_i64(&j, "pid", rows[i].pid);
+		json_string(&j, "comm", rows[i].comm);
+		json_u64(&j, "threads", rows[i].threads);
+		json_u64(&j, "run_ns", rows[i].run_ns);
+		json_u64(&j, "sleep_ns", rows[i].sleep_ns);
+		json_u64(&j, "unknown_ns", rows[i].unknown_ns);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	free(rows);
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+int rsp_cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rsp_trace_opts o = { 0 };
+	struct rsp_trace *t;
+	const char *path = "rsp.data";
+	bool json = false;
+	char err[512];
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(info_usage, stdout);
+			return 0;
+		default:
+			fputs(info_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		rsp_cli_error("info", "one file at a time ('%s' is extra)", argv[optind]);
+		return 2;
+	}
+	if (rsp_trace_open(path, &o, &t, err, sizeof(err))) {
+		rsp_cli_error("info", "%s", err);
+		return 1;
+	}
+	if (json)
+		print_json(path, t);
+	else
+		print_text(path, t);
+	rsp_trace_free(t);
+	return 0;
+}

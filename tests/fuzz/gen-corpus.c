@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Seed files for the fuzz corpus: small synthetic streams of every layout. */
+#include "synth-perf.h"
+
+#include <stdio.h>
+
+#define US(x) (1000000000ull + (uint64_t)(x) * 1000ull)
+
+static void events(struct synth *s)
+{
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	uint64_t ips[2] = { 0xffffffff81000000ull, 0x401000 };
+
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_comm(s, 0, 100, 100, "a", false);
+	synth_switch(s, 0, US(10), 0, "swapper/0", 0, 100, "a");
+	synth_waking(s, 0, US(20), 100, 0, 200, "b", 1, false, ips, 2);
+	synth_switch(s, 0, US(21), 100, "a", 1, 0, "swapper/0");
+	synth_block(s, SE_BLK_INSERT, 0, US(22), 100, 0, 8, 4096, 8, "W");
+	synth_block(s, SE_BLK_COMPLETE, 1, US(30), 0, SYN_HARDIRQ, 8, 4096, 8, "W");
+	synth_irq(s, SE_IRQ_ENTRY, 1, US(29), 25, "virtio0");
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(31), 0, 4);
+	synth_sock_state(s, 0, US(40), 100, 0x1000, lo, 1, lo, 2, 1);
+	synth_sock_send(s, 0, US(41), 100, 0x1000, 2, 10);
+	synth_sk_ready(s, 1, US(42), 0, SYN_SOFTIRQ, 0x2000, 2);
+	synth_exec_tp(s, 0, US(50), 100, "/bin/true");
+	synth_sample(s, 1, US(60), 200, 200, ips, 2);
+	synth_lost(s, US(70), 1, 3);
+	synth_round(s);
+	synth_exit(s, US(80), 100, 100);
+}
+
+int main(int argc, char **argv)
+{
+	struct synth_opts opts[4] = {
+		{ 0 },
+		{ .file_mode = true },
+		{ .int_prev_state = true, .second_waking_attr = true },
+		{ .no_tracing_data = true },
+	};
+	const char *dir = argc > 1 ? argv[1] : ".";
+
+	for (int i = 0; i < 4; i++) {
+		struct synth *s = synth_new(&opts[i]);
+		char path[4096];
+		size_t len;
+		const void *buf;
+		FILE *f;
+
+		events(s);
+		buf = synth_finish(s, &len);
+		snprintf(path, sizeof(path), "%s/synth-%d.data", dir, i);
+		f = fopen(path, "wb");
+		if (!f || fwrite(buf, 1, len, f) != len) {
+			perror(path);
+			return 1;
+		}
+		fclose(f);
+		synth_free(s);
+	}
+	return 0;
+}

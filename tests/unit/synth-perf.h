@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A small perf.data writer for tests: synthetic event streams with a known
+ * timeline, in pipe or file layout, with the formats generated from the same
+ * field lists the payloads are built from.
+ */
+#ifndef RSP_TEST_SYNTH_PERF_H
+#define RSP_TEST_SYNTH_PERF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum synth_ev {
+	SE_SWITCH,
+	SE_WAKING,
+	SE_WAKEUP,
+	SE_WAKEUP_NEW,
+	SE_FORK,
+	SE_EXEC,
+	SE_EXIT,
+	SE_BLK_INSERT,
+	SE_BLK_ISSUE,
+	SE_BLK_COMPLETE,
+	SE_IRQ_ENTRY,
+	SE_IRQ_EXIT,
+	SE_SOFTIRQ_ENTRY,
+	SE_SOFTIRQ_EXIT,
+	SE_SOCK_SEND,
+	SE_SK_READY,
+	SE_SOCK_STATE,
+	SE__COUNT
+};
+
+/* context flags for common_flags */
+#define SYN_HARDIRQ 0x08
+#define SYN_SOFTIRQ 0x10
+
+struct synth;
+
+struct synth_opts {
+	bool file_mode; /* perf record's file layout instead of pipe mode */
+	bool int_prev_state; /* a kernel whose prev_state is a 4-byte int at another offset */
+	bool second_waking_attr; /* sched_waking also from a second attr (an "ftrace copy") */
+	bool no_tracing_data;
+};
+
+struct synth *synth_new(const struct synth_opts *o);
+void synth_free(struct synth *s);
+
+/* The finished file (valid until synth_free). */
+const void *synth_finish(struct synth *s, size_t *len);
+
+/* side-band */
+void synth_comm(struct synth *s, uint64_t t, int pid, int tid, const char *comm, bool exec);
+void synth_fork(struct synth *s, uint64_t t, int pid, int ppid, int tid, int ptid);
+void synth_exit(struct synth *s, uint64_t t, int pid, int tid);
+void synth_lost(struct synth *s, uint64_t t, int cpu, uint64_t n);
+void synth_round(struct synth *s);
+void synth_targets(struct synth *s, const int *pids, size_t n);
+
+/* events; @tid is the task in whose context the event fires (common_pid) */
+void synth_switch(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
+		  long prev_state, int next, const char *next_comm);
+/* @attr2: write it as the second sched_waking attr (the ftrace copy) */
+void synth_waking(struct synth *s, int cpu, uint64_t t, int tid, unsigned flags, int pid,
+		  const char *comm, int target_cpu, bool attr2, const uint64_t *stack,
+		  size_t nstack);
+void synth_wakeup(struct synth *s, int cpu, uint64_t t, int tid, unsigned flags, int pid,
+		  int target_cpu);
+void synth_wakeup_new(struct synth *s, int cpu, uint64_t t, int tid, int pid, int target_cpu);
+void synth_fork_tp(struct synth *s, int cpu, uint64_t t, int parent, int child,
+		   const char *child_comm);
+void synth_exec_tp(struct synth *s, int cpu, uint64_t t, int pid, const char *filename);
+void synth_exit_tp(struct synth *s, int cpu, uint64_t t, int pid);
+void synth_block(struct synth *s, enum synth_ev which, int cpu, uint64_t t, int tid,
+		 unsigned flags, uint32_t dev, uint64_t sector, uint32_t nr, const char *rwbs);
+void synth_irq(struct synth *s, enum synth_ev which, int cpu, uint64_t t, int irq,
+	       const char *name);
+void synth_softirq(struct synth *s, enum synth_ev which, int cpu, uint64_t t, int tid,
+		   unsigned vec);
+void synth_sock_send(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk, int family,
+		     int len);
+void synth_sk_ready(struct synth *s, int cpu, uint64_t t, int tid, unsigned flags, uint64_t sk,
+		    int family);
+void synth_sock_state(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk,
+		      const uint8_t saddr[4], uint16_t sport, const uint8_t daddr[4],
+		      uint16_t dport, int newstate);
+void synth_sample(struct synth *s, int cpu, uint64_t t, int pid, int tid, const uint64_t *ips,
+		  size_t n);
+
+/* Write records of one round in a scrambled order (CPU buffers drained in turns). */
+void synth_scramble_rounds(struct synth *s, bool on);
+
+#endif /* RSP_TEST_SYNTH_PERF_H */

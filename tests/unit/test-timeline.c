@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The timeline from synthetic perf.data streams with known answers: one
+ * mechanism per test.  Times are in microseconds from 1 s (US()).
+ */
+#include "rsp-model.h"
+#include "synth-perf.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+#define US(x) (1000000000ull + (uint64_t)(x) * 1000ull)
+#define S_INT 1 /* prev_state S */
+#define S_UNINT 2 /* D */
+#define S_DEAD 0x10 /* X */
+
+static struct rsp_trace *open_synth(struct synth *s, char *err, size_t errlen)
+{
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	size_t len;
+	const void *buf = synth_finish(s, &len);
+
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, errlen))
+		return NULL;
+	return t;
+}
+
+static size_t thread_of(struct rsp_trace *t, int tid)
+{
+	for (size_t i = 0; i < rsp_trace_n_threads(t); i++) {
+		struct rsp_thread_info ti;
+
+		rsp_trace_thread(t, i, &ti);
+		if (ti.tid == tid)
+			return i;
+	}
+	return RSP_NO_INDEX;
+}
+
+/* "R1000-1101 S1101-1201 ..." in us from 1 s; flags: i inferred, e exec, ? unknown */
+static const char *dump(struct rsp_trace *t, int tid)
+{
+	static char buf[2048];
+	size_t th = thread_of(t, tid), n = 0;
+
+	buf[0] = '\0';
+	if (th == RSP_NO_INDEX)
+		return "(no thread)";
+	for (size_t i = 0; i < rsp_thread_n_slices(t, th) && n < sizeof(buf) - 64; i++) {
+		struct rsp_slice_info s;
+		char k;
+
+		rsp_thread_slice(t, th, i, &s);
+		k = s.kind == RSP_SLICE_RUN ? 'R' : s.kind == RSP_SLICE_SLEEP ? 'S' : '?';
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%c%lld-%lld%s%s", i ? " " : "",
+				      k, ((long long)s.start_ns - 1000000000ll) / 1000,
+				      ((long long)s.end_ns - 1000000000ll) / 1000,
+				      (s.flags & RSP_SLICE_INFERRED_START) ? "i" : "",
+				      (s.flags & RSP_SLICE_EXEC) ? "e" : "");
+	}
+	return buf;
+}
+
+static void slice_of(struct rsp_trace *t, int tid, size_t i, struct rsp_slice_info *s)
+{
+	rsp_thread_slice(t, thread_of(t, tid), i, s);
+}
+
+/* A and B pass control on one CPU */
+static void pingpong_events(struct synth *s)
+{
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_comm(s, 0, 100, 100, "a", false);
+	synth_fork(s, 0, 200, 1, 200, 1);
+	synth_comm(s, 0, 200, 200, "b", false);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "b", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1101), 100, "a", S_INT, 200, "b");
+	synth_waking(s, 0, US(1200), 200, 0, 100, "a", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1201), 200, "b", S_INT, 100, "a");
+	synth_round(s);
+	synth_waking(s, 0, US(1300), 100, 0, 200, "b", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1301), 100, "a", S_UNINT, 200, "b");
+	synth_switch(s, 0, US(1400), 200, "b", S_INT, 0, "swapper/0");
+}
+
+static void check_pingpong(struct rsp_trace *t, const char *how)
+{
+	struct rsp_slice_info s;
+	struct rsp_link_info l;
+
+	CHECK_STR(dump(t, 100), "S1000-1000 R1000-1101 S1101-1201 R1201-1301 S1301-1400",
+		  how);
+	CHECK_STR(dump(t, 200), "S1000-1101 R1101-1201 S1201-1301 R1301-1400 S1400-1400", how);
+	slice_of(t, 100, 2, &s);
+	CHECK(s.wake_ns == US(1200) && s.link != RSP_NO_INDEX, "%s: A's sleep woken at 1200", how);
+	rsp_trace_link(t, s.link, &l);
+	CHECK(l.kind == RSP_LINK_WAKEUP && l.waker_thread == thread_of(t, 200) &&
+		      l.waker_slice == 1 && l.wakee_slice == 3 && l.context == RSP_WAKE_TASK,
+	      "%s: B's run (slice 1) woke A's run (slice 3) from task context", how);
+	slice_of(t, 100, 4, &s);
+	CHECK(s.state == RSP_SLEEP_UNINTERRUPTIBLE, "%s: prev_state 2 is D", how);
+	slice_of(t, 100, 2, &s);
+	CHECK(s.state == RSP_SLEEP_INTERRUPTIBLE && s.stack != 0, "%s: S, with its stack", how);
+}
+
+static void test_pingpong(void)
+{
+	struct synth *s = synth_new(NULL);
+	char err[256];
+	struct rsp_trace *t;
+	struct rsp_trace_summary sum;
+
+	pingpong_events(s);
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "ping-pong opens (%s)", t ? "" : err);
+	if (t) {
+		check_pingpong(t, "pipe");
+		rsp_trace_get_summary(t, &sum);
+		CHECK(sum.pipe_mode && sum.inferred_switches == 0 && sum.broken_chains == 0,
+		      "nothing inferred, nothing broken");
+		CHECK(sum.start_ns == US(1000) && sum.end_ns == US(1400), "time span");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+static void test_layouts(void)
+{
+	struct synth_opts o1 = { .file_mode = true };
+	struct synth_opts o2 = { .int_prev_state = true };
+	struct synth_opts o3 = { .file_mode = true, .int_prev_state = true };
+	const struct synth_opts *opts[] = { &o1, &o2, &o3 };
+	const char *names[] = { "file mode", "int prev_state", "file mode + int prev_state" };
+
+	for (int i = 0; i < 3; i++) {
+		struct synth *s = synth_new(opts[i]);
+		char err[256];
+		struct rsp_trace *t;
+
+		pingpong_events(s);
+		t = open_synth(s, err, sizeof(err));
+		CHECK(t != NULL, "%s opens (%s)", names[i], t ? "" : err);
+		if (t) {
+			struct rsp_trace_summary sum;
+
+			check_pingpong(t, names[i]);
+			rsp_trace_get_summary(t, &sum);
+			CHECK(sum.pipe_mode == !opts[i]->file_mode, "%s: layout detected",
+			      names[i]);
+			rsp_trace_free(t);
+		}
+		synth_free(s);
+	}
+}
+
+static void test_scrambled(void)
+{
+	struct synth *a = synth_new(NULL), *b = synth_new(NULL);
+	struct rsp_trace *ta, *tb;
+	char err[256], da[2048];
+
+	for (int k = 0; k < 2; k++) {
+		struct synth *s = k ? b : a;
+
+		synth_scramble_rounds(s, k == 1);
+		synth_fork(s, 0, 10, 1, 10, 1);
+		synth_fork(s, 0, 20, 1, 20, 1);
+		synth_switch(s, 0, US(100), 0, "swapper/0", 0, 10, "x");
+		synth_switch(s, 1, US(105), 0, "swapper/1", 0, 20, "y");
+		synth_waking(s, 1, US(150), 20, 0, 10, "x", 0, false, NULL, 0);
+		synth_switch(s, 0, US(120), 10, "x", S_INT, 0, "swapper/0");
+		synth_switch(s, 0, US(160), 0, "swapper/0", 0, 10, "x");
+		synth_switch(s, 1, US(170), 20, "y", S_INT, 0, "swapper/1");
+		synth_round(s);
+		synth_switch(s, 0, US(200), 10, "x", S_INT, 0, "swapper/0");
+	}
+	ta = open_synth(a, err, sizeof(err));
+	tb = open_synth(b, err, sizeof(err));
+	CHECK(ta && tb, "both orders open");
+	if (ta && tb) {
+		snprintf(da, sizeof(da), "%s", dump(ta, 10));
+		CHECK_STR(dump(tb, 10), da, "records in CPU-drain order give the same timeline");
+		CHECK_STR(da, "S100-100 R100-120 S120-160 R160-200 S200-200", "x's timeline");
+	}
+	rsp_trace_free(ta);
+	rsp_trace_free(tb);
+	synth_free(a);
+	synth_free(b);
+}
+
+static void test_missing_switch_in(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+	uint64_t ip = 0x401000;
+
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_switch(s, 1, US(900), 0, "swapper/1", 0, 100, "p");
+	synth_switch(s, 1, US(1000), 100, "p", S_INT, 0, "swapper/1");
+	/* an interrupt on the idle CPU wakes p; the kernel omits swapper -> p */
+	synth_waking(s, 1, US(1500), 0, SYN_HARDIRQ, 100, "p", 1, false, NULL, 0);
+	synth_sample(s, 1, US(1600), 100, 100, &ip, 1);
+	synth_switch(s, 1, US(1700), 100, "p", S_INT, 0, "swapper/1");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_trace_summary sum;
+		struct rsp_slice_info sl;
+		struct rsp_link_info l;
+
+		CHECK_STR(dump(t, 100), "S900-900 R900-1000 S1000-1500 R1500-1700i S1700-1700",
+			  "switch-in inferred at the wakeup");
+		slice_of(t, 100, 3, &sl);
+		CHECK(sl.n_samples == 1, "the sample belongs to the inferred run");
+		rsp_trace_get_summary(t, &sum);
+		CHECK(sum.inferred_switches == 1, "one inferred switch-in");
+		slice_of(t, 100, 2, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_TIMER && l.context == RSP_WAKE_HARDIRQ &&
+			      l.waker_thread == RSP_NO_INDEX,
+		      "a hard-irq wakeup outside any irq handler is a timer");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+static void test_lost(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+	uint64_t ip = 0x401000;
+
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_sample(s, 0, US(1100), 100, 100, &ip, 1);
+	synth_lost(s, US(1500), 0, 10);
+	synth_switch(s, 0, US(1800), 100, "a", S_INT, 0, "swapper/0");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_lost_info l;
+		struct rsp_trace_summary sum;
+
+		CHECK_STR(dump(t, 100), "S1000-1000 R1000-1100 ?1100-1800 R1800-1800i S1800-1800",
+			  "unknown from the last event before the loss until a's next event");
+		CHECK(rsp_trace_n_lost(t) == 1, "one lost span");
+		rsp_trace_lost(t, 0, &l);
+		CHECK(l.cpu == 0 && l.start_ns == US(1100) && l.end_ns == US(1500) && l.lost == 10,
+		      "cpu0 1100..1500, 10 lost");
+		rsp_trace_get_summary(t, &sum);
+		CHECK(sum.lost_events == 10, "summary counts them");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+static void test_truncated_and_garbage(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	size_t len;
+	const unsigned char *buf;
+	char err[256];
+	unsigned char junk[4096];
+	int ret;
+
+	pingpong_events(s);
+	buf = synth_finish(s, &len);
+	/* cut in the middle of the last record */
+	ret = rsp_trace_open_mem(buf, len - 20, &o, &t, err, sizeof(err));
+	CHECK(ret == 0 && t, "a cut file opens (%s)", ret ? err : "");
+	if (t) {
+		struct rsp_trace_summary sum;
+		int warned = 0;
+
+		rsp_trace_get_summary(t, &sum);
+		for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
+			warned |= strstr(rsp_trace_warning(t, i), "cut short") != NULL;
+		CHECK(sum.truncated && warned, "and says it was cut short");
+		CHECK_STR(dump(t, 100), "S1000-1000 R1000-1101 S1101-1201 R1201-1301 S1301-1301",
+			  "everything before the cut is there");
+		rsp_trace_free(t);
+	}
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (unsigned char)(i * 7919u >> 3);
+	ret = rsp_trace_open_mem(junk, sizeof(junk), &o, &t, err, sizeof(err));
+	CHECK(ret < 0 && strstr(err, "not a perf.data file"), "garbage: '%s'", err);
+	ret = rsp_trace_open_mem(buf, 10, &o, &t, err, sizeof(err));
+	CHECK(ret < 0 && strstr(err, "only 10 bytes"), "10 bytes: '%s'", err);
+	ret = rsp_trace_open("/nonexistent/x.data", &o, &t, err, sizeof(err));
+	CHECK(ret < 0 && strstr(err, "no such file"), "missing file: '%s'", err);
+	ret = rsp_trace_open("/etc", &o, &t, err, sizeof(err));
+	CHECK(ret < 0 && strstr(err, "not a regular file"), "a directory: '%s'", err);
+	synth_free(s);
+}
+
+static void test_pid_reuse_and_exec(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+
+	synth_fork(s, US(900), 300, 1, 300, 1);
+	synth_comm(s, US(900), 300, 300, "first", false);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 300, "first");
+	synth_exit(s, US(1400), 300, 300);
+	synth_switch(s, 0, US(1500), 300, "first", S_DEAD, 0, "swapper/0");
+	synth_fork(s, US(2000), 300, 1, 300, 1);
+	synth_comm(s, US(2000), 300, 300, "sh", false);
+	synth_switch(s, 0, US(2100), 0, "swapper/0", 0, 300, "sh");
+	synth_exec_tp(s, 0, US(2200), 300, "/bin/ls");
+	synth_comm(s, US(2200), 300, 300, "ls", true);
+	synth_switch(s, 0, US(2300), 300, "ls", S_INT, 0, "swapper/0");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		size_t a = rsp_trace_find_thread(t, 300, US(1200));
+		size_t b = rsp_trace_find_thread(t, 300, US(2150));
+		struct rsp_thread_info ia, ib;
+		struct rsp_slice_info sl;
+		struct rsp_link_info l;
+
+		CHECK(a != RSP_NO_INDEX && b != RSP_NO_INDEX && a != b,
+		      "pid reuse: two threads with tid 300");
+		rsp_trace_thread(t, a, &ia);
+		rsp_trace_thread(t, b, &ib);
+		CHECK(!strcmp(ia.comm, "first") && ia.death_ns == US(1400), "the first one died");
+		CHECK(!strcmp(ib.comm, "ls") && !strcmp(ib.first_comm, "sh"),
+		      "exec renamed the second: sh -> ls");
+		CHECK(rsp_thread_n_slices(t, b) == 4, "runnable from its fork, then a run split at exec");
+		rsp_thread_slice(t, b, 0, &sl);
+		CHECK(sl.kind == RSP_SLICE_SLEEP && sl.start_ns == US(2000) &&
+			      sl.state == RSP_SLEEP_PREEMPTED && !(sl.flags & RSP_SLICE_UNKNOWN_START),
+		      "born at 2000, runnable until its first run");
+		rsp_thread_slice(t, b, 2, &sl);
+		CHECK(sl.kind == RSP_SLICE_RUN && sl.start_ns == US(2200) &&
+			      (sl.flags & RSP_SLICE_EXEC),
+		      "the run after exec starts at 2200, marked");
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_EXEC && l.waker_thread == b && l.waker_slice == 1,
+		      "a horizontal exec link from the run before");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+static void test_block(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+
+	synth_fork(s, 0, 500, 1, 500, 1);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 500, "dd");
+	synth_block(s, SE_BLK_INSERT, 0, US(1100), 500, 0, 0x800001, 4096, 8, "RS");
+	synth_block(s, SE_BLK_ISSUE, 0, US(1110), 500, 0, 0x800001, 4096, 8, "RS");
+	synth_switch(s, 0, US(1120), 500, "dd", S_UNINT, 0, "swapper/0");
+	synth_irq(s, SE_IRQ_ENTRY, 1, US(1490), 25, "virtio0-requests");
+	synth_irq(s, SE_IRQ_EXIT, 1, US(1491), 25, NULL);
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(1495), 0, 4);
+	synth_block(s, SE_BLK_COMPLETE, 1, US(1500), 0, SYN_SOFTIRQ, 0x800001, 4096, 8, "RS");
+	synth_waking(s, 1, US(1502), 0, SYN_SOFTIRQ, 500, "dd", 0, false, NULL, 0);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(1503), 0, 4);
+	synth_switch(s, 0, US(1510), 0, "swapper/0", 0, 500, "dd");
+	/* a request completed without an issue event */
+	synth_block(s, SE_BLK_INSERT, 0, US(2100), 500, 0, 0x800001, 8192, 8, "RS");
+	synth_switch(s, 0, US(2120), 500, "dd", S_UNINT, 0, "swapper/0");
+	synth_block(s, SE_BLK_COMPLETE, 0, US(2500), 0, SYN_HARDIRQ, 0x800001, 8192, 8, "RS");
+	synth_waking(s, 0, US(2501), 0, SYN_HARDIRQ, 500, "dd", 0, false, NULL, 0);
+	synth_switch(s, 0, US(2510), 0, "swapper/0", 0, 500, "dd");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_io_info io;
+		struct rsp_slice_info sl;
+		struct rsp_link_info l;
+
+		CHECK(rsp_trace_n_ios(t) == 2, "two requests");
+		rsp_trace_io(t, 0, &io);
+		CHECK(io.insert_ns == US(1100) && io.issue_ns == US(1110) &&
+			      io.complete_ns == US(1500) && io.thread == thread_of(t, 500) &&
+			      io.sector == 4096 && !strcmp(io.rwbs, "RS"),
+		      "insert/issue/complete matched by device and sector, issued by dd");
+		slice_of(t, 500, 2, &sl);
+		CHECK(sl.state == RSP_SLEEP_UNINTERRUPTIBLE && sl.end_ns == US(1510),
+		      "dd sleeps in D until 1510");
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_IO && l.io == 0 && l.context == RSP_WAKE_SOFTIRQ &&
+			      io.link == sl.link,
+		      "the completion's wakeup links to the request, and back");
+		rsp_trace_io(t, 1, &io);
+		CHECK(io.insert_ns == US(2100) && io.issue_ns == US(2100) &&
+			      io.complete_ns == US(2500),
+		      "no issue event: issued when inserted");
+		slice_of(t, 500, 4, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_IO && l.io == 1, "hard-irq completion links too");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+static void test_irq_and_timers(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+
+	synth_fork(s, 0, 600, 1, 600, 1);
+	synth_fork(s, 0, 700, 1, 700, 1);
+	synth_switch(s, 0, US(900), 0, "swapper/0", 0, 600, "nic");
+	synth_switch(s, 0, US(1000), 600, "nic", S_INT, 700, "sleeper");
+	synth_switch(s, 0, US(1100), 700, "sleeper", S_INT, 0, "swapper/0");
+	synth_irq(s, SE_IRQ_ENTRY, 0, US(1500), 11, "eth0");
+	synth_waking(s, 0, US(1501), 0, SYN_HARDIRQ, 600, "nic", 0, false, NULL, 0);
+	synth_irq(s, SE_IRQ_EXIT, 0, US(1502), 11, NULL);
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 0, US(1600), 0, 1);
+	synth_waking(s, 0, US(1601), 0, SYN_SOFTIRQ, 700, "sleeper", 0, false, NULL, 0);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 0, US(1602), 0, 1);
+	synth_switch(s, 0, US(1610), 0, "swapper/0", 0, 600, "nic");
+	synth_switch(s, 0, US(1620), 600, "nic", S_INT, 700, "sleeper");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_slice_info sl;
+		struct rsp_link_info l;
+
+		slice_of(t, 600, 2, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_IRQ && l.irq_name && !strcmp(l.irq_name, "eth0") &&
+			      l.context == RSP_WAKE_HARDIRQ,
+		      "woken in irq 11's handler: a hardware wait, named eth0");
+		slice_of(t, 700, 2, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_TIMER && l.softirq == 1, "woken by the timer softirq");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+static void test_sockets(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+
+	synth_fork(s, 0, 800, 1, 800, 1);
+	synth_fork(s, 0, 900, 1, 900, 1);
+	synth_sock_state(s, 0, US(100), 800, 0xffff1000, lo, 40000, lo, 8080, 1);
+	synth_sock_state(s, 0, US(101), 800, 0xffff2000, lo, 8080, lo, 40000, 1);
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 900, "server");
+	synth_switch(s, 1, US(900), 900, "server", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(950), 0, "swapper/0", 0, 800, "client");
+	synth_sock_send(s, 0, US(1000), 800, 0xffff1000, 2, 64);
+	synth_sk_ready(s, 0, US(1005), 800, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_waking(s, 0, US(1006), 800, SYN_SOFTIRQ, 900, "server", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1010), 0, "swapper/1", 0, 900, "server");
+	synth_switch(s, 1, US(1100), 900, "server", S_INT, 0, "swapper/1");
+	/* a unix socket: delivered in the sender's own context */
+	synth_sock_send(s, 0, US(2000), 800, 0xffff3000, 1, 64);
+	synth_sk_ready(s, 0, US(2001), 800, 0, 0xffff4000, 1);
+	synth_waking(s, 0, US(2002), 800, 0, 900, "server", 1, false, NULL, 0);
+	synth_switch(s, 1, US(2010), 0, "swapper/1", 0, 900, "server");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_slice_info sl;
+		struct rsp_link_info l;
+		struct rsp_net_info n;
+		struct rsp_socket_info so, peer;
+
+		slice_of(t, 900, 2, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_NET && l.net != RSP_NO_INDEX, "TCP: a network link");
+		rsp_trace_net(t, l.net, &n);
+		CHECK(n.sender_thread == thread_of(t, 800) && n.send_ns == US(1000),
+		      "sent by the client at 1000");
+		rsp_trace_socket(t, n.socket, &so);
+		CHECK(so.sk == 0xffff2000 && so.peer != RSP_NO_INDEX, "arrived on the server's socket");
+		CHECK_STR(so.remote, "127.0.0.1:40000", "its peer address");
+		rsp_trace_socket(t, so.peer, &peer);
+		CHECK(peer.sk == 0xffff1000 && !strcmp(peer.local, "127.0.0.1:40000"),
+		      "paired with the client's socket by the mirrored tuple");
+		slice_of(t, 900, 4, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_NET && l.waker_thread == thread_of(t, 800) &&
+			      l.context == RSP_WAKE_TASK,
+		      "unix: a network link from the sender's context");
+		rsp_trace_net(t, l.net, &n);
+		CHECK(n.sender_thread == thread_of(t, 800), "unix: the sender is the client");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+static void test_duplicates(void)
+{
+	struct synth_opts o = { .second_waking_attr = true };
+	struct synth *s = synth_new(&o);
+	struct rsp_trace *t;
+	char err[256];
+	uint64_t stack[3] = { 0xffffffff81100000ull, 0xffffffff81200000ull, 0x401234 };
+
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_fork(s, 0, 200, 1, 200, 1);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_switch(s, 1, US(1000), 200, "b", S_INT, 0, "swapper/1");
+	/* the ftrace copy (no stack) first, then perf's with the waker's stack */
+	synth_waking(s, 0, US(1100), 100, 0, 200, "b", 1, true, NULL, 0);
+	synth_waking(s, 0, US(1100) + 700, 100, 0, 200, "b", 1, false, stack, 3);
+	synth_switch(s, 1, US(1110), 0, "swapper/1", 0, 200, "b");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_slice_info sl;
+		struct rsp_link_info l;
+		struct rsp_trace_summary sum;
+		uint64_t count = 0, merged = 0;
+
+		CHECK(rsp_trace_n_links(t) == 1, "one link from two copies");
+		slice_of(t, 200, 2, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.waker_stack != 0 && rsp_stack_n_frames(t, l.waker_stack) == 3,
+		      "the link keeps the copy's stack");
+		rsp_trace_get_summary(t, &sum);
+		CHECK(sum.merged_copies == 1, "one copy merged");
+		for (size_t i = 0; i < rsp_trace_n_event_types(t); i++) {
+			struct rsp_event_type_info e;
+
+			rsp_trace_event_type(t, i, &e);
+			if (!strcmp(e.name, "sched:sched_waking")) {
+				count += e.count;
+				merged += e.merged_copies;
+			}
+		}
+		CHECK(count == 1 && merged == 1, "sched_waking counted once, one copy merged");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+static void test_fork(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+	const int targets[] = { 1000 };
+
+	synth_targets(s, targets, 1);
+	synth_fork(s, 0, 1000, 1, 1000, 1);
+	synth_comm(s, 0, 1000, 1000, "make", false);
+	synth_switch(s, 0, US(900), 0, "swapper/0", 0, 1000, "make");
+	synth_fork(s, US(1000), 1001, 1000, 1001, 1000);
+	synth_fork_tp(s, 0, US(1000), 1000, 1001, "make");
+	synth_wakeup_new(s, 0, US(1010), 1000, 1001, 1);
+	synth_switch(s, 1, US(1050), 0, "swapper/1", 0, 1001, "make");
+	synth_switch(s, 0, US(1060), 1000, "make", S_INT, 0, "swapper/0");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_slice_info sl;
+		struct rsp_link_info l;
+		struct rsp_thread_info ti;
+
+		CHECK(rsp_trace_n_targets(t) == 1 && rsp_trace_target(t, 0) == 1000,
+		      "the target from the thread map");
+		CHECK_STR(dump(t, 1001), "S1010-1050 R1050-1060", "child: runnable from its wakeup");
+		slice_of(t, 1001, 0, &sl);
+		CHECK(sl.state == RSP_SLEEP_PREEMPTED && sl.wake_ns == US(1010),
+		      "the wait for a CPU counts as runnable");
+		slice_of(t, 1001, 1, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_FORK && l.waker_thread == thread_of(t, 1000),
+		      "its first run is linked from the parent's fork");
+		rsp_trace_thread(t, thread_of(t, 1001), &ti);
+		CHECK(ti.parent == thread_of(t, 1000) && ti.pid == 1001 && ti.birth_ns == US(1000),
+		      "parent, pid and birth from the FORK record");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+int main(void)
+{
+	test_pingpong();
+	test_layouts();
+	test_scrambled();
+	test_missing_switch_in();
+	test_lost();
+	test_truncated_and_garbage();
+	test_pid_reuse_and_exec();
+	test_block();
+	test_irq_and_timers();
+	test_sockets();
+	test_duplicates();
+	test_fork();
+	return tap_done();
+}
