@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared by analysis.c (the recursion) and explain.c (labels, the table). */
+#ifndef RSP_ANALYSIS_PRIVATE_H
+#define RSP_ANALYSIS_PRIVATE_H
+
+#include "model-private.h"
+#include "rsp-analysis.h"
+
+struct anode {
+	uint64_t start, end;
+	uint32_t parent, thread, slice, io, net, link, other;
+	uint32_t path;
+	uint32_t label; /* string id */
+	uint16_t depth;
+	uint8_t kind, flags;
+	uint8_t cat; /* leaves; 0xff for inner nodes */
+};
+
+struct apath {
+	uint32_t thread, parent;
+	uint64_t start, end;
+	uint64_t span; /* time it covers: end - start, or the sum of an async path's segments */
+	bool async;
+	uint64_t cat_ns[RSP_CAT__COUNT];
+};
+
+struct interval {
+	uint64_t s, e;
+};
+
+struct contrib {
+	uint32_t label;
+	uint64_t ns, count;
+};
+
+struct rsp_analysis {
+	struct rsp_trace *t;
+	uint64_t tol;
+	size_t max_nodes, max_depth;
+	bool started_by_rsp;
+
+	VEC(struct anode) nodes;
+	VEC(struct apath) paths;
+	uint32_t cur_path;
+	uint64_t cat_ns[RSP_CAT__COUNT];
+	uint64_t start, end;
+	size_t n_threads, n_cut, n_bounded;
+	bool nomem;
+
+	uint8_t *is_target; /* per thread */
+	uint32_t *on_stack; /* per thread: frames of it on the walk's stack */
+	uint32_t *path_of_thread;
+	VEC(struct interval) *claims; /* per thread: time used inside others' sleeps */
+
+	/* labels: per stack, cached */
+	uint32_t *stack_label_keys, *stack_label_vals;
+	size_t stack_label_cap, stack_label_n;
+	/* contributors per category, built by analysis_finish() */
+	VEC(struct contrib) contrib[RSP_CAT__COUNT];
+};
+
+uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,
+			   uint32_t parent, uint16_t depth);
+/* a node with a category: its time counts */
+uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category cat, uint64_t s,
+		       uint64_t e, uint32_t parent, uint16_t depth, uint32_t thread);
+
+/* the stack id after unwinding (pending copies resolved), for comparing stacks */
+uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack);
+bool analysis_started_by_rsp(const struct rsp_trace *t);
+bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack);
+
+/* leaves with their labels (explain.c) */
+uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
+			   uint64_t lo, uint64_t hi, uint32_t parent, uint16_t depth);
+void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, uint32_t thread,
+			  uint64_t lo, uint64_t hi, uint32_t parent, uint16_t depth);
+void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_op *io);
+void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net);
+void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread);
+void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread);
+void analysis_label_timeout(struct rsp_analysis *an, uint32_t node, uint32_t thread,
+			    const struct slice *s, bool deliberate);
+void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thread,
+			   const struct slice *s);
+void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu);
+int analysis_finish(struct rsp_analysis *an);
+void analysis_labels_free(struct rsp_analysis *an);
+
+#endif /* RSP_ANALYSIS_PRIVATE_H */

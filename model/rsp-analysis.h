@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The recursive analysis: from a target's runs, follow wakeups backwards and
+ * build cross-process pseudostacks (a sleep's cause becomes its child, like a
+ * function call), grouped into control paths; then the explanation table.
+ * See docs/ANALYSIS.md.
+ */
+#ifndef RSP_ANALYSIS_H
+#define RSP_ANALYSIS_H
+
+#include "rsp-model.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rsp_analysis;
+
+/* The explanation's categories, from best to least understood. */
+enum rsp_category {
+	RSP_CAT_CPU, /* running, with samples: in understood functions */
+	RSP_CAT_CPU_UNSAMPLED, /* running, between sampler ticks */
+	RSP_CAT_DISK, /* a block request was being serviced */
+	RSP_CAT_NET, /* waiting for data from a peer off this machine */
+	RSP_CAT_IO_QUEUE, /* a block request queued, not yet issued */
+	RSP_CAT_SCHED, /* runnable, waiting for a CPU */
+	RSP_CAT_HARDWARE, /* woken by a device interrupt */
+	RSP_CAT_INVOLUNTARY, /* preempted */
+	RSP_CAT_DELIBERATE, /* nanosleep and friends */
+	RSP_CAT_TIMEOUT, /* other waits that ended by timing out */
+	RSP_CAT_KERNEL, /* blocked in the kernel on nothing rsp traces */
+	RSP_CAT_OTHER_PATH, /* waiting on work running in parallel */
+	RSP_CAT_UNKNOWN, /* lost records: nothing is known */
+	RSP_CAT_UNACCOUNTED, /* woken, but the cause was not recorded */
+	RSP_CAT__COUNT
+};
+
+const char *rsp_category_name(enum rsp_category c);
+/* A stable identifier for CSV/JSON: "cpu", "disk", ... */
+const char *rsp_category_key(enum rsp_category c);
+/* What to look at when the category is large. */
+const char *rsp_category_advice(enum rsp_category c);
+
+struct rsp_analysis_opts {
+	uint64_t tolerance_ns; /* 0: the default (RSP_DEFAULT_TOLERANCE_NS) */
+	size_t max_nodes; /* 0: unlimited; a bound on what one analysis may pull in */
+	size_t max_depth; /* 0: 256 */
+};
+
+#define RSP_DEFAULT_TOLERANCE_NS 1000000ull
+
+/* The target: the processes @pids (all their threads), or one thread if @tid > 0. */
+int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
+		const struct rsp_analysis_opts *opts, struct rsp_analysis **out, char *err,
+		size_t errlen);
+void rsp_analysis_free(struct rsp_analysis *a);
+
+struct rsp_explanation {
+	uint64_t wall_ns; /* the target's first to last activity */
+	uint64_t total_ns; /* parallelism counted: the sum of the control paths */
+	uint64_t start_ns, end_ns;
+	uint64_t cat_ns[RSP_CAT__COUNT]; /* a partition of total_ns */
+	size_t n_paths; /* control paths */
+	size_t n_threads; /* target threads */
+	size_t n_processes; /* distinct processes anywhere in the pseudostacks */
+	size_t n_nodes;
+	size_t n_cut; /* children cut at their parent's start (triangles, overhangs) */
+	size_t n_bounded; /* links not followed: max_nodes / max_depth reached */
+	uint64_t tolerance_ns;
+};
+
+/* The whole target, or one of its control paths (@path < n_paths). */
+void rsp_analysis_explanation(const struct rsp_analysis *a, struct rsp_explanation *out);
+void rsp_analysis_path_explanation(const struct rsp_analysis *a, size_t path,
+				   struct rsp_explanation *out);
+
+struct rsp_contributor {
+	const char *what; /* "rpc-backend: fsync > __libc_fsync", "254:0", "127.0.0.1:8080" */
+	uint64_t ns;
+	uint64_t count; /* intervals */
+};
+/* The top contributors of a category, largest first. */
+size_t rsp_analysis_n_contributors(const struct rsp_analysis *a, enum rsp_category c);
+void rsp_analysis_contributor(const struct rsp_analysis *a, enum rsp_category c, size_t i,
+			      struct rsp_contributor *out);
+
+/* ---- control paths and pseudostacks (for views and exports) --------------------------- */
+
+struct rsp_path_info {
+	size_t thread; /* the thread at its bottom */
+	uint64_t start_ns, end_ns;
+	bool async; /* work the target started and did not wait for in one sleep */
+};
+size_t rsp_analysis_n_paths(const struct rsp_analysis *a);
+void rsp_analysis_path(const struct rsp_analysis *a, size_t i, struct rsp_path_info *out);
+
+enum rsp_node_kind {
+	RSP_NODE_ROOT = 1, /* a control path's span */
+	RSP_NODE_RUN, /* a thread running */
+	RSP_NODE_SLEEP, /* a thread sleeping: its children are why */
+	RSP_NODE_RUNNABLE, /* the runnable end of a sleep */
+	RSP_NODE_PREEMPTED,
+	RSP_NODE_IO_QUEUE,
+	RSP_NODE_IO,
+	RSP_NODE_NET,
+	RSP_NODE_HARDWARE,
+	RSP_NODE_TIMEOUT,
+	RSP_NODE_KERNEL,
+	RSP_NODE_OTHER_PATH,
+	RSP_NODE_UNKNOWN,
+	RSP_NODE_UNACCOUNTED,
+};
+
+#define RSP_NODE_CUT 0x01 /* starts where its parent does: the earlier part was cut */
+#define RSP_NODE_DEFACTO 0x02 /* a de facto sleep: several timed-out sleeps as one */
+#define RSP_NODE_BOUNDED 0x04 /* not expanded: a bound was reached */
+
+struct rsp_node_info {
+	enum rsp_node_kind kind;
+	enum rsp_category category; /* leaves */
+	size_t parent; /* RSP_NO_INDEX for a root */
+	size_t path;
+	unsigned depth;
+	unsigned flags;
+	uint64_t start_ns, end_ns;
+	size_t thread; /* RUN/SLEEP/RUNNABLE/PREEMPTED, else RSP_NO_INDEX */
+	size_t slice; /* RUN/SLEEP: the thread's slice */
+	size_t io; /* IO/IO_QUEUE: the request */
+	size_t net; /* NET: the arrival */
+	size_t link; /* SLEEP: the link that ended it */
+	size_t other_thread; /* OTHER_PATH: the waker; TIMEOUT: what ran meanwhile */
+	const char *label; /* irq name, peer address, function; may be NULL */
+};
+/* Nodes in depth-first order (a parent before its children), each path in turn. */
+size_t rsp_analysis_n_nodes(const struct rsp_analysis *a);
+void rsp_analysis_node(const struct rsp_analysis *a, size_t i, struct rsp_node_info *out);
+
+#endif /* RSP_ANALYSIS_H */
