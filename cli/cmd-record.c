@@ -34,6 +34,8 @@ static const char record_usage[] =
 	"      --no-block           no block I/O events\n"
 	"      --probes FILE        event set to use instead of the built-in one\n"
 	"      --no-rt              do not run the reader at real-time priority\n"
+	"      --no-kallsyms        do not store kernel symbols in the file (smaller; kernel\n"
+	"                           frames then symbolize only on this machine's kernel)\n"
 	"  -q, --quiet              no end summary\n"
 	"  -h, --help               this text\n";
 
@@ -201,7 +203,7 @@ static int exit_status_of(int status)
 
 int rsp_cmd_record(int argc, char **argv)
 {
-	enum { OPT_CALL_GRAPH = 1000, OPT_NO_NET, OPT_NO_BLOCK, OPT_PROBES, OPT_NO_RT };
+	enum { OPT_CALL_GRAPH = 1000, OPT_NO_NET, OPT_NO_BLOCK, OPT_PROBES, OPT_NO_RT, OPT_NO_KSYMS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -214,6 +216,7 @@ int rsp_cmd_record(int argc, char **argv)
 		{ "no-block", no_argument, NULL, OPT_NO_BLOCK },
 		{ "probes", required_argument, NULL, OPT_PROBES },
 		{ "no-rt", no_argument, NULL, OPT_NO_RT },
+		{ "no-kallsyms", no_argument, NULL, OPT_NO_KSYMS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -315,6 +318,9 @@ int rsp_cmd_record(int argc, char **argv)
 			break;
 		case OPT_NO_RT:
 			o.no_rt = true;
+			break;
+		case OPT_NO_KSYMS:
+			o.no_kallsyms = true;
 			break;
 		case 'q':
 			quiet = 1;

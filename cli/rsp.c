@@ -20,6 +20,7 @@ static const struct verb verbs[] = {
 #endif
 	{ "report", rsp_cmd_report, "explain where the target's time went, across processes" },
 	{ "info", rsp_cmd_info, "what a trace holds: time, CPUs, events, lost spans, processes" },
+	{ "view", rsp_cmd_view, "open a trace in the viewer (timeline, flame views)" },
 	{ NULL, NULL, NULL },
 };
 

@@ -786,8 +786,9 @@ static int write_head(struct recorder *r, const struct tp_list *tps)
 	}
 	if (ret)
 		return fail(r, ret, "out of memory writing the file header");
-	ret = rsp_tracing_data_build(r->tracefs, tps->v, tps->n, "/proc/kallsyms", &td, &td_len,
-				     r->err, r->errlen);
+	ret = rsp_tracing_data_build(r->tracefs, tps->v, tps->n,
+				     r->o->no_kallsyms ? NULL : "/proc/kallsyms", &td, &td_len, r->err,
+				     r->errlen);
 	if (ret)
 		return ret;
 	ret = rsp_rec_tracing_data(r->w, td, td_len);

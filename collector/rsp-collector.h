@@ -48,6 +48,7 @@ struct rsp_record_opts {
 	size_t n_cmdline;
 	size_t ftrace_buffer_kb; /* per CPU; 0: default */
 	bool no_rt; /* don't raise the reader to real-time priority */
+	bool no_kallsyms; /* don't store /proc/kallsyms (small files, e.g. test fixtures) */
 	rsp_log_fn log;
 	void *log_ctx;
 };

@@ -79,6 +79,8 @@ void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_o
 void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net);
 void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread);
 void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread);
+void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
+			      uint32_t by);
 void analysis_label_timeout(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			    const struct slice *s, bool deliberate);
 void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thread,

@@ -164,6 +164,46 @@ static void io_leaves(struct rsp_analysis *an, const struct io_op *io, uint32_t 
 }
 
 /*
+ * A preemption that is a hand-off: the thread that took the CPU is one this
+ * thread had just woken (a synchronous wakeup, e.g. a pipe write, runs the
+ * wakee on the waker's CPU).  Its run is the child, as if the waker had
+ * blocked; what is left of the preemption after that run is scheduler delay.
+ */
+static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *pl, uint64_t lo,
+		       uint64_t hi, uint32_t node, uint16_t d, struct frame *f, struct frame *child)
+{
+	const struct slice *r;
+	const struct link *wl;
+	uint64_t end;
+
+	if (pl->waker == RSP_NONE || pl->waker_slice == RSP_NONE || an->on_stack[pl->waker])
+		return false;
+	r = slice_at(an, pl->waker, pl->waker_slice);
+	if (!r || r->kind != SLICE_RUN || r->link == RSP_NONE)
+		return false;
+	wl = &an->t->links.v[r->link];
+	if (wl->waker != th || (wl->kind != LINK_WAKEUP && wl->kind != LINK_NET))
+		return false;
+	if (d + 1 >= an->max_depth || (an->max_nodes && an->nodes.n >= an->max_nodes))
+		return false;
+	end = r->end < hi ? r->end : hi;
+	if (end <= lo)
+		return false;
+	memset(child, 0, sizeof(*child));
+	child->thread = pl->waker;
+	child->a = lo;
+	child->b = end;
+	child->parent = node;
+	child->depth = d;
+	child->cursor = lo;
+	f->post = hi > end;
+	f->post_start = end;
+	f->post_end = hi;
+	f->post_parent = node;
+	return true;
+}
+
+/*
  * Explain sleep @k of thread @th over [lo, hi] under node @parent.  Returns
  * true if a child frame must be walked first (filled into @child).
  */
@@ -185,13 +225,24 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 	if (f->cut && lo == f->a)
 		an->nodes.v[node].flags |= RSP_NODE_CUT;
 	if (s->flags & SL_PREEMPTED) {
+		const struct link *pl = s->link != RSP_NONE ? &an->t->links.v[s->link] : NULL;
+		uint32_t n;
+
+		if (pl && pl->kind == LINK_PREEMPT &&
+		    handed_off(an, f->thread, pl, lo, hi, node, d, f, child))
+			return true;
 		/* a thread born runnable waits for a CPU: scheduler delay, not preemption */
-		uint32_t n = analysis_leaf(an, (s->flags & SL_BORN) ? RSP_NODE_RUNNABLE : RSP_NODE_PREEMPTED,
+		n = analysis_leaf(an, (s->flags & SL_BORN) ? RSP_NODE_RUNNABLE : RSP_NODE_PREEMPTED,
 				  (s->flags & SL_BORN) ? RSP_CAT_SCHED : RSP_CAT_INVOLUNTARY, lo, hi,
 				  node, (uint16_t)(d + 1), f->thread);
-
-		if (n != RSP_NONE)
+		if (n == RSP_NONE)
+			return false;
+		if (pl && pl->kind == LINK_PREEMPT && pl->waker != RSP_NONE) {
+			an->nodes.v[n].other = pl->waker;
+			analysis_label_preempted(an, n, f->thread, pl->waker);
+		} else {
 			analysis_label_thread(an, n, f->thread);
+		}
 		return false;
 	}
 	wake = s->wake && s->wake <= s->end ? s->wake : s->end;
@@ -544,9 +595,20 @@ static void add_idle(struct rsp_analysis *an, uint32_t ti)
 		if (s->kind != SLICE_SLEEP || s->link == RSP_NONE)
 			continue;
 		l = &an->t->links.v[s->link];
-		if ((l->kind != LINK_WAKEUP && l->kind != LINK_NET) || l->waker == RSP_NONE)
+		if (l->waker == RSP_NONE || path_of_ancestor(an, l->waker) == RSP_NONE ||
+		    descends_from(an, l->waker, ti))
 			continue;
-		if (path_of_ancestor(an, l->waker) == RSP_NONE || descends_from(an, l->waker, ti))
+		if (l->kind == LINK_PREEMPT) {
+			/* it handed the CPU to the tree thread it had just woken */
+			const struct slice *r = l->waker_slice != RSP_NONE ?
+							slice_at(an, l->waker, l->waker_slice) :
+							NULL;
+
+			if (r && r->link != RSP_NONE && an->t->links.v[r->link].waker == ti)
+				claim(an, ti, s->start, s->end);
+			continue;
+		}
+		if (l->kind != LINK_WAKEUP && l->kind != LINK_NET)
 			continue;
 		end = s->wake && s->wake < s->end ? s->wake : s->end;
 		claim(an, ti, s->start, end);

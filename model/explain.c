@@ -338,6 +338,16 @@ void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thre
 	an->nodes.v[node].label = with_comm(an, thread, 0);
 }
 
+void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
+			      uint32_t by)
+{
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%s preempted by %s", thread_comm(an, thread),
+		 thread_comm(an, by));
+	an->nodes.v[node].label = trace_intern(an->t, buf);
+}
+
 /* The other thread of the same process that ran most during [lo, hi]. */
 static uint32_t ran_meanwhile(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi)
 {

@@ -102,6 +102,7 @@ enum link_kind {
 	LINK_IRQ, /* a hardware interrupt woke it */
 	LINK_SOFTIRQ, /* other softirq work woke it */
 	LINK_UNKNOWN, /* woken, but the waking was not recorded */
+	LINK_PREEMPT, /* a preempted sleep: "waker" is the thread that took the CPU */
 };
 
 struct link {

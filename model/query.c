@@ -277,7 +277,7 @@ const char *rsp_link_kind_name(enum rsp_link_kind k)
 		[RSP_LINK_EXEC] = "exec",     [RSP_LINK_IO] = "io",
 		[RSP_LINK_NET] = "net",	      [RSP_LINK_TIMER] = "timer",
 		[RSP_LINK_IRQ] = "irq",	      [RSP_LINK_SOFTIRQ] = "softirq",
-		[RSP_LINK_UNKNOWN] = "unknown",
+		[RSP_LINK_UNKNOWN] = "unknown", [RSP_LINK_PREEMPT] = "preempt",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) && names[k] ? names[k] : "?";

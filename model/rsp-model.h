@@ -158,6 +158,7 @@ enum rsp_link_kind {
 	RSP_LINK_IRQ,
 	RSP_LINK_SOFTIRQ,
 	RSP_LINK_UNKNOWN,
+	RSP_LINK_PREEMPT, /* the thread that took the CPU from a preempted one */
 };
 
 enum rsp_wake_context {

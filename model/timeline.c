@@ -264,11 +264,33 @@ static uint32_t current_run(struct builder *b, uint32_t ti)
 
 /* ---- scheduler events ------------------------------------------------------------------- */
 
+/* Who took the CPU from a preempted thread (its sleep's link). */
+static void link_preemption(struct builder *b, uint64_t t, uint32_t cpu, uint32_t victim,
+			    uint32_t sleep, uint32_t by)
+{
+	struct thread *vt = TH(b, victim);
+	struct link l;
+
+	memset(&l, 0, sizeof(l));
+	l.time = t;
+	l.cpu = (uint16_t)cpu;
+	l.kind = LINK_PREEMPT;
+	l.ctx = RSP_CTX_TASK;
+	l.waker = by;
+	l.waker_slice = current_run(b, by);
+	l.wakee = victim;
+	l.wakee_slice = RSP_NONE;
+	l.extra = RSP_NONE;
+	if (sleep >= vt->slices.n || !vec_push(&b->t->links, l))
+		return;
+	vt->slices.v[sleep].link = (uint32_t)(b->t->links.n - 1);
+}
+
 static void on_switch(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev,
 		      uint32_t stack)
 {
 	struct cpu *cs = &b->cpus[cpu];
-	uint32_t p = RSP_NONE, n = RSP_NONE;
+	uint32_t p = RSP_NONE, n = RSP_NONE, preempted = RSP_NONE;
 	uint64_t st = ev->u.sw.prev_state;
 
 	if (ev->u.sw.prev) {
@@ -300,6 +322,8 @@ static void on_switch(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		} else {
 			open_sleep(b, p, t, flags, stack);
 			b->last = (struct product){ 1, p, (uint32_t)(th->slices.n - 1) };
+			if (flags & SL_PREEMPTED)
+				preempted = (uint32_t)(th->slices.n - 1);
 		}
 	} else if (cs->cur != CPU_IDLE && cs->cur != CPU_UNKNOWN) {
 		/* idle -> next, but a thread was current here */
@@ -316,6 +340,8 @@ static void on_switch(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		if (th->st == TS_NEW)
 			first_sight_sleeping(b, n);
 		open_run(b, n, cpu, t, th->pending_link, 0);
+		if (preempted != RSP_NONE)
+			link_preemption(b, t, cpu, p, preempted, n);
 	} else {
 		cs->cur = CPU_IDLE;
 		cs->since = t;

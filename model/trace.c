@@ -797,8 +797,12 @@ static void check_completeness(struct rsp_trace *t)
 	uint64_t issued = count_of(t, "block:block_rq_issue");
 	uint64_t done = count_of(t, "block:block_rq_complete");
 
-	if (!t->have_block && issued == 0)
-		trace_warn(t, "no block I/O events: disk waits are not linked");
+	bool block_recorded = false;
+
+	for (size_t i = 0; i < rsp_reader_n_attrs(t->reader); i++)
+		block_recorded |= t->dec[i].kind == TP_BLK_COMPLETE;
+	if (!block_recorded)
+		trace_warn(t, "block:block_rq_complete was not recorded: disk waits are not linked");
 	else if (issued >= 20 && done * 10 < issued * 9)
 		trace_warn(t,
 			   "block:block_rq_complete: %llu completions for %llu issued requests: "

@@ -3,7 +3,7 @@
 # ftrace instance must deliver >= 99% of what the kernel counted.
 . "$(dirname "$0")/lib.sh"
 
-"$RSP" record -o "$T/o.data" -- "$WL/odirect" 2>"$T/sum" || fail "rsp record exited $?"
+"$RSP" record -o "$T/o.data" -- "$WL/odirect" 2000 2>"$T/sum" || fail "rsp record exited $?"
 cat "$T/sum"
 for ev in block:block_rq_complete irq:irq_handler_entry sched:sched_waking sched:sched_wakeup; do
   k=$(col "$T/sum" kernel "$ev"); r=$(col "$T/sum" recorded "$ev")

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rsp's three views drawn without GTK: the process-running view, the
+ * chronological flame view and the consolidated flame view (the paper's
+ * figures 2-4).  One drawing path, two outputs: a view is laid out into a
+ * scene (rectangles, lines, text, each with its full name and times), and
+ * the scene is drawn onto any cairo_t (the viewer's widgets, PNG, PDF) or
+ * written as SVG with a <title> per frame (cairo 1.16's SVG surface cannot
+ * carry titles).  Depends on cairo and pango only.
+ */
+#ifndef RSP_RENDER_H
+#define RSP_RENDER_H
+
+#include "rsp-analysis.h"
+#include "rsp-model.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum rsp_view_kind {
+	RSP_VIEW_RUNNING,
+	RSP_VIEW_FLAME,
+	RSP_VIEW_CONSOLIDATED,
+};
+
+struct rsp_render_opts {
+	int width, height; /* pixels; 0: a default for the view */
+	uint64_t t0, t1; /* time range shown; 0, 0: all */
+	bool show_sleeps; /* running view: sleeps as labelled blue boxes */
+	bool target_chains_only; /* running view: only the target and its chains */
+	bool merge_threads; /* consolidated view */
+};
+
+/*
+ * Render @view of the trace (and, for the flame views, of the analysis) to
+ * @path: .svg, .png or .pdf by its extension.  -errno with one line in @err.
+ */
+int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view_kind view,
+		      const char *path, const struct rsp_render_opts *opts, char *err,
+		      size_t errlen);
+
+#endif /* RSP_RENDER_H */
