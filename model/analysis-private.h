@@ -11,7 +11,7 @@ struct anode {
 	uint32_t parent, thread, slice, io, net, link, other;
 	uint32_t path;
 	uint32_t label; /* string id */
-	uint16_t depth;
+	uint32_t depth; /* chains can be deeper than 65535 */
 	uint8_t kind, flags;
 	uint8_t cat; /* leaves; 0xff for inner nodes */
 };
@@ -60,10 +60,10 @@ struct rsp_analysis {
 };
 
 uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,
-			   uint32_t parent, uint16_t depth);
+			   uint32_t parent, uint32_t depth);
 /* a node with a category: its time counts */
 uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category cat, uint64_t s,
-		       uint64_t e, uint32_t parent, uint16_t depth, uint32_t thread);
+		       uint64_t e, uint32_t parent, uint32_t depth, uint32_t thread);
 
 /* the stack id after unwinding (pending copies resolved), for comparing stacks */
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack);
@@ -72,9 +72,9 @@ bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack);
 
 /* leaves with their labels (explain.c) */
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
-			   uint64_t lo, uint64_t hi, uint32_t parent, uint16_t depth);
+			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, uint32_t thread,
-			  uint64_t lo, uint64_t hi, uint32_t parent, uint16_t depth);
+			  uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_op *io);
 void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net);
 void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread);

@@ -26,20 +26,19 @@ struct frame {
 	uint32_t thread;
 	uint64_t a, b; /* window */
 	uint32_t parent; /* node */
-	uint16_t depth;
+	uint32_t depth;
 	size_t k; /* next slice */
 	uint64_t cursor; /* covered up to */
 	/* after the child frame: the sleep's runnable tail */
 	uint64_t post_start, post_end;
 	uint32_t post_parent;
 	bool post;
-	bool cut; /* the first node of this frame starts at a clipped parent start */
 };
 
 /* ---- nodes and leaves --------------------------------------------------------------- */
 
 uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,
-			 uint32_t parent, uint16_t depth)
+			 uint32_t parent, uint32_t depth)
 {
 	struct anode n;
 
@@ -70,7 +69,7 @@ static void claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t
 
 /* A leaf: a node with a category; its time counts. */
 uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category cat, uint64_t s,
-		     uint64_t e, uint32_t parent, uint16_t depth, uint32_t thread)
+		     uint64_t e, uint32_t parent, uint32_t depth, uint32_t thread)
 {
 	uint32_t n;
 
@@ -133,7 +132,7 @@ static bool fits(const struct rsp_analysis *an, const struct slice *run, uint64_
 /* ---- one sleep ------------------------------------------------------------------------- */
 
 static void io_leaves(struct rsp_analysis *an, const struct io_op *io, uint32_t ioi, uint64_t lo,
-		      uint64_t hi, uint32_t parent, uint16_t depth)
+		      uint64_t hi, uint32_t parent, uint32_t depth)
 {
 	/* before the request: kernel; queued; in service; completed, not yet woken.
 	 * A request whose start was not recorded was being serviced all along. */
@@ -170,7 +169,7 @@ static void io_leaves(struct rsp_analysis *an, const struct io_op *io, uint32_t 
  * blocked; what is left of the preemption after that run is scheduler delay.
  */
 static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *pl, uint64_t lo,
-		       uint64_t hi, uint32_t node, uint16_t d, struct frame *f, struct frame *child)
+		       uint64_t hi, uint32_t node, uint32_t d, struct frame *f, struct frame *child)
 {
 	const struct slice *r;
 	const struct link *wl;
@@ -211,7 +210,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			  uint64_t hi, struct frame *child)
 {
 	const struct slice *s = slice_at(an, f->thread, k);
-	uint16_t d = (uint16_t)(f->depth + 1);
+	uint32_t d = f->depth + 1;
 	uint32_t node = analysis_add_node(an, RSP_NODE_SLEEP, lo, hi, f->parent, d);
 	const struct link *l;
 	uint64_t wake, wait_end;
@@ -222,8 +221,11 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 	an->nodes.v[node].thread = f->thread;
 	an->nodes.v[node].slice = k;
 	an->nodes.v[node].link = s->link;
-	if (f->cut && lo == f->a)
+	if (f->depth > 0 && s->start < lo) {
+		/* it began before its parent waited: the earlier part is cut */
 		an->nodes.v[node].flags |= RSP_NODE_CUT;
+		an->n_cut++;
+	}
 	if (s->flags & SL_PREEMPTED) {
 		const struct link *pl = s->link != RSP_NONE ? &an->t->links.v[s->link] : NULL;
 		uint32_t n;
@@ -234,7 +236,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		/* a thread born runnable waits for a CPU: scheduler delay, not preemption */
 		n = analysis_leaf(an, (s->flags & SL_BORN) ? RSP_NODE_RUNNABLE : RSP_NODE_PREEMPTED,
 				  (s->flags & SL_BORN) ? RSP_CAT_SCHED : RSP_CAT_INVOLUNTARY, lo, hi,
-				  node, (uint16_t)(d + 1), f->thread);
+				  node, (d + 1), f->thread);
 		if (n == RSP_NONE)
 			return false;
 		if (pl && pl->kind == LINK_PREEMPT && pl->waker != RSP_NONE) {
@@ -262,7 +264,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			if (l->kind == LINK_NET && l->extra < an->t->nets.n &&
 			    an->t->nets.v[l->extra].sender == RSP_NONE) {
 				uint32_t n = analysis_leaf(an, RSP_NODE_NET, RSP_CAT_NET, lo, wait_end, node,
-						  (uint16_t)(d + 1), RSP_NONE);
+						  (d + 1), RSP_NONE);
 
 				if (n != RSP_NONE) {
 					an->nodes.v[n].net = l->extra;
@@ -274,22 +276,26 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 				w = an->t->nets.v[l->extra].sender;
 			if (w == RSP_NONE || w == f->thread) {
 				analysis_unexplained(an, s, f->thread, lo, wait_end, node,
-						     (uint16_t)(d + 1));
+						     (d + 1));
 				break;
 			}
 			if (an->on_stack[w]) {
 				/* a return to a caller: nothing of the callee's is left here */
 				analysis_unexplained(an, s, f->thread, lo, wait_end, node,
-						     (uint16_t)(d + 1));
+						     (d + 1));
 				break;
 			}
 			r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;
 			dstart = defacto_start(an, f->thread, k, &merged);
 			if (merged)
 				an->nodes.v[node].flags |= RSP_NODE_DEFACTO;
+			/* a sleep cut at its parent's start is re-checked with its shorter,
+			 * cut duration (the paper's triangles) */
+			if (dstart < f->a)
+				dstart = f->a;
 			if (!fits(an, r, dstart, s->end)) {
 				uint32_t n = analysis_leaf(an, RSP_NODE_OTHER_PATH, RSP_CAT_OTHER_PATH, lo,
-						  wait_end, node, (uint16_t)(d + 1), RSP_NONE);
+						  wait_end, node, (d + 1), RSP_NONE);
 
 				if (n != RSP_NONE) {
 					an->nodes.v[n].other = w;
@@ -299,7 +305,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			}
 			if (d + 1 >= an->max_depth || (an->max_nodes && an->nodes.n >= an->max_nodes)) {
 				uint32_t n = analysis_leaf(an, RSP_NODE_UNACCOUNTED, RSP_CAT_UNACCOUNTED, lo,
-						  wait_end, node, (uint16_t)(d + 1), RSP_NONE);
+						  wait_end, node, (d + 1), RSP_NONE);
 
 				if (n != RSP_NONE)
 					an->nodes.v[n].flags |= RSP_NODE_BOUNDED;
@@ -314,9 +320,6 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			child->parent = node;
 			child->depth = d;
 			child->cursor = lo;
-			child->cut = r->start < lo;
-			if (child->cut)
-				an->n_cut++;
 			f->post = hi > wait_end;
 			f->post_start = wait_end;
 			f->post_end = hi;
@@ -326,17 +329,17 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		case LINK_IO: {
 			if (l->extra < an->t->ios.n)
 				io_leaves(an, &an->t->ios.v[l->extra], l->extra, lo, wait_end, node,
-					  (uint16_t)(d + 1));
+					  (d + 1));
 			else
 				analysis_unexplained(an, s, f->thread, lo, wait_end, node,
-						     (uint16_t)(d + 1));
+						     (d + 1));
 			break;
 		}
 		case LINK_TIMER: {
 			bool deliberate = analysis_is_deliberate(an, s->stack);
 			uint32_t n = analysis_leaf(an, RSP_NODE_TIMEOUT,
 					  deliberate ? RSP_CAT_DELIBERATE : RSP_CAT_TIMEOUT, lo,
-					  wait_end, node, (uint16_t)(d + 1), f->thread);
+					  wait_end, node, (d + 1), f->thread);
 
 			if (n != RSP_NONE)
 				analysis_label_timeout(an, n, f->thread, s, deliberate);
@@ -344,7 +347,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		}
 		case LINK_IRQ: {
 			uint32_t n = analysis_leaf(an, RSP_NODE_HARDWARE, RSP_CAT_HARDWARE, lo, wait_end,
-					  node, (uint16_t)(d + 1), RSP_NONE);
+					  node, (d + 1), RSP_NONE);
 
 			if (n != RSP_NONE)
 				an->nodes.v[n].label =
@@ -354,7 +357,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		}
 		case LINK_SOFTIRQ: {
 			uint32_t n = analysis_leaf(an, RSP_NODE_KERNEL, RSP_CAT_KERNEL, lo, wait_end, node,
-					  (uint16_t)(d + 1), f->thread);
+					  (d + 1), f->thread);
 
 			if (n != RSP_NONE)
 				analysis_label_kernel(an, n, f->thread, s);
@@ -362,13 +365,13 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		}
 		default:
 			analysis_unexplained(an, s, f->thread, lo, wait_end, node,
-					     (uint16_t)(d + 1));
+					     (d + 1));
 			break;
 		}
 	}
 	if (hi > wait_end) {
 		uint32_t n = analysis_leaf(an, RSP_NODE_RUNNABLE, RSP_CAT_SCHED, wait_end, hi, node,
-				  (uint16_t)(d + 1), f->thread);
+				  (d + 1), f->thread);
 
 		if (n != RSP_NONE)
 			analysis_label_thread(an, n, f->thread);
@@ -396,7 +399,7 @@ static size_t first_slice(const struct thread *th, uint64_t a)
 static void gap(struct rsp_analysis *an, struct frame *f, uint64_t s, uint64_t e)
 {
 	uint32_t n = analysis_leaf(an, RSP_NODE_UNACCOUNTED, RSP_CAT_UNACCOUNTED, s, e, f->parent,
-			  (uint16_t)(f->depth + 1), f->thread);
+			  (f->depth + 1), f->thread);
 
 	if (n != RSP_NONE)
 		analysis_label_thread(an, n, f->thread);
@@ -409,7 +412,7 @@ static bool walk(struct rsp_analysis *an, struct frame *f, struct frame *child)
 
 	if (f->post) {
 		uint32_t n = analysis_leaf(an, RSP_NODE_RUNNABLE, RSP_CAT_SCHED, f->post_start, f->post_end,
-				  f->post_parent, (uint16_t)(f->depth + 2), f->thread);
+				  f->post_parent, (f->depth + 2), f->thread);
 
 		if (n != RSP_NONE)
 			analysis_label_thread(an, n, f->thread);
@@ -442,10 +445,12 @@ static bool walk(struct rsp_analysis *an, struct frame *f, struct frame *child)
 		switch (s->kind) {
 		case SLICE_RUN: {
 			uint32_t n = analysis_run_leaf(an, f->thread, (uint32_t)k, lo, hi, f->parent,
-						       (uint16_t)(f->depth + 1));
+						       (f->depth + 1));
 
-			if (n != RSP_NONE && f->cut && lo == f->a)
+			if (n != RSP_NONE && f->depth > 0 && s->start < lo) {
 				an->nodes.v[n].flags |= RSP_NODE_CUT;
+				an->n_cut++;
+			}
 			break;
 		}
 		case SLICE_SLEEP:
@@ -454,7 +459,7 @@ static bool walk(struct rsp_analysis *an, struct frame *f, struct frame *child)
 			break;
 		default: {
 			uint32_t n = analysis_leaf(an, RSP_NODE_UNKNOWN, RSP_CAT_UNKNOWN, lo, hi, f->parent,
-					  (uint16_t)(f->depth + 1), f->thread);
+					  (f->depth + 1), f->thread);
 
 			if (n != RSP_NONE)
 				analysis_label_lost(an, n, s->cpu);

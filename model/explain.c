@@ -246,7 +246,7 @@ static void contribute(struct rsp_analysis *an, enum rsp_category c, uint32_t la
 }
 
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
-			   uint64_t lo, uint64_t hi, uint32_t parent, uint16_t depth)
+			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
 {
 	const struct thread *th = &an->t->threads.v[thread];
 	const struct slice *s = &th->slices.v[slice];
@@ -287,7 +287,7 @@ uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t sl
 }
 
 void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, uint32_t thread,
-			  uint64_t lo, uint64_t hi, uint32_t parent, uint16_t depth)
+			  uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
 {
 	bool d = s->flags & SL_UNINTERRUPTIBLE;
 	uint32_t n = analysis_leaf(an, d ? RSP_NODE_KERNEL : RSP_NODE_UNACCOUNTED,

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Record every workload and check the shape of its explanation (issue 4):
+# the categories sum to the total exactly, >= 95% is accounted, and each
+# workload's documented shape (tests/workloads/README.md) holds.
+. "$(dirname "$0")/lib.sh"
+
+check() { # workload, then python assertions on d (the JSON report), c (percent by key)
+  w=$1; shift
+  "$RSP" report "$T/$w.data" --threads --format json --top 10 >"$T/$w.json" ||
+    fail "$w: rsp report failed"
+  python3 - "$T/$w.json" "$w" "$@" <<'PY' || fail "$w: shape"
+import json, sys
+d = json.load(open(sys.argv[1])); w = sys.argv[2]
+c = {x['key']: x['percent'] for x in d['categories']}
+ns = {x['key']: x['ns'] for x in d['categories']}
+who = {x['key']: ' | '.join(k['what'] for k in x['contributors']) for x in d['categories']}
+ok = True
+def need(cond, what):
+    global ok
+    print('# %s: %s %s' % (w, 'ok ' if cond else 'NOT', what))
+    ok &= bool(cond)
+need(sum(ns.values()) == d['total_ns'], 'categories sum to the total exactly (%d ns)' % d['total_ns'])
+need(all(v >= 0 for v in ns.values()), 'no category negative')
+need(d['percent_accounted'] >= 95, '%.1f%% accounted (>= 95)' % d['percent_accounted'])
+for a in sys.argv[3:]:
+    need(eval(a), a)
+print('#   ' + ', '.join('%s %.1f%%' % (k, v) for k, v in c.items() if v >= 0.5))
+sys.exit(0 if ok else 1)
+PY
+}
+
+rec() { # workload [args]
+  w=$1; shift
+  "$RSP" record -q -o "$T/$w.data" -- "$WL/$w" "$@" || fail "$w: rsp record exited $?"
+}
+
+rec pass
+check pass "c['cpu'] + c['cpu_unsampled'] >= 80" "c['sched'] <= 10" \
+  "'pass-peer' in who['cpu'] + who['cpu_unsampled']" \
+  "d['paths'][0]['total_ns'] >= 0.9 * d['total_ns']"
+
+rec rpcchain
+check rpcchain "'rpc-server' in who['cpu'] + who['cpu_unsampled']" \
+  "'rpc-backend' in who['cpu'] + who['cpu_unsampled']" "c['disk'] >= 5" \
+  "[k for k in d['paths'][0]['categories'] if k['key'] == 'disk'][0]['ns'] > 0"
+
+rec forkexec
+check forkexec "c['cpu'] + c['cpu_unsampled'] >= 50" "'fx-job' in who['cpu']" \
+  "'job_compile' in who['cpu']" \
+  "[k for k in d['paths'][0]['categories'] if k['key'] == 'cpu'][0]['percent'] >= 20"
+
+rec pollwait
+check pollwait "c['timeout'] >= 50" "'wait_for_resolver' in who['timeout']" \
+  "'while resolver ran' in who['timeout']"
+
+rec odirect
+check odirect "c['disk'] >= 35" "c['disk'] == max(c.values())" "'by odirect' in who['disk']"
+
+rec oversub
+check oversub "c['involuntary'] >= 40" "who['involuntary'].count('spin-') >= 3"
+
+rec futex
+check futex "'critical_section' in who['cpu']" "c['cpu'] + c['cpu_unsampled'] >= 40"
+note "ok"

@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The explanation table from synthetic traces with exact expected answers,
+ * one mechanism each (times in microseconds; the tables are worked out in
+ * the comments).  Every table is also checked for the invariants: no
+ * category negative, categories summing to the total exactly.
+ */
+#include "rsp-analysis.h"
+#include "synth-perf.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+#define US(x) (1000000000ull + (uint64_t)(x) * 1000ull)
+#define NS(us) ((uint64_t)(us) * 1000ull)
+#define S_INT 1
+#define S_UNINT 2
+#define S_DEAD 0x10
+
+struct expect {
+	enum rsp_category cat;
+	uint64_t us;
+};
+
+static struct rsp_trace *open_synth(struct synth *s)
+{
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	char err[256];
+	size_t len;
+	const void *buf = synth_finish(s, &len);
+
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err))) {
+		CHECK(0, "open: %s", err);
+		return NULL;
+	}
+	return t;
+}
+
+static struct rsp_analysis *analyze(struct rsp_trace *t, int pid, uint64_t tol_us)
+{
+	struct rsp_analysis_opts o = { .tolerance_ns = NS(tol_us) };
+	struct rsp_analysis *a = NULL;
+	char err[256];
+
+	if (rsp_analyze(t, &pid, 1, 0, &o, &a, err, sizeof(err))) {
+		CHECK(0, "analyze: %s", err);
+		return NULL;
+	}
+	return a;
+}
+
+/* The table is exactly @want (all other categories 0), sums to @total_us. */
+static void check_table(const struct rsp_analysis *a, const char *what, uint64_t total_us,
+			const struct expect *want, size_t n)
+{
+	struct rsp_explanation e;
+	uint64_t sum = 0;
+	bool exact = true;
+	char got[512];
+	size_t off = 0;
+
+	rsp_analysis_explanation(a, &e);
+	for (int c = 0; c < RSP_CAT__COUNT; c++) {
+		uint64_t expect = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (want[i].cat == c)
+				expect = NS(want[i].us);
+		exact &= e.cat_ns[c] == expect;
+		sum += e.cat_ns[c];
+		if (e.cat_ns[c])
+			off += (size_t)snprintf(got + off, sizeof(got) - off, " %s=%.3f",
+						rsp_category_key(c), e.cat_ns[c] / 1e3);
+	}
+	CHECK(e.total_ns == NS(total_us), "%s: total %.3f us, want %llu", what, e.total_ns / 1e3,
+	      (unsigned long long)total_us);
+	CHECK(sum == e.total_ns, "%s: categories sum to the total exactly", what);
+	CHECK(exact, "%s: table is exact (got%s)", what, got);
+}
+
+static bool has_contributor(const struct rsp_analysis *a, enum rsp_category c, const char *a1,
+			    const char *a2)
+{
+	for (size_t i = 0; i < rsp_analysis_n_contributors(a, c); i++) {
+		struct rsp_contributor k;
+
+		rsp_analysis_contributor(a, c, i, &k);
+		if (strstr(k.what, a1) && (!a2 || strstr(k.what, a2)))
+			return true;
+	}
+	return false;
+}
+
+/* a thread that existed before the trace (a thread's FORK names its own process) */
+static void existing(struct synth *s, int pid, int tid, const char *comm)
+{
+	synth_fork(s, 0, pid, pid == tid ? 1 : pid, tid, pid == tid ? 1 : pid);
+	synth_comm(s, 0, pid, tid, comm, false);
+}
+
+/*
+ * A wakes B and sleeps; B runs and wakes A.  A's sleep [1101,1300] holds B's
+ * run up to its wakeup [1101,1290]; A is runnable [1290,1300].
+ * CPU: A 101 + B 189 + A 100 = 390; scheduler 10; total 400.
+ */
+static void test_pingpong(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 390 }, { RSP_CAT_SCHED, 10 } };
+
+	existing(s, 100, 100, "a");
+	existing(s, 200, 200, "b");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "b", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1101), 100, "a", S_INT, 200, "b");
+	synth_waking(s, 0, US(1290), 200, 0, 100, "a", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1300), 200, "b", S_INT, 100, "a");
+	synth_switch(s, 0, US(1400), 100, "a", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		check_table(a, "ping-pong", 400, want, 2);
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.n_paths == 1 && e.n_processes == 2, "one control path through both processes");
+		CHECK(has_contributor(a, RSP_CAT_CPU_UNSAMPLED, "b", NULL),
+		      "B's run is inside A's explanation");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A calls B calls C calls A.  C had been asleep since 950, long before A
+ * called B at 1101: only C's part after 1101 counts (cut).  A's sleep
+ * [1101,1500] holds C [1101,1480]: C's cut sleep [1101,1201] holds B
+ * (runnable [1101,1102], running [1102,1200]) then C runnable [1200,1201],
+ * C running [1201,1480]; A runnable [1480,1500].
+ * CPU: A 201 + B 98 + C 279 + A 100 = 678; scheduler 1 + 1 + 20 = 22; total 700.
+ */
+static void test_triangle(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 678 }, { RSP_CAT_SCHED, 22 } };
+
+	existing(s, 100, 100, "a");
+	existing(s, 200, 200, "b");
+	existing(s, 300, 300, "c");
+	synth_switch(s, 0, US(900), 0, "swapper/0", 0, 100, "a");
+	synth_switch(s, 1, US(900), 0, "swapper/1", 0, 300, "c");
+	synth_switch(s, 1, US(950), 300, "c", S_INT, 0, "swapper/1");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "b", 1, false, NULL, 0);
+	synth_switch(s, 0, US(1101), 100, "a", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1102), 0, "swapper/1", 0, 200, "b");
+	synth_waking(s, 1, US(1200), 200, 0, 300, "c", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1201), 200, "b", S_INT, 300, "c");
+	synth_waking(s, 1, US(1480), 300, 0, 100, "a", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1481), 300, "c", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1500), 0, "swapper/0", 0, 100, "a");
+	synth_switch(s, 0, US(1600), 100, "a", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 10) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		bool c_cut = false, b_under_c = false;
+
+		check_table(a, "triangle", 700, want, 2);
+		rsp_analysis_explanation(a, &e);
+		for (size_t i = 0; i < rsp_analysis_n_nodes(a); i++) {
+			struct rsp_node_info n, p;
+			struct rsp_thread_info ti;
+
+			rsp_analysis_node(a, i, &n);
+			if (n.thread == RSP_NO_INDEX)
+				continue;
+			rsp_trace_thread(t, n.thread, &ti);
+			if (ti.tid == 300 && n.kind == RSP_NODE_SLEEP)
+				c_cut = (n.flags & RSP_NODE_CUT) && n.start_ns == US(1101);
+			if (ti.tid == 200 && n.kind == RSP_NODE_RUN && n.parent != RSP_NO_INDEX) {
+				struct rsp_thread_info pt;
+
+				rsp_analysis_node(a, n.parent, &p);
+				rsp_trace_thread(t, p.thread, &pt);
+				b_under_c = p.kind == RSP_NODE_SLEEP && pt.tid == 300 && n.depth == 3;
+			}
+		}
+		CHECK(c_cut, "C's sleep is cut where A called B (1101)");
+		CHECK(b_under_c, "B's run is the child of C's sleep, two layers above A");
+		CHECK(e.n_cut >= 1, "the cut is counted");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A loop of polls with a 1 ms timeout while the resolver thread works:
+ * each poll ends by timing out (hard-irq wakeup outside any handler); the
+ * second is one de facto sleep with the first.
+ * main: CPU 10 + 1 + 87 = 98, timeouts 1000 + 1000, scheduler 2; resolver:
+ * CPU 500 (then exits).  Total 2600.
+ */
+static void test_poll_timeout(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 598 },
+				 { RSP_CAT_TIMEOUT, 2000 },
+				 { RSP_CAT_SCHED, 2 } };
+
+	existing(s, 100, 100, "pollwait");
+	existing(s, 100, 101, "resolver");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "pollwait");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, 101, "resolver");
+	synth_switch(s, 0, US(1010), 100, "pollwait", S_INT, 0, "swapper/0");
+	synth_exit(s, US(1500), 100, 101);
+	synth_switch(s, 1, US(1500), 101, "resolver", S_DEAD, 0, "swapper/1");
+	synth_waking(s, 0, US(2010), 0, SYN_HARDIRQ, 100, "pollwait", 0, false, NULL, 0);
+	synth_switch(s, 0, US(2011), 0, "swapper/0", 0, 100, "pollwait");
+	synth_switch(s, 0, US(2012), 100, "pollwait", S_INT, 0, "swapper/0");
+	synth_waking(s, 0, US(3012), 0, SYN_HARDIRQ, 100, "pollwait", 0, false, NULL, 0);
+	synth_switch(s, 0, US(3013), 0, "swapper/0", 0, 100, "pollwait");
+	synth_switch(s, 0, US(3100), 100, "pollwait", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		check_table(a, "poll with timeout", 2600, want, 3);
+		CHECK(has_contributor(a, RSP_CAT_TIMEOUT, "pollwait", "while resolver ran"),
+		      "the timeouts name the resolver that ran meanwhile");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * De facto sleeps: a poll times out at 2010, runs 1 us, polls again and is
+ * woken at 2590 by a worker whose run began at 1500, during the first poll.
+ * Against the second poll alone (2012) the worker's run does not fit; the
+ * two polls are one de facto sleep from 1010, which it does: the worker's
+ * run is a child (cut at 2012), nothing waits on another control path.
+ */
+static void test_defacto(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+
+	existing(s, 100, 100, "main");
+	existing(s, 200, 200, "worker");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "main");
+	synth_switch(s, 0, US(1010), 100, "main", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1500), 0, "swapper/1", 0, 200, "worker");
+	synth_waking(s, 0, US(2010), 0, SYN_HARDIRQ, 100, "main", 0, false, NULL, 0);
+	synth_switch(s, 0, US(2011), 0, "swapper/0", 0, 100, "main");
+	synth_switch(s, 0, US(2012), 100, "main", S_INT, 0, "swapper/0");
+	synth_waking(s, 1, US(2590), 200, 0, 100, "main", 0, false, NULL, 0);
+	synth_switch(s, 1, US(2595), 200, "worker", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(2600), 0, "swapper/0", 0, 100, "main");
+	synth_switch(s, 0, US(2700), 100, "main", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		bool defacto = false, nested = false;
+
+		rsp_analysis_explanation(a, &e);
+		for (size_t i = 0; i < rsp_analysis_n_nodes(a); i++) {
+			struct rsp_node_info n;
+			struct rsp_thread_info ti;
+
+			rsp_analysis_node(a, i, &n);
+			defacto |= n.kind == RSP_NODE_SLEEP && (n.flags & RSP_NODE_DEFACTO) &&
+				   n.start_ns == US(2012);
+			if (n.kind == RSP_NODE_RUN && n.thread != RSP_NO_INDEX) {
+				rsp_trace_thread(t, n.thread, &ti);
+				nested |= ti.tid == 200 && (n.flags & RSP_NODE_CUT) &&
+					  n.start_ns == US(2012) && n.end_ns == US(2590);
+			}
+		}
+		CHECK(defacto, "the second poll is a de facto sleep from the first");
+		CHECK(nested && e.cat_ns[RSP_CAT_OTHER_PATH] == 0,
+		      "the worker's run is its child, cut at 2012");
+		CHECK(e.cat_ns[RSP_CAT_TIMEOUT] == NS(1000), "the first poll still timed out");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A disk read: inserted at 1110 by the reader, which sleeps in D at 1120;
+ * issued at 1200 by a kworker; completed at 1490 in the block softirq,
+ * which wakes the reader at 1492; it runs at 1500.
+ * CPU 120 + 100; queue [1120,1200] 80; disk [1200,1490] 290; kernel (the
+ * completion to the wakeup) 2; scheduler 8.  Total 600.
+ */
+static void test_disk(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 220 }, { RSP_CAT_IO_QUEUE, 80 },
+				 { RSP_CAT_DISK, 290 },		 { RSP_CAT_KERNEL, 2 },
+				 { RSP_CAT_SCHED, 8 } };
+
+	existing(s, 500, 500, "reader");
+	existing(s, 9, 9, "kworker/1:1H");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 500, "reader");
+	synth_block(s, SE_BLK_INSERT, 0, US(1110), 500, 0, 0x800001, 4096, 8, "R");
+	synth_switch(s, 0, US(1120), 500, "reader", S_UNINT, 0, "swapper/0");
+	synth_switch(s, 1, US(1190), 0, "swapper/1", 0, 9, "kworker/1:1H");
+	synth_block(s, SE_BLK_ISSUE, 1, US(1200), 9, 0, 0x800001, 4096, 8, "R");
+	synth_switch(s, 1, US(1210), 9, "kworker/1:1H", S_INT, 0, "swapper/1");
+	synth_irq(s, SE_IRQ_ENTRY, 1, US(1488), 25, "virtio0-requests");
+	synth_irq(s, SE_IRQ_EXIT, 1, US(1488), 25, NULL);
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(1489), 0, 4);
+	synth_block(s, SE_BLK_COMPLETE, 1, US(1490), 0, SYN_SOFTIRQ, 0x800001, 4096, 8, "R");
+	synth_waking(s, 1, US(1492), 0, SYN_SOFTIRQ, 500, "reader", 0, false, NULL, 0);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(1493), 0, 4);
+	synth_switch(s, 0, US(1500), 0, "swapper/0", 0, 500, "reader");
+	synth_switch(s, 0, US(1600), 500, "reader", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 500, 100) : NULL;
+	if (a) {
+		check_table(a, "disk I/O", 600, want, 5);
+		CHECK(has_contributor(a, RSP_CAT_DISK, "disk 8:1", "by reader"),
+		      "the disk time names the device and the issuer");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * Preemption.  t is preempted at 1200 by u, which a timer had woken: an
+ * involuntary sleep of 100, naming u.  Then t wakes v and hands it the CPU
+ * (a synchronous wakeup on the same CPU): v's run [1500,1600] is inside t's
+ * time, not preemption.  CPU 200 + 200 + 100 + 100 = 600; involuntary 100.
+ */
+static void test_preemption(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 600 }, { RSP_CAT_INVOLUNTARY, 100 } };
+
+	existing(s, 600, 600, "t");
+	existing(s, 700, 700, "u");
+	existing(s, 800, 800, "v");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 600, "t");
+	synth_waking(s, 0, US(1190), 0, SYN_HARDIRQ, 700, "u", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1200), 600, "t", 0, 700, "u");
+	synth_switch(s, 0, US(1300), 700, "u", S_INT, 600, "t");
+	synth_waking(s, 0, US(1490), 600, 0, 800, "v", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1500), 600, "t", 0, 800, "v");
+	synth_switch(s, 0, US(1600), 800, "v", S_INT, 600, "t");
+	synth_switch(s, 0, US(1700), 600, "t", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 600, 100) : NULL;
+	if (a) {
+		check_table(a, "preemption", 700, want, 2);
+		CHECK(has_contributor(a, RSP_CAT_INVOLUNTARY, "t preempted by u", NULL),
+		      "the involuntary sleep names its preemptor");
+		CHECK(has_contributor(a, RSP_CAT_CPU_UNSAMPLED, "v", NULL),
+		      "the hand-off puts v's run in t's time");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A wait for a device: woken inside eth0's interrupt handler.
+ * CPU 100 + 90; hardware [1100,1501] 401; scheduler 9.  Total 600.
+ */
+static void test_hardware(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 190 },
+				 { RSP_CAT_HARDWARE, 401 },
+				 { RSP_CAT_SCHED, 9 } };
+
+	existing(s, 800, 800, "nic");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 800, "nic");
+	synth_switch(s, 0, US(1100), 800, "nic", S_INT, 0, "swapper/0");
+	synth_irq(s, SE_IRQ_ENTRY, 0, US(1500), 11, "eth0");
+	synth_waking(s, 0, US(1501), 0, SYN_HARDIRQ, 800, "nic", 0, false, NULL, 0);
+	synth_irq(s, SE_IRQ_EXIT, 0, US(1502), 11, NULL);
+	synth_switch(s, 0, US(1510), 0, "swapper/0", 0, 800, "nic");
+	synth_switch(s, 0, US(1600), 800, "nic", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 800, 100) : NULL;
+	if (a) {
+		check_table(a, "hardware irq", 600, want, 3);
+		CHECK(has_contributor(a, RSP_CAT_HARDWARE, "eth0", NULL), "named by its irq");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+static void async_child(struct synth *s)
+{
+	existing(s, 1000, 1000, "parent");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 1000, "parent");
+	synth_fork(s, US(1100), 1001, 1000, 1001, 1000);
+	synth_fork_tp(s, 0, US(1100), 1000, 1001, "child");
+	synth_wakeup_new(s, 0, US(1100), 1000, 1001, 1);
+	synth_switch(s, 1, US(1110), 0, "swapper/1", 0, 1001, "child");
+	synth_switch(s, 0, US(1500), 1000, "parent", S_INT, 0, "swapper/0");
+	synth_exit(s, US(1795), 1001, 1001);
+	synth_waking(s, 1, US(1795), 1001, 0, 1000, "parent", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1800), 1001, "child", S_DEAD, 0, "swapper/1");
+	synth_switch(s, 0, US(1810), 0, "swapper/0", 0, 1000, "parent");
+	synth_switch(s, 0, US(1900), 1000, "parent", S_INT, 0, "swapper/0");
+}
+
+/*
+ * The parent forks a child at 1100, keeps working until 1500, then waits
+ * for it.  The child's run [1110,1800] began 390 us before the wait: with a
+ * 50 us tolerance it does not fit, so the wait is on another control path
+ * [1500,1795] and the child is a control path of its own.
+ * parent: CPU 500 + 90, other path 295, scheduler 15 (900); child:
+ * scheduler 10 (born runnable), CPU 690 (700).  Total 1600.
+ */
+static void test_async_child(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a, *b;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 1280 },
+				 { RSP_CAT_OTHER_PATH, 295 },
+				 { RSP_CAT_SCHED, 25 } };
+
+	async_child(s);
+	t = open_synth(s);
+	a = t ? analyze(t, 1000, 50) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		struct rsp_path_info p;
+
+		check_table(a, "async child", 1600, want, 3);
+		rsp_analysis_explanation(a, &e);
+		rsp_analysis_path(a, 1, &p);
+		CHECK(e.n_paths == 2 && p.async, "the child is a control path of its own");
+		CHECK(has_contributor(a, RSP_CAT_OTHER_PATH, "tid 1001", NULL),
+		      "the wait names what it waited on (the child, not yet exec'd: \"parent\")");
+	}
+	/* a tolerance beyond 390 us makes it a call: nested, cut at the wait */
+	b = t ? analyze(t, 1000, 1000) : NULL;
+	if (b) {
+		struct rsp_explanation e;
+
+		rsp_analysis_explanation(b, &e);
+		CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == 0 && e.n_cut >= 1,
+		      "with 1 ms tolerance the child's run nests inside the wait, cut");
+	}
+	rsp_analysis_free(a);
+	rsp_analysis_free(b);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * Records lost at 1500 on the target's CPU: from its last event (1100)
+ * until its next one (1800) nothing is known.  CPU (sampled) 100, unknown 700.
+ */
+static void test_lost(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	uint64_t ip = 0x401000;
+	struct expect want[] = { { RSP_CAT_CPU, 100 }, { RSP_CAT_UNKNOWN, 700 } };
+
+	existing(s, 900, 900, "l");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 900, "l");
+	synth_sample(s, 0, US(1100), 900, 900, &ip, 1);
+	synth_lost(s, US(1500), 0, 10);
+	synth_switch(s, 0, US(1800), 900, "l", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 900, 100) : NULL;
+	if (a)
+		check_table(a, "lost span", 800, want, 2);
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A chain of 100000 threads, each woken by the next: 100000 layers.  The
+ * default depth bound stops it and says so; without the bound the
+ * iterative walk goes all the way down without overflowing the C stack.
+ */
+static void test_deep_chain(void)
+{
+	enum { N = 100000 };
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a = NULL;
+	struct rsp_analysis_opts deep = { .tolerance_ns = NS(1), .max_depth = 3 * N };
+	int target = 10;
+	uint64_t now = 10;
+	char err[256];
+
+	for (int i = 0; i <= N; i++)
+		existing(s, 10 + i, 10 + i, "link");
+	/* everyone asleep from the start, then the last one runs first */
+	synth_switch(s, 0, US(now), 0, "swapper/0", 0, 10 + N, "link");
+	for (int i = N; i > 0; i--) {
+		now += 2;
+		synth_waking(s, 0, US(now), 10 + i, 0, 10 + i - 1, "link", 0, false, NULL, 0);
+		synth_switch(s, 0, US(now + 1), 10 + i, "link", S_INT, 10 + i - 1, "link");
+		now += 1;
+		if (i % 4096 == 0)
+			synth_round(s);
+	}
+	synth_switch(s, 0, US(now + 5), 10, "link", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	if (t) {
+		struct rsp_explanation e;
+
+		a = analyze(t, target, 1);
+		if (a) {
+			rsp_analysis_explanation(a, &e);
+			CHECK(e.n_bounded >= 1, "the default depth bound stops a 100000-link chain "
+						"and says so (%zu)",
+			      e.n_bounded);
+			rsp_analysis_free(a);
+			a = NULL;
+		}
+		CHECK(rsp_analyze(t, &target, 1, 0, &deep, &a, err, sizeof(err)) == 0,
+		      "unbounded: the walk completes (%s)", a ? "" : err);
+		if (a) {
+			unsigned maxd = 0;
+
+			for (size_t i = 0; i < rsp_analysis_n_nodes(a); i++) {
+				struct rsp_node_info n;
+
+				rsp_analysis_node(a, i, &n);
+				if (n.depth > maxd)
+					maxd = n.depth;
+			}
+			rsp_analysis_explanation(a, &e);
+			CHECK(maxd >= N && e.n_bounded == 0,
+			      "all 100000 layers walked (depth %u)", maxd);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+static void test_names(void)
+{
+	for (int c = 0; c < RSP_CAT__COUNT; c++)
+		CHECK(rsp_category_name(c)[0] && rsp_category_key(c)[0] && rsp_category_advice(c)[0],
+		      "category %d has a name, key and advice", c);
+}
+
+int main(void)
+{
+	test_pingpong();
+	test_triangle();
+	test_poll_timeout();
+	test_defacto();
+	test_disk();
+	test_preemption();
+	test_hardware();
+	test_async_child();
+	test_lost();
+	test_deep_chain();
+	test_names();
+	return tap_done();
+}
