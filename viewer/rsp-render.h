@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum rsp_view_kind {
 	RSP_VIEW_RUNNING,
@@ -39,5 +40,13 @@ struct rsp_render_opts {
 int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view_kind view,
 		      const char *path, const struct rsp_render_opts *opts, char *err,
 		      size_t errlen);
+
+/* The explanation table as `rsp report --format csv|md` writes it (@top contributors). */
+enum rsp_table_format {
+	RSP_TABLE_CSV,
+	RSP_TABLE_MARKDOWN,
+};
+int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_format fmt,
+		     size_t top, FILE *f);
 
 #endif /* RSP_RENDER_H */

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Exports: a view to PNG, PDF (cairo surfaces, the same drawing as the
+ * screen) or SVG (the same scene, with a <title> per box); the explanation
+ * table to CSV or Markdown (the columns of `rsp report --format csv|md`).
+ */
+#include "rsp-render.h"
+#include "rsp-views.h"
+
+#include <cairo-pdf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <strings.h>
+
+#define DEFAULT_WIDTH 1600
+#define MAX_HEIGHT    16384
+
+struct exported {
+	struct rsp_running_data *running;
+	struct rsp_flame_data *flame;
+	struct rsp_cons_tree *cons;
+	struct rsp_running_state rs;
+	struct rsp_flame_state fs;
+	struct rsp_cons_state cs;
+	const struct rsp_view_ops *ops;
+	const void *data, *state;
+};
+
+static void exported_free(struct exported *e)
+{
+	rsp_cons_tree_free(e->cons);
+	rsp_flame_data_free(e->flame);
+	rsp_running_data_free(e->running);
+}
+
+static int prepare(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view_kind view,
+		   const struct rsp_render_opts *o, struct exported *e, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	e->fs.category = e->cs.category = -1;
+	switch (view) {
+	case RSP_VIEW_RUNNING:
+		ret = rsp_running_data_new(t, a, &e->running, err, errlen);
+		if (ret)
+			return ret;
+		e->rs.show_sleeps = o && o->show_sleeps;
+		e->rs.chains_only = o && o->target_chains_only;
+		e->ops = &rsp_running_ops;
+		e->data = e->running;
+		e->state = &e->rs;
+		return 0;
+	case RSP_VIEW_FLAME:
+	case RSP_VIEW_CONSOLIDATED:
+		if (!a) {
+			snprintf(err, errlen, "the flame views need the target's analysis");
+			return -EINVAL;
+		}
+		ret = rsp_flame_data_new(t, a, &e->flame, err, errlen);
+		if (ret)
+			return ret;
+		if (view == RSP_VIEW_FLAME) {
+			e->ops = &rsp_flame_ops;
+			e->data = e->flame;
+			e->state = &e->fs;
+			return 0;
+		}
+		e->cons = rsp_cons_tree_new(e->flame, !o || o->merge_threads, false);
+		e->ops = &rsp_cons_ops;
+		e->data = e->cons;
+		e->state = &e->cs;
+		return 0;
+	}
+	snprintf(err, errlen, "unknown view %d", (int)view);
+	return -EINVAL;
+}
+
+static int draw_to(cairo_surface_t *s, const struct rsp_layout *l, const struct exported *e,
+		   const struct rsp_view *v)
+{
+	cairo_t *cr = cairo_create(s);
+	cairo_status_t st;
+
+	rsp_layout_draw(l, e->ops, e->data, v, cr);
+	st = cairo_status(cr);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	return st == CAIRO_STATUS_SUCCESS ? 0 : -EIO;
+}
+
+int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view_kind view,
+		      const char *path, const struct rsp_render_opts *opts, char *err,
+		      size_t errlen)
+{
+	const char *ext = path ? strrchr(path, '.') : NULL;
+	struct exported e;
+	struct rsp_layout l;
+	struct rsp_view v;
+	double ch;
+	int ret;
+
+	if (!ext ||
+	    (strcasecmp(ext, ".svg") && strcasecmp(ext, ".png") && strcasecmp(ext, ".pdf"))) {
+		snprintf(err, errlen, "%s: give a file name ending in .svg, .png or .pdf",
+			 path ? path : "(none)");
+		return -EINVAL;
+	}
+	ret = prepare(t, a, view, opts, &e, err, errlen);
+	if (ret)
+		return ret;
+	memset(&v, 0, sizeof(v));
+	e.ops->extent(e.data, e.state, &v.x0, &v.x1);
+	if (opts && opts->t1 > opts->t0 && view != RSP_VIEW_CONSOLIDATED) {
+		v.x0 = (double)opts->t0;
+		v.x1 = (double)opts->t1;
+	}
+	v.width = opts && opts->width > 0 ? opts->width : DEFAULT_WIDTH;
+	ch = e.ops->content_height(e.data, e.state);
+	v.height = opts && opts->height > 0 ? opts->height : RSP_RULER_H + (int)ch + 1;
+	if (v.height > MAX_HEIGHT)
+		v.height = MAX_HEIGHT;
+	if (v.width > MAX_HEIGHT)
+		v.width = MAX_HEIGHT;
+	rsp_layout_init(&l);
+	rsp_layout_update(&l, e.ops, e.data, e.state, &v, true);
+	if (!strcasecmp(ext, ".svg")) {
+		FILE *f = fopen(path, "w");
+
+		if (!f) {
+			ret = -errno;
+		} else {
+			ret = rsp_layout_write_svg(&l, e.ops, e.data, &v, f, e.ops->name);
+			if (fclose(f) && !ret)
+				ret = -errno;
+		}
+	} else if (!strcasecmp(ext, ".png")) {
+		cairo_surface_t *s =
+		    cairo_image_surface_create(CAIRO_FORMAT_RGB24, v.width, v.height);
+
+		ret = cairo_surface_status(s) ? -ENOMEM : draw_to(s, &l, &e, &v);
+		if (!ret && cairo_surface_write_to_png(s, path) != CAIRO_STATUS_SUCCESS)
+			ret = -EIO;
+		cairo_surface_destroy(s);
+	} else {
+		cairo_surface_t *s = cairo_pdf_surface_create(path, v.width, v.height);
+
+		ret = cairo_surface_status(s) ? -EIO : draw_to(s, &l, &e, &v);
+		cairo_surface_finish(s);
+		if (!ret && cairo_surface_status(s))
+			ret = -EIO;
+		cairo_surface_destroy(s);
+	}
+	if (ret)
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
+	rsp_layout_clear(&l);
+	exported_free(&e);
+	return ret;
+}
+
+/* ---- the explanation table ------------------------------------------------------------------ */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0.0;
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void md_str(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("|*_`<>", *s))
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_format fmt,
+		     size_t top, FILE *f)
+{
+	struct rsp_explanation e;
+	uint64_t acc;
+
+	rsp_analysis_explanation(a, &e);
+	acc = e.total_ns - e.cat_ns[RSP_CAT_UNACCOUNTED] - e.cat_ns[RSP_CAT_UNKNOWN];
+	if (fmt == RSP_TABLE_CSV) {
+		fprintf(f, "scope,row,category,ns,ms,percent,contributor\n");
+		fprintf(f, "all,wall,,%" PRIu64 ",%.6f,,\n", e.wall_ns, e.wall_ns / 1e6);
+		fprintf(f, "all,total,,%" PRIu64 ",%.6f,100.000,\n", e.total_ns, e.total_ns / 1e6);
+		for (int c = 0; c < RSP_CAT__COUNT; c++) {
+			fprintf(f, "all,category,%s,%" PRIu64 ",%.6f,%.3f,\n", rsp_category_key(c),
+				e.cat_ns[c], e.cat_ns[c] / 1e6, pct(e.cat_ns[c], e.total_ns));
+			for (size_t i = 0; i < rsp_analysis_n_contributors(a, c) && i < top; i++) {
+				struct rsp_contributor k;
+
+				rsp_analysis_contributor(a, c, i, &k);
+				fprintf(f, "all,contributor,%s,%" PRIu64 ",%.6f,%.3f,",
+					rsp_category_key(c), k.ns, k.ns / 1e6,
+					pct(k.ns, e.cat_ns[c]));
+				csv_str(f, k.what);
+				fputc('\n', f);
+			}
+		}
+		fprintf(f, "all,accounted,,%" PRIu64 ",%.6f,%.3f,\n", acc, acc / 1e6,
+			pct(acc, e.total_ns));
+	} else {
+		fprintf(f, "## rsp report: ");
+		md_str(f, target ? target : "target");
+		fprintf(f,
+			"\n\n%zu control paths, %zu processes in the pseudostacks, tolerance %.0f "
+			"us.\n\n",
+			e.n_paths, e.n_processes, e.tolerance_ns / 1e3);
+		fprintf(f, "| Category | ms | %% | Top contributors |\n|---|---:|---:|---|\n");
+		fprintf(f, "| Wall time | %.3f | | |\n", e.wall_ns / 1e6);
+		fprintf(f, "| Total time | %.3f | 100.0 | |\n", e.total_ns / 1e6);
+		for (int c = 0; c < RSP_CAT__COUNT; c++) {
+			fprintf(f, "| %s | %.3f | %.1f | ", rsp_category_name(c), e.cat_ns[c] / 1e6,
+				pct(e.cat_ns[c], e.total_ns));
+			for (size_t i = 0; i < rsp_analysis_n_contributors(a, c) && i < top; i++) {
+				struct rsp_contributor k;
+
+				rsp_analysis_contributor(a, c, i, &k);
+				fprintf(f, "%s", i ? "<br>" : "");
+				md_str(f, k.what);
+				fprintf(f, " (%.3f ms)", k.ns / 1e6);
+			}
+			fprintf(f, " |\n");
+		}
+		fprintf(f, "| **Total accounted** | %.3f | %.1f | |\n", acc / 1e6,
+			pct(acc, e.total_ns));
+		fprintf(f, "| **Percent accounted** | | %.1f | |\n", pct(acc, e.total_ns));
+	}
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared by the render library's files: interned strings, symbolized stacks. */
+#ifndef RSP_RENDER_PRIVATE_H
+#define RSP_RENDER_PRIVATE_H
+
+#include "rsp-views.h"
+
+#include <glib.h>
+
+/* Interned strings: equal strings are one pointer, alive as long as the table. */
+struct _rsp_strtab {
+	GStringChunk *chunk;
+	GHashTable *set;
+};
+void _rsp_strtab_init(struct _rsp_strtab *s);
+void _rsp_strtab_clear(struct _rsp_strtab *s);
+const char *_rsp_intern(struct _rsp_strtab *s, const char *str);
+
+/* A stack symbolized: frames outermost first, in a shared pool. */
+struct _rsp_fstack {
+	uint32_t off;    /* into the cache's frames */
+	uint16_t n;      /* frames */
+	uint16_t n_user; /* the outermost n_user are user frames */
+};
+
+struct _rsp_frames {
+	struct rsp_trace *t;
+	struct _rsp_strtab *strs;
+	GHashTable *map;   /* (stack << 32 | pid) -> index + 1 in stacks */
+	GArray *stacks;    /* struct _rsp_fstack */
+	GPtrArray *frames; /* const char *, interned */
+};
+void _rsp_frames_init(struct _rsp_frames *fc, struct rsp_trace *t, struct _rsp_strtab *strs);
+void _rsp_frames_clear(struct _rsp_frames *fc);
+/* Model: @stack of process @pid at @time (tracing artefacts dropped at the leaf). */
+struct _rsp_fstack _rsp_frames_get(struct _rsp_frames *fc, uint32_t stack, int pid, uint64_t time);
+static inline const char *_rsp_frame(const struct _rsp_frames *fc, uint32_t off)
+{
+	return g_ptr_array_index(fc->frames, off);
+}
+/* The function that best describes a sleep: the innermost user function (the
+ * paper's choice), else the innermost kernel function above the scheduler. */
+const char *_rsp_frames_best(const struct _rsp_frames *fc, struct _rsp_fstack fs);
+/* " > "-joined, outermost first; at most @max innermost frames (0: all). */
+void _rsp_frames_append(const struct _rsp_frames *fc, struct _rsp_fstack fs, size_t max,
+			GString *out);
+
+/* "12.345 ms" from the trace start */
+void _rsp_append_time(GString *out, uint64_t t, uint64_t origin);
+void _rsp_append_dur(GString *out, uint64_t ns);
+
+/* Binary searches over arrays sorted by end (and start): first element ending after @t. */
+#define RSP_LOWER_BOUND(v, n, field, t, out)                                                       \
+	do {                                                                                       \
+		size_t lo_ = 0, hi_ = (n);                                                         \
+		while (lo_ < hi_) {                                                                \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;                                       \
+			if ((double)(v)[mid_].field <= (double)(t))                                \
+				lo_ = mid_ + 1;                                                    \
+			else                                                                       \
+				hi_ = mid_;                                                        \
+		}                                                                                  \
+		(out) = lo_;                                                                       \
+	} while (0)
+
+/* ---- the flame data (render-flame.c; the consolidated tree reads it) ------------------- */
+
+#define RSP_NONE32 UINT32_MAX
+
+struct _rsp_fnode {
+	uint64_t s, e, wake;
+	const char *label;             /* leaves: what they are */
+	uint32_t parent, kids, n_kids; /* kids: offset in d->kids */
+	uint32_t frames, samples;      /* offsets: fc frames; d->samples */
+	uint32_t thread, slice, link;  /* model indexes, RSP_NONE32 */
+	uint16_t n_frames, n_user, n_samples, path;
+	uint16_t level[2], height[2]; /* [kernel frames shown] */
+	uint8_t kind, flags, cat;
+};
+
+struct _rsp_fthread {
+	const char *comm, *tlabel; /* tlabel: "comm tid" */
+	int tid, pid;
+};
+
+struct _rsp_fpath {
+	uint32_t roots, n_roots; /* in d->kids */
+	uint32_t thread;
+	bool async;
+	uint16_t height[2];
+	const char *label;
+};
+
+struct rsp_flame_data {
+	struct _rsp_strtab strs;
+	struct _rsp_frames fc;
+	struct _rsp_fnode *nodes;
+	size_t n_nodes;
+	uint32_t *kids; /* children lists, then each path's roots, sorted by start */
+	struct _rsp_fstack *samples;
+	size_t n_samples;
+	struct _rsp_fthread *threads;
+	size_t n_threads;
+	struct _rsp_fpath *paths;
+	size_t n_paths;
+	uint64_t start, end, origin;
+	const char *running, *kernel_only;
+};
+
+#endif /* RSP_RENDER_PRIVATE_H */

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The scene: a flat list of primitives, drawn in four batched passes. */
+#include "rsp-scene.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rsp_scene {
+	struct rsp_scene_item *v;
+	size_t n, cap;
+	GStringChunk *strings;
+	rsp_scene_title_fn title_fn;
+	void *title_ctx;
+};
+
+struct rsp_scene *rsp_scene_new(void)
+{
+	struct rsp_scene *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->strings = g_string_chunk_new(4096);
+	return s;
+}
+
+void rsp_scene_free(struct rsp_scene *s)
+{
+	if (!s)
+		return;
+	free(s->v);
+	g_string_chunk_free(s->strings);
+	free(s);
+}
+
+void rsp_scene_clear(struct rsp_scene *s)
+{
+	s->n = 0;
+	g_string_chunk_clear(s->strings);
+}
+
+size_t rsp_scene_n_items(const struct rsp_scene *s)
+{
+	return s ? s->n : 0;
+}
+
+const struct rsp_scene_item *rsp_scene_item(const struct rsp_scene *s, size_t i)
+{
+	return i < s->n ? &s->v[i] : NULL;
+}
+
+bool rsp_scene_owns(const struct rsp_scene *s, const struct rsp_scene_item *it)
+{
+	return s && s->n && it >= s->v && it < s->v + s->n;
+}
+
+struct rsp_scene_item *rsp_scene_item_mut(struct rsp_scene *s, size_t i)
+{
+	return i < s->n ? &s->v[i] : NULL;
+}
+
+struct rsp_scene_item *rsp_scene_add(struct rsp_scene *s, enum rsp_prim prim, enum rsp_cls cls,
+				     double x, double y, double w, double h)
+{
+	static struct rsp_scene_item sink; /* out of memory: writes go nowhere */
+	struct rsp_scene_item *it;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct rsp_scene_item *g = realloc(s->v, cap * sizeof(*g));
+
+		if (!g) {
+			memset(&sink, 0, sizeof(sink));
+			return &sink;
+		}
+		s->v = g;
+		s->cap = cap;
+	}
+	it = &s->v[s->n++];
+	memset(it, 0, sizeof(*it));
+	it->prim = (uint8_t)prim;
+	it->cls = (uint8_t)cls;
+	it->x = (float)x;
+	it->y = (float)y;
+	it->w = (float)w;
+	it->h = (float)h;
+	return it;
+}
+
+struct rsp_scene_item *rsp_scene_add_box(struct rsp_scene *s, enum rsp_cls cls, double x, double y,
+					 double w, double h, const char *label)
+{
+	struct rsp_scene_item *it = rsp_scene_add(s, RSP_PRIM_RECT, cls, x, y, w, h);
+
+	it->label = label;
+	if (label && w >= 14 && h >= RSP_FONT_PX) {
+		bool ell = false;
+		size_t n = rsp_text_fit(label, w - 5, &ell);
+
+		it->label_len = (uint16_t)(n > 65535 ? 65535 : n);
+		if (ell)
+			it->flags |= RSP_ITEM_ELLIPSIS;
+	}
+	return it;
+}
+
+struct rsp_scene_item *rsp_scene_add_text(struct rsp_scene *s, enum rsp_cls cls, double x,
+					  double baseline, double max_w, const char *text,
+					  unsigned flags)
+{
+	struct rsp_scene_item *it;
+	bool ell = false;
+	size_t n = max_w > 0 ? rsp_text_fit(text, max_w, &ell) : strlen(text);
+	double w;
+
+	if (n > 65535)
+		n = 65535;
+	w = rsp_text_width(text, n) + (ell ? rsp_text_width("\xe2\x80\xa6", 3) : 0);
+	it = rsp_scene_add(s, RSP_PRIM_TEXT, cls, (flags & RSP_ITEM_RIGHT) ? x - w : x, baseline, w,
+			   RSP_FONT_PX);
+	it->label = text;
+	it->label_len = (uint16_t)n;
+	it->flags = (uint8_t)((flags & ~RSP_ITEM_RIGHT) | (ell ? RSP_ITEM_ELLIPSIS : 0));
+	return it;
+}
+
+const char *rsp_scene_strdup(struct rsp_scene *s, const char *str)
+{
+	return g_string_chunk_insert(s->strings, str ? str : "");
+}
+
+const char *rsp_scene_printf(struct rsp_scene *s, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return g_string_chunk_insert(s->strings, buf);
+}
+
+void rsp_scene_set_title_fn(struct rsp_scene *s, rsp_scene_title_fn fn, void *ctx)
+{
+	s->title_fn = fn;
+	s->title_ctx = ctx;
+}
+
+bool rsp_scene_title(const struct rsp_scene *s, const struct rsp_scene_item *it, GString *out)
+{
+	size_t before = out->len;
+
+	if (!it->id)
+		return false;
+	if (s->title_fn)
+		s->title_fn(s, it, out, s->title_ctx);
+	else if (it->label)
+		g_string_append(out, it->label);
+	return out->len > before;
+}
+
+/* ---- drawing --------------------------------------------------------------------------- */
+
+static bool visible(const struct rsp_scene_item *it, double cx0, double cy0, double cx1, double cy1)
+{
+	double x0 = it->x, x1 = it->x + it->w, y0 = it->y, y1 = it->y + it->h;
+
+	if (it->prim == RSP_PRIM_LINE) {
+		if (x1 < x0) {
+			double t = x0;
+			x0 = x1;
+			x1 = t;
+		}
+		if (y1 < y0) {
+			double t = y0;
+			y0 = y1;
+			y1 = t;
+		}
+	} else if (it->prim == RSP_PRIM_TEXT) {
+		y0 = it->y - it->h;
+		y1 = it->y + 4;
+	}
+	return x1 >= cx0 && x0 <= cx1 && y1 >= cy0 && y0 <= cy1;
+}
+
+static cairo_pattern_t *hatch_pattern(enum rsp_cls cls, bool dim)
+{
+	cairo_surface_t *tile = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 8, 8);
+	cairo_t *c = cairo_create(tile);
+	cairo_pattern_t *p;
+
+	cairo_set_source_rgba(c, 1, 1, 1, 0.6);
+	cairo_paint(c);
+	rsp_palette_set_source(c, cls, dim);
+	cairo_set_line_width(c, 1.5);
+	cairo_move_to(c, -1, 9);
+	cairo_line_to(c, 9, -1);
+	cairo_move_to(c, -1, 1);
+	cairo_line_to(c, 1, -1);
+	cairo_move_to(c, 7, 9);
+	cairo_line_to(c, 9, 7);
+	cairo_stroke(c);
+	cairo_destroy(c);
+	p = cairo_pattern_create_for_surface(tile);
+	cairo_pattern_set_extend(p, CAIRO_EXTEND_REPEAT);
+	cairo_surface_destroy(tile);
+	return p;
+}
+
+static void set_fill(cairo_t *cr, uint8_t prim, uint8_t cls, bool dim)
+{
+	if (prim == RSP_PRIM_HATCH) {
+		cairo_pattern_t *p = hatch_pattern(cls, dim);
+
+		cairo_set_source(cr, p);
+		cairo_pattern_destroy(p);
+	} else {
+		rsp_palette_set_source(cr, cls, dim);
+	}
+}
+
+static void box_path(cairo_t *cr, const struct rsp_scene_item *it)
+{
+	double x = it->x, y = it->y, w = it->w, h = it->h;
+
+	if (it->prim == RSP_PRIM_TRIANGLE) {
+		/* pointing down, or right (RSP_ITEM_RIGHT), inset by a fifth of the box */
+		double ix = w / 5, iy = h / 5;
+
+		x += ix;
+		y += iy;
+		w -= 2 * ix;
+		h -= 2 * iy;
+		if (it->flags & RSP_ITEM_RIGHT) {
+			cairo_move_to(cr, x, y);
+			cairo_line_to(cr, x + w, y + h / 2);
+			cairo_line_to(cr, x, y + h);
+		} else {
+			cairo_move_to(cr, x, y);
+			cairo_line_to(cr, x + w, y);
+			cairo_line_to(cr, x + w / 2, y + h);
+		}
+		cairo_close_path(cr);
+		return;
+	}
+	if (it->flags & RSP_ITEM_GAP) {
+		if (w >= 3)
+			w -= 1;
+		if (h >= 3) {
+			y += 1;
+			h -= 1;
+		}
+	}
+	cairo_rectangle(cr, x, y, w, h);
+}
+
+static bool dark(uint8_t cls)
+{
+	uint32_t c = rsp_palette_rgb(cls);
+	double l = 0.299 * ((c >> 16) & 0xff) + 0.587 * ((c >> 8) & 0xff) + 0.114 * (c & 0xff);
+
+	return l < 120;
+}
+
+void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double cy0, double cx1,
+		    double cy1)
+{
+	int key = -1;
+
+	if (!s || !s->n)
+		return;
+	cairo_save(cr);
+	/* pass 1: boxes, one fill per run of the same class */
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rsp_scene_item *it = &s->v[i];
+		int k;
+
+		if (it->prim == RSP_PRIM_LINE || it->prim == RSP_PRIM_TEXT ||
+		    !visible(it, cx0, cy0, cx1, cy1))
+			continue;
+		k = it->cls | (it->prim == RSP_PRIM_HATCH) << 8 | !!(it->flags & RSP_ITEM_DIM) << 9;
+		if (k != key) {
+			if (key >= 0)
+				cairo_fill(cr);
+			set_fill(cr, it->prim, it->cls, it->flags & RSP_ITEM_DIM);
+			key = k;
+		}
+		box_path(cr, it);
+	}
+	if (key >= 0)
+		cairo_fill(cr);
+	/* pass 2: lines, hairlines without antialiasing (many cross the whole view) */
+	key = -1;
+	cairo_set_line_width(cr, 1.0);
+	cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rsp_scene_item *it = &s->v[i];
+		int k;
+
+		if (it->prim != RSP_PRIM_LINE || !visible(it, cx0, cy0, cx1, cy1))
+			continue;
+		k = it->cls | !!(it->flags & RSP_ITEM_DIM) << 9;
+		if (k != key) {
+			if (key >= 0)
+				cairo_stroke(cr);
+			rsp_palette_set_source(cr, it->cls, it->flags & RSP_ITEM_DIM);
+			key = k;
+		}
+		/* only the part on screen: links may span thousands of rows */
+		{
+			double x0 = it->x, y0 = it->y, dx = it->w, dy = it->h, t0 = 0, t1 = 1;
+			const double p[4] = {-dx, dx, -dy, dy};
+			const double q[4] = {x0 - (cx0 - 1), (cx1 + 1) - x0, y0 - (cy0 - 1),
+					     (cy1 + 1) - y0};
+			bool out = false;
+
+			for (int e = 0; e < 4 && !out; e++) {
+				if (p[e] == 0) {
+					out = q[e] < 0;
+				} else {
+					double r = q[e] / p[e];
+
+					if (p[e] < 0 && r > t0)
+						t0 = r;
+					else if (p[e] > 0 && r < t1)
+						t1 = r;
+					out = t0 > t1;
+				}
+			}
+			if (out)
+				continue;
+			cairo_move_to(cr, x0 + t0 * dx, y0 + t0 * dy);
+			cairo_line_to(cr, x0 + t1 * dx, y0 + t1 * dy);
+		}
+	}
+	if (key >= 0)
+		cairo_stroke(cr);
+	cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+	/* pass 3: labels and text */
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rsp_scene_item *it = &s->v[i];
+
+		if (!it->label_len || !it->label || !visible(it, cx0, cy0, cx1, cy1))
+			continue;
+		if (it->prim == RSP_PRIM_TEXT) {
+			rsp_palette_set_source(cr, it->cls, it->flags & RSP_ITEM_DIM);
+			rsp_text_draw(cr, it->x, it->y, it->label, it->label_len,
+				      it->flags & RSP_ITEM_ELLIPSIS);
+			if (it->flags & RSP_ITEM_BOLD)
+				rsp_text_draw(cr, it->x + 0.6, it->y, it->label, it->label_len,
+					      it->flags & RSP_ITEM_ELLIPSIS);
+		} else {
+			if (dark(it->cls) && !(it->flags & RSP_ITEM_DIM))
+				cairo_set_source_rgb(cr, 1, 1, 1);
+			else
+				cairo_set_source_rgb(cr, 0.08, 0.08, 0.08);
+			rsp_text_draw(cr, it->x + 3, it->y + it->h / 2 + 4, it->label,
+				      it->label_len, it->flags & RSP_ITEM_ELLIPSIS);
+		}
+	}
+	/* pass 4: highlight outlines */
+	key = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rsp_scene_item *it = &s->v[i];
+
+		if (!(it->flags & RSP_ITEM_MARKED) || it->prim == RSP_PRIM_LINE ||
+		    !visible(it, cx0, cy0, cx1, cy1))
+			continue;
+		if (!key) {
+			rsp_palette_set_source(cr, RSP_CLS_MARK, false);
+			cairo_set_line_width(cr, 2.0);
+			key = 1;
+		}
+		cairo_rectangle(cr, it->x + 1, it->y + 1, it->w > 2 ? it->w - 2 : it->w,
+				it->h > 2 ? it->h - 2 : it->h);
+	}
+	if (key)
+		cairo_stroke(cr);
+	cairo_restore(cr);
+}
+
+ssize_t rsp_scene_hit(const struct rsp_scene *s, double x, double y)
+{
+	if (!s)
+		return -1;
+	for (size_t i = s->n; i-- > 0;) {
+		const struct rsp_scene_item *it = &s->v[i];
+		double y0 = it->y, y1 = it->y + it->h;
+
+		if (!it->id || it->prim == RSP_PRIM_LINE)
+			continue;
+		if (it->prim == RSP_PRIM_TEXT) {
+			y0 = it->y - it->h;
+			y1 = it->y + 4;
+		}
+		if (x >= it->x && x < it->x + (it->w < 1 ? 1 : it->w) && y >= y0 && y < y1)
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+/* ---- units --------------------------------------------------------------------------------- */
+
+void rsp_format_duration(char *buf, size_t n, double ns)
+{
+	static const char *const units[] = {"ns", "\xc2\xb5s", "ms", "s"};
+	double a = fabs(ns), v = ns;
+	int u = 0;
+
+	while (u < 3 && a >= 999.5) {
+		a /= 1000;
+		v /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, n, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, n, "%.*f %s", a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2, v, units[u]);
+}

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The flame views' tab: chronological / consolidated, details, explanation. */
+#include "rsp-flame-page.h"
+
+#include "rsp-testlog.h"
+
+struct _RspFlamePage {
+	RspPage parent_instance;
+	int pid;
+	char *name;
+	RspTarget *target;
+	GtkWidget *stack, *busy_label, *error_label;
+	RspCanvas *canvas;
+	GtkWidget *mode, *merge, *kernel, *crumbs, *details, *side;
+	RspExplainPanel *explain;
+	struct rsp_flame_state fs;
+	struct rsp_cons_state cs;
+	struct rsp_cons_tree *tree;
+	gboolean consolidated;
+	char *search;
+	GCancellable *cancellable;
+};
+
+G_DEFINE_TYPE(RspFlamePage, rsp_flame_page, RSP_TYPE_PAGE)
+
+enum { SIG_READY, N_SIGS };
+static guint signals[N_SIGS];
+
+static void set_details(RspFlamePage *p, const char *text)
+{
+	gtk_label_set_text(GTK_LABEL(p->details), text ? text : "");
+}
+
+static void rebuild_tree(RspFlamePage *p)
+{
+	rsp_cons_tree_free(p->tree);
+	p->tree = rsp_cons_tree_new(p->target->flame,
+				    gtk_check_button_get_active(GTK_CHECK_BUTTON(p->merge)),
+				    p->fs.kernel_frames);
+	p->cs.root = 0;
+}
+
+static void on_crumb(GtkButton *b, RspFlamePage *p)
+{
+	rsp_flame_page_set_cons_root(p, GPOINTER_TO_SIZE(g_object_get_data(G_OBJECT(b), "node")));
+}
+
+static void update_crumbs(RspFlamePage *p)
+{
+	GtkWidget *c;
+	size_t chain[64], n = 0;
+
+	while ((c = gtk_widget_get_first_child(p->crumbs)))
+		gtk_box_remove(GTK_BOX(p->crumbs), c);
+	gtk_widget_set_visible(p->crumbs, p->consolidated);
+	if (!p->consolidated || !p->tree)
+		return;
+	for (size_t x = p->cs.root; x != RSP_NO_INDEX && n < G_N_ELEMENTS(chain);) {
+		struct rsp_cons_node_info ni;
+
+		chain[n++] = x;
+		rsp_cons_node(p->tree, x, &ni);
+		x = ni.parent;
+	}
+	while (n-- > 0) {
+		struct rsp_cons_node_info ni;
+		GtkWidget *b;
+
+		rsp_cons_node(p->tree, chain[n], &ni);
+		b = gtk_button_new_with_label(chain[n] ? ni.label : "all");
+		gtk_button_set_has_frame(GTK_BUTTON(b), FALSE);
+		g_object_set_data(G_OBJECT(b), "node", GSIZE_TO_POINTER(chain[n]));
+		g_signal_connect(b, "clicked", G_CALLBACK(on_crumb), p);
+		gtk_box_append(GTK_BOX(p->crumbs), b);
+		if (n)
+			gtk_box_append(GTK_BOX(p->crumbs), gtk_label_new("\xe2\x80\xba"));
+	}
+}
+
+static void show_mode(RspFlamePage *p)
+{
+	if (!p->target)
+		return;
+	if (p->consolidated) {
+		if (!p->tree)
+			rebuild_tree(p);
+		rsp_canvas_set_view(p->canvas, &rsp_cons_ops, p->tree, &p->cs);
+	} else {
+		rsp_canvas_set_view(p->canvas, &rsp_flame_ops, p->target->flame, &p->fs);
+	}
+	gtk_widget_set_sensitive(p->merge, p->consolidated);
+	update_crumbs(p);
+	set_details(p, p->consolidated
+			   ? "Click a frame to zoom into it; the path above goes back."
+			   : "Click a frame for its details; double-click zooms to it.");
+	rsp_testlog("VIEW %s", p->consolidated ? "consolidated" : "chronological");
+}
+
+static void on_mode(GtkToggleButton *b, RspFlamePage *p)
+{
+	p->consolidated = gtk_toggle_button_get_active(b);
+	show_mode(p);
+}
+
+static void on_merge(GtkCheckButton *b, RspFlamePage *p)
+{
+	if (!p->target)
+		return;
+	rebuild_tree(p);
+	if (p->consolidated)
+		show_mode(p);
+}
+
+static void on_kernel(GtkCheckButton *b, RspFlamePage *p)
+{
+	p->fs.kernel_frames = gtk_check_button_get_active(b);
+	if (!p->target)
+		return;
+	rsp_cons_tree_free(p->tree);
+	p->tree = NULL;
+	if (p->consolidated)
+		show_mode(p);
+	else
+		rsp_canvas_invalidate(p->canvas);
+}
+
+static void on_item(RspCanvas *c, guint64 id, int n_press, double x, double y, RspFlamePage *p)
+{
+	GString *s = g_string_new(NULL);
+
+	if (RSP_HIT_KIND(id) == RSP_HIT_FRAME && p->target) {
+		size_t node = RSP_HIT_PAYLOAD(id) & 0xffffffffff;
+		struct rsp_flame_node_info ni;
+		RspDocument *doc = rsp_page_get_document(RSP_PAGE(p));
+
+		rsp_flame_node(p->target->flame, node, &ni);
+		if (n_press >= 2) {
+			double m = (ni.end_ns - ni.start_ns) * 0.05 + 1;
+
+			rsp_canvas_set_range(c, ni.start_ns - m, ni.end_ns + m);
+			rsp_testlog("ZOOM node %zu", node);
+		}
+		rsp_canvas_set_selected_id(c, id);
+		rsp_flame_describe(p->target->flame, node, s);
+		g_string_append(s, "\n");
+		if (rsp_document_try_lock(doc)) {
+			rsp_flame_describe_links(p->target->flame, rsp_document_get_trace(doc),
+						 node, s);
+			rsp_document_unlock(doc);
+		} else {
+			g_string_append(s, "(what woke it: the recording is busy, click again)");
+		}
+		rsp_testlog("FRAME %zu %d", node, n_press);
+	} else if (RSP_HIT_KIND(id) == RSP_HIT_CONS && p->tree) {
+		const struct rsp_scene_item *it = rsp_canvas_hit(c, x, y);
+
+		if (it) {
+			char *t = rsp_canvas_dup_title(c, it);
+
+			g_string_append(s, t ? t : "");
+			g_free(t);
+		}
+		rsp_flame_page_set_cons_root(p, RSP_HIT_PAYLOAD(id));
+	} else {
+		g_string_free(s, TRUE);
+		return;
+	}
+	set_details(p, s->str);
+	g_string_free(s, TRUE);
+}
+
+static void on_category(RspExplainPanel *e, int cat, RspFlamePage *p)
+{
+	p->fs.category = p->cs.category = cat;
+	rsp_canvas_invalidate(p->canvas);
+}
+
+static void search_changed(RspPage *page, const char *text)
+{
+	RspFlamePage *p = RSP_FLAME_PAGE(page);
+
+	g_free(p->search);
+	p->search = g_strdup(text);
+	p->fs.search = p->cs.search = p->search;
+	rsp_canvas_invalidate(p->canvas);
+}
+
+static RspTarget *get_target(RspPage *page)
+{
+	return RSP_FLAME_PAGE(page)->target;
+}
+
+static void on_target(GObject *src, GAsyncResult *res, gpointer data)
+{
+	GError *error = NULL;
+	RspTarget *tg = rsp_document_target_finish(RSP_DOCUMENT(src), res, &error);
+	RspFlamePage *p;
+
+	if (!tg && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+		g_error_free(error);
+		return; /* the page is gone */
+	}
+	p = RSP_FLAME_PAGE(data);
+	if (!tg) {
+		gtk_label_set_text(GTK_LABEL(p->error_label), error->message);
+		gtk_stack_set_visible_child_name(GTK_STACK(p->stack), "error");
+		rsp_testlog("ERROR %s", error->message);
+		g_error_free(error);
+		return;
+	}
+	p->target = tg;
+	p->explain = RSP_EXPLAIN_PANEL(rsp_explain_panel_new(tg));
+	g_signal_connect(p->explain, "category-activated", G_CALLBACK(on_category), p);
+	gtk_paned_set_end_child(GTK_PANED(p->side), GTK_WIDGET(p->explain));
+	gtk_stack_set_visible_child_name(GTK_STACK(p->stack), "view");
+	show_mode(p);
+	gtk_widget_grab_focus(GTK_WIDGET(p->canvas)); /* the keys zoom and pan */
+	rsp_testlog("FLAME READY %s %d nodes=%zu", p->name, p->pid, rsp_flame_n_nodes(tg->flame));
+	g_signal_emit(p, signals[SIG_READY], 0);
+}
+
+static void rsp_flame_page_dispose(GObject *obj)
+{
+	RspFlamePage *p = RSP_FLAME_PAGE(obj);
+
+	if (p->cancellable)
+		g_cancellable_cancel(p->cancellable);
+	g_clear_object(&p->cancellable);
+	G_OBJECT_CLASS(rsp_flame_page_parent_class)->dispose(obj);
+}
+
+static void rsp_flame_page_finalize(GObject *obj)
+{
+	RspFlamePage *p = RSP_FLAME_PAGE(obj);
+
+	rsp_cons_tree_free(p->tree);
+	g_free(p->name);
+	g_free(p->search);
+	G_OBJECT_CLASS(rsp_flame_page_parent_class)->finalize(obj);
+}
+
+static void rsp_flame_page_class_init(RspFlamePageClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = rsp_flame_page_dispose;
+	G_OBJECT_CLASS(klass)->finalize = rsp_flame_page_finalize;
+	RSP_PAGE_CLASS(klass)->search_changed = search_changed;
+	RSP_PAGE_CLASS(klass)->get_target = get_target;
+	signals[SIG_READY] = g_signal_new("ready", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+					  NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void rsp_flame_page_init(RspFlamePage *p)
+{
+	p->fs.category = p->cs.category = -1;
+}
+
+GtkWidget *rsp_flame_page_new(RspDocument *doc, int pid, const char *name)
+{
+	RspFlamePage *p = g_object_new(RSP_TYPE_FLAME_PAGE, NULL);
+	GtkWidget *tb, *busy, *spinner, *vpaned, *scroller;
+	g_autofree char *title = NULL;
+
+	p->pid = pid;
+	p->name = g_strdup(name ? name : "target");
+	title = g_strdup_printf("%s \xe2\x80\x94 flame", p->name);
+	p->canvas = RSP_CANVAS(rsp_canvas_new());
+	g_signal_connect(p->canvas, "item-activated", G_CALLBACK(on_item), p);
+
+	/* the canvas over the details, the explanation at the side */
+	p->details = gtk_label_new(NULL);
+	gtk_label_set_xalign(GTK_LABEL(p->details), 0);
+	gtk_label_set_yalign(GTK_LABEL(p->details), 0);
+	gtk_label_set_selectable(GTK_LABEL(p->details), TRUE);
+	gtk_label_set_wrap(GTK_LABEL(p->details), TRUE);
+	gtk_widget_set_margin_start(p->details, 6);
+	gtk_widget_set_margin_top(p->details, 4);
+	scroller = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), p->details);
+	gtk_widget_set_size_request(scroller, -1, 90);
+	vpaned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	gtk_paned_set_start_child(GTK_PANED(vpaned), GTK_WIDGET(p->canvas));
+	gtk_paned_set_end_child(GTK_PANED(vpaned), scroller);
+	gtk_paned_set_resize_end_child(GTK_PANED(vpaned), FALSE);
+	gtk_paned_set_shrink_end_child(GTK_PANED(vpaned), FALSE);
+	p->side = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+	gtk_paned_set_start_child(GTK_PANED(p->side), vpaned);
+	gtk_paned_set_resize_end_child(GTK_PANED(p->side), FALSE);
+	gtk_paned_set_shrink_end_child(GTK_PANED(p->side), FALSE);
+
+	p->stack = gtk_stack_new();
+	busy = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+	gtk_widget_set_valign(busy, GTK_ALIGN_CENTER);
+	spinner = gtk_spinner_new();
+	gtk_spinner_start(GTK_SPINNER(spinner));
+	gtk_widget_set_size_request(spinner, 32, 32);
+	gtk_box_append(GTK_BOX(busy), spinner);
+	p->busy_label = gtk_label_new(NULL);
+	{
+		g_autofree char *t = g_strdup_printf("Analysing %s\xe2\x80\xa6", p->name);
+
+		gtk_label_set_text(GTK_LABEL(p->busy_label), t);
+	}
+	gtk_box_append(GTK_BOX(busy), p->busy_label);
+	gtk_stack_add_named(GTK_STACK(p->stack), busy, "busy");
+	p->error_label = gtk_label_new(NULL);
+	gtk_label_set_wrap(GTK_LABEL(p->error_label), TRUE);
+	gtk_label_set_selectable(GTK_LABEL(p->error_label), TRUE);
+	gtk_stack_add_named(GTK_STACK(p->stack), p->error_label, "error");
+	gtk_stack_add_named(GTK_STACK(p->stack), p->side, "view");
+	gtk_stack_set_visible_child_name(GTK_STACK(p->stack), "busy");
+	rsp_page_setup(RSP_PAGE(p), doc, title, p->stack);
+
+	tb = rsp_page_get_toolbar(RSP_PAGE(p));
+	p->mode = gtk_toggle_button_new_with_mnemonic("C_onsolidated");
+	gtk_widget_set_tooltip_text(p->mode, "Chronological or consolidated flame view (Ctrl+T)");
+	g_signal_connect(p->mode, "toggled", G_CALLBACK(on_mode), p);
+	p->merge = gtk_check_button_new_with_mnemonic("_Merge threads");
+	gtk_check_button_set_active(GTK_CHECK_BUTTON(p->merge), TRUE);
+	gtk_widget_set_tooltip_text(p->merge, "Consolidated: the threads of a process as one");
+	g_signal_connect(p->merge, "toggled", G_CALLBACK(on_merge), p);
+	p->kernel = gtk_check_button_new_with_mnemonic("_Kernel frames");
+	g_signal_connect(p->kernel, "toggled", G_CALLBACK(on_kernel), p);
+	p->crumbs = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
+	gtk_box_append(GTK_BOX(tb), p->mode);
+	gtk_box_append(GTK_BOX(tb), p->merge);
+	gtk_box_append(GTK_BOX(tb), p->kernel);
+	gtk_box_append(GTK_BOX(tb), p->crumbs);
+	gtk_widget_set_sensitive(p->merge, FALSE);
+
+	p->cancellable = g_cancellable_new();
+	rsp_document_target_async(doc, pid, p->cancellable, on_target, p);
+	return GTK_WIDGET(p);
+}
+
+gboolean rsp_flame_page_is_ready(RspFlamePage *p)
+{
+	return p->target != NULL;
+}
+
+int rsp_flame_page_get_pid(RspFlamePage *p)
+{
+	return p->pid;
+}
+
+void rsp_flame_page_set_consolidated(RspFlamePage *p, gboolean on)
+{
+	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(p->mode), on);
+}
+
+gboolean rsp_flame_page_get_consolidated(RspFlamePage *p)
+{
+	return p->consolidated;
+}
+
+void rsp_flame_page_set_merge_threads(RspFlamePage *p, gboolean on)
+{
+	gtk_check_button_set_active(GTK_CHECK_BUTTON(p->merge), on);
+}
+
+GtkWidget *rsp_flame_page_get_mode_button(RspFlamePage *p)
+{
+	return p->mode;
+}
+
+RspExplainPanel *rsp_flame_page_get_explain_panel(RspFlamePage *p)
+{
+	return p->explain;
+}
+
+const struct rsp_flame_state *rsp_flame_page_get_flame_state(RspFlamePage *p)
+{
+	return &p->fs;
+}
+
+const struct rsp_cons_state *rsp_flame_page_get_cons_state(RspFlamePage *p)
+{
+	return &p->cs;
+}
+
+const struct rsp_cons_tree *rsp_flame_page_get_cons_tree(RspFlamePage *p)
+{
+	return p->tree;
+}
+
+const struct rsp_flame_data *rsp_flame_page_get_flame_data(RspFlamePage *p)
+{
+	return p->target ? p->target->flame : NULL;
+}
+
+void rsp_flame_page_set_cons_root(RspFlamePage *p, size_t node)
+{
+	if (!p->tree || node >= rsp_cons_n_nodes(p->tree))
+		return;
+	p->cs.root = node;
+	rsp_canvas_set_view(p->canvas, &rsp_cons_ops, p->tree, &p->cs);
+	update_crumbs(p);
+	rsp_testlog("CONS ROOT %zu", node);
+}
+
+char *rsp_flame_page_dup_details(RspFlamePage *p)
+{
+	return g_strdup(gtk_label_get_text(GTK_LABEL(p->details)));
+}

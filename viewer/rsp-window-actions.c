@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The window's actions: open, close, zoom, search, switch views, export. */
+#include "rsp-window-private.h"
+
+#include "rsp-flame-page.h"
+#include "rsp-render.h"
+#include "rsp-testlog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static RspCanvas *current_canvas(RspWindow *w)
+{
+	RspPage *p = _rsp_window_page(w);
+
+	return p ? rsp_page_get_canvas(p) : NULL;
+}
+
+static void on_open_response(GtkNativeDialog *d, int response, RspWindow *w)
+{
+	if (response == GTK_RESPONSE_ACCEPT) {
+		GListModel *files = gtk_file_chooser_get_files(GTK_FILE_CHOOSER(d));
+
+		for (guint i = 0; i < g_list_model_get_n_items(files); i++) {
+			GFile *f = g_list_model_get_item(files, i);
+
+			rsp_window_open(w, f);
+			g_object_unref(f);
+		}
+		g_object_unref(files);
+	}
+	g_clear_object(&w->chooser);
+}
+
+static void act_open(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	RspWindow *w = data;
+	GtkFileFilter *rec = gtk_file_filter_new(), *all = gtk_file_filter_new();
+
+	g_clear_object(&w->chooser);
+	w->chooser = gtk_file_chooser_native_new("Open a Recording", GTK_WINDOW(w),
+						 GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+	gtk_file_chooser_set_select_multiple(GTK_FILE_CHOOSER(w->chooser), TRUE);
+	gtk_file_filter_set_name(rec, "Recordings (*.data)");
+	gtk_file_filter_add_pattern(rec, "*.data");
+	gtk_file_filter_add_pattern(rec, "*.data.old");
+	gtk_file_filter_set_name(all, "All files");
+	gtk_file_filter_add_pattern(all, "*");
+	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(w->chooser), rec);
+	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(w->chooser), all);
+	g_object_unref(rec);
+	g_object_unref(all);
+	g_signal_connect(w->chooser, "response", G_CALLBACK(on_open_response), w);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(w->chooser));
+}
+
+static void act_close_tab(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	rsp_window_close_current(RSP_WINDOW(data));
+}
+
+static void act_zoom_in(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	RspCanvas *c = current_canvas(data);
+
+	if (c)
+		rsp_canvas_zoom(c, 1.5, -1);
+}
+
+static void act_zoom_out(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	RspCanvas *c = current_canvas(data);
+
+	if (c)
+		rsp_canvas_zoom(c, 1 / 1.5, -1);
+}
+
+static void act_zoom_fit(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	RspCanvas *c = current_canvas(data);
+
+	if (c)
+		rsp_canvas_fit(c);
+}
+
+static void act_zoom_selection(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	RspCanvas *c = current_canvas(data);
+
+	if (c)
+		rsp_canvas_zoom_to_selection(c);
+}
+
+static void act_search(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	RspPage *page = _rsp_window_page(data);
+
+	if (page)
+		rsp_page_start_search(page);
+}
+
+static void act_toggle_view(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	RspPage *page = _rsp_window_page(data);
+
+	if (page && RSP_IS_FLAME_PAGE(page))
+		rsp_flame_page_set_consolidated(
+		    RSP_FLAME_PAGE(page), !rsp_flame_page_get_consolidated(RSP_FLAME_PAGE(page)));
+}
+
+/* ---- exports --------------------------------------------------------------------------------- */
+
+typedef struct {
+	RspWindow *w;
+	char *ext;
+	GtkFileChooserNative *chooser;
+} ExportCtx;
+
+static gboolean write_table(RspPage *page, const char *path, enum rsp_table_format fmt,
+			    GError **error)
+{
+	RspTarget *tg = rsp_page_get_target(page);
+	FILE *f;
+	int ret;
+
+	if (!tg) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "this recording has no analysed target: open a process's flame view "
+			    "(click its name) and export from there");
+		return FALSE;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "cannot write %s: %s",
+			    path, g_strerror(errno));
+		return FALSE;
+	}
+	ret = rsp_render_table(tg->analysis, tg->desc, fmt, 5, f);
+	if (fclose(f) || ret) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot write %s", path);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static void on_export_response(GtkNativeDialog *d, int response, ExportCtx *ctx)
+{
+	RspPage *page = _rsp_window_page(ctx->w);
+
+	if (response == GTK_RESPONSE_ACCEPT && page) {
+		GFile *f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
+		g_autofree char *path = f ? g_file_get_path(f) : NULL;
+		GError *error = NULL;
+		gboolean ok = FALSE;
+
+		if (!path) {
+			g_set_error(&error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+				    "only local files can be written");
+		} else if (!g_str_has_suffix(path, ctx->ext)) {
+			char *p2 = g_strconcat(path, ctx->ext, NULL);
+
+			g_free(path);
+			path = p2;
+		}
+		if (path && (!strcmp(ctx->ext, ".csv") || !strcmp(ctx->ext, ".md")))
+			ok = write_table(
+			    page, path,
+			    !strcmp(ctx->ext, ".csv") ? RSP_TABLE_CSV : RSP_TABLE_MARKDOWN, &error);
+		else if (path)
+			ok = rsp_canvas_export(rsp_page_get_canvas(page), path, &error);
+		if (ok)
+			rsp_testlog("EXPORTED %s", path);
+		else
+			_rsp_window_show_error(ctx->w, "The export failed",
+					       error ? error->message : NULL);
+		g_clear_error(&error);
+		g_clear_object(&f);
+	}
+	g_object_unref(ctx->chooser);
+	g_object_unref(ctx->w);
+	g_free(ctx->ext);
+	g_free(ctx);
+}
+
+static void export_as(RspWindow *w, const char *ext)
+{
+	RspPage *page = _rsp_window_page(w);
+	ExportCtx *ctx;
+	g_autofree char *name = NULL;
+	char *dot;
+
+	if (!page) {
+		_rsp_window_show_error(w, "Nothing to export", "open a recording first");
+		return;
+	}
+	ctx = g_new0(ExportCtx, 1);
+	ctx->w = g_object_ref(w);
+	ctx->ext = g_strdup(ext);
+	ctx->chooser = gtk_file_chooser_native_new(
+	    "Export", GTK_WINDOW(w), GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+	name = g_strdup(rsp_page_get_title(page));
+	for (char *c = name; *c; c++)
+		if (*c == '/' || *c == ' ')
+			*c = '_';
+	dot = strstr(name, ".data");
+	if (dot)
+		*dot = '\0';
+	{
+		g_autofree char *suggested = g_strconcat(name, ext, NULL);
+
+		gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(ctx->chooser), suggested);
+	}
+	g_signal_connect(ctx->chooser, "response", G_CALLBACK(on_export_response), ctx);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(ctx->chooser));
+}
+
+static void act_export_png(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	export_as(RSP_WINDOW(data), ".png");
+}
+
+static void act_export_svg(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	export_as(RSP_WINDOW(data), ".svg");
+}
+
+static void act_export_pdf(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	export_as(RSP_WINDOW(data), ".pdf");
+}
+
+static void act_export_csv(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	export_as(RSP_WINDOW(data), ".csv");
+}
+
+static void act_export_md(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	export_as(RSP_WINDOW(data), ".md");
+}
+
+void _rsp_window_add_actions(RspWindow *w)
+{
+	static const GActionEntry entries[] = {
+	    {"open", act_open, NULL, NULL, NULL, {0}},
+	    {"close-tab", act_close_tab, NULL, NULL, NULL, {0}},
+	    {"zoom-in", act_zoom_in, NULL, NULL, NULL, {0}},
+	    {"zoom-out", act_zoom_out, NULL, NULL, NULL, {0}},
+	    {"zoom-fit", act_zoom_fit, NULL, NULL, NULL, {0}},
+	    {"zoom-selection", act_zoom_selection, NULL, NULL, NULL, {0}},
+	    {"search", act_search, NULL, NULL, NULL, {0}},
+	    {"toggle-view", act_toggle_view, NULL, NULL, NULL, {0}},
+	    {"export-png", act_export_png, NULL, NULL, NULL, {0}},
+	    {"export-svg", act_export_svg, NULL, NULL, NULL, {0}},
+	    {"export-pdf", act_export_pdf, NULL, NULL, NULL, {0}},
+	    {"export-csv", act_export_csv, NULL, NULL, NULL, {0}},
+	    {"export-md", act_export_md, NULL, NULL, NULL, {0}},
+	};
+
+	g_action_map_add_action_entries(G_ACTION_MAP(w), entries, G_N_ELEMENTS(entries), w);
+}
