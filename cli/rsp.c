@@ -21,6 +21,9 @@ static const struct verb verbs[] = {
 	{ "report", rsp_cmd_report, "explain where the target's time went, across processes" },
 	{ "info", rsp_cmd_info, "what a trace holds: time, CPUs, events, lost spans, processes" },
 	{ "view", rsp_cmd_view, "open a trace in the viewer (timeline, flame views)" },
+	{ "export", rsp_cmd_export, "views as SVG/PNG/PDF, folded stacks, Chrome trace JSON" },
+	{ "causes", rsp_cmd_causes, "LatencyTOP: waits by cause, system-wide and per process" },
+	{ "offcpu", rsp_cmd_offcpu, "off-CPU time by stack, with latency histograms" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rsp offcpu: Gregg's off-CPU analysis: time by kernel + user stack, with histograms. */
+#include "cli.h"
+#include "json.h"
+#include "target.h"
+
+#include "rsp-offcpu.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char offcpu_usage[] =
+	"usage: rsp offcpu [FILE] [--target PID|COMM]... [--thread TID] [--all]\n"
+	"                  [--min-us N] [--state S|D|P] [--within FUNCTION] [--top N]\n"
+	"                  [--format text|json]\n"
+	"\n"
+	"Off-CPU time by kernel + user stack, each stack with a power-of-two latency\n"
+	"histogram (DTrace's quantize).  Blocked time (switched out until woken) and\n"
+	"dispatcher-queue time (woken or preempted, waiting for a CPU) are separate.\n"
+	"\n"
+	"  FILE               default rsp.data\n"
+	"  --target PID|COMM  the processes (with the processes they forked); default: the\n"
+	"                     ones rsp record marked; repeatable\n"
+	"  --thread TID       one thread\n"
+	"  --all              every thread of the trace\n"
+	"  --min-us N         leave out waits shorter than N microseconds\n"
+	"  --state S|D|P      only interruptible (S) or uninterruptible (D) sleeps, or\n"
+	"                     preemptions (P); comma-separated for several\n"
+	"  --within FUNCTION  only waits while the thread was inside FUNCTION (a name or a\n"
+	"                     glob, e.g. '*dispatch_command*'): waits during a request, not\n"
+	"                     idle waits for work\n"
+	"  --top N            stacks listed per part (default 10; 0: all)\n"
+	"  --format F         text (default) or json\n";
+
+static double ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
+/* DTrace's quantize: one row per power of two, from just below the first used to just above */
+static void print_hist(const uint64_t *h)
+{
+	int lo = -1, hi = -1;
+	uint64_t max = 0;
+
+	for (int b = 0; b < RSP_OFFCPU_BUCKETS; b++) {
+		if (!h[b])
+			continue;
+		if (lo < 0)
+			lo = b;
+		hi = b;
+		if (h[b] > max)
+			max = h[b];
+	}
+	if (lo < 0)
+		return;
+	if (lo > 0)
+		lo--;
+	if (hi + 1 < RSP_OFFCPU_BUCKETS)
+		hi++;
+	printf("  %14s  %-40s  %s\n", "ns value", "------------- Distribution -------------",
+	       "count");
+	for (int b = lo; b <= hi; b++) {
+		int bar = max ? (int)((h[b] * 40 + max / 2) / max) : 0;
+		char at[41];
+
+		if (h[b] && !bar)
+			bar = 1;
+		memset(at, '@', (size_t)bar);
+		at[bar] = '\0';
+		printf("  %14" PRIu64 " |%-40s  %" PRIu64 "\n", rsp_offcpu_bucket_value((unsigned)b),
+		       at, h[b]);
+	}
+}
+
+static void print_part(const struct rsp_offcpu *o, enum rsp_offcpu_part part, size_t top)
+{
+	size_t n = rsp_offcpu_n_stacks(o, part);
+	size_t shown = top && top < n ? top : n;
+
+	for (size_t i = 0; i < shown; i++) {
+		struct rsp_offcpu_stack s;
+		bool kernel_part = true;
+
+		rsp_offcpu_stack_info(o, part, i, &s);
+		printf("\n");
+		if (!s.n_frames)
+			printf("    (no stack recorded)\n");
+		for (size_t k = 0; k < s.n_frames; k++) {
+			struct rsp_named_frame f;
+
+			rsp_offcpu_stack_frame(o, part, i, k, &f);
+			if (kernel_part && !f.kernel) {
+				if (k)
+					printf("\n");
+				kernel_part = false;
+			}
+			printf("    %s\n", f.func);
+		}
+		printf("\n  %s (%d), %zu thread%s: %" PRIu64 " waits, total %.3f ms, average %.3f "
+		       "ms, maximum %.3f ms\n",
+		       s.comm, s.pid, s.n_threads, s.n_threads == 1 ? "" : "s", s.count,
+		       ms(s.total_ns), ms(s.count ? s.total_ns / s.count : 0), ms(s.max_ns));
+		print_hist(s.hist);
+	}
+	if (shown < n)
+		printf("\n  (%zu more stacks: --top 0 lists all)\n", n - shown);
+}
+
+static void print_text(const struct rsp_offcpu *o, const char *path, const char *desc,
+		       const struct rsp_offcpu_opts *oo, size_t top)
+{
+	struct rsp_offcpu_summary s;
+
+	rsp_offcpu_get_summary(o, &s);
+	printf("rsp offcpu: %s, %s (%zu threads)\n", path, desc, s.n_threads);
+	if (oo->min_ns || oo->states || oo->within) {
+		printf("  filters:");
+		if (oo->min_ns)
+			printf(" waits >= %.3f ms (%" PRIu64 " shorter left out);", ms(oo->min_ns),
+			       s.below_min);
+		if (oo->states)
+			printf(" state %s%s%s;", oo->states & RSP_WAIT_S ? "S" : "",
+			       oo->states & RSP_WAIT_D ? "D" : "",
+			       oo->states & RSP_WAIT_PREEMPTED ? "P" : "");
+		if (oo->within)
+			printf(" inside %s (%" PRIu64 " waits outside it left out);", oo->within,
+			       s.outside);
+		printf("\n");
+	}
+	printf("  blocked: %" PRIu64 " waits, %.3f ms; dispatcher queue: %" PRIu64
+	       " waits, %.3f ms",
+	       s.count[RSP_OFFCPU_BLOCKED], ms(s.total_ns[RSP_OFFCPU_BLOCKED]),
+	       s.count[RSP_OFFCPU_RUNNABLE], ms(s.total_ns[RSP_OFFCPU_RUNNABLE]));
+	if (s.left_out)
+		printf("; %" PRIu64 " waits of unknown length left out", s.left_out);
+	printf("\n\n== Blocked: switched out until woken (kernel stack, then user stack) ==\n");
+	print_part(o, RSP_OFFCPU_BLOCKED, top);
+	printf("\n== Dispatcher queue: runnable (woken or preempted), waiting for a CPU ==\n");
+	print_part(o, RSP_OFFCPU_RUNNABLE, top);
+}
+
+static void json_part(struct json *j, const struct rsp_offcpu *o, enum rsp_offcpu_part part,
+		      size_t top)
+{
+	size_t n = rsp_offcpu_n_stacks(o, part);
+
+	for (size_t i = 0; i < n && (!top || i < top); i++) {
+		struct rsp_offcpu_stack s;
+
+		rsp_offcpu_stack_info(o, part, i, &s);
+		json_begin_object(j, NULL);
+		json_string(j, "comm", s.comm);
+		json_i64(j, "pid", s.pid);
+		json_u64(j, "threads", s.n_threads);
+		json_u64(j, "count", s.count);
+		json_u64(j, "total_ns", s.total_ns);
+		json_u64(j, "max_ns", s.max_ns);
+		json_begin_array(j, "frames");
+		for (size_t k = 0; k < s.n_frames; k++) {
+			struct rsp_named_frame f;
+
+			rsp_offcpu_stack_frame(o, part, i, k, &f);
+			json_begin_object(j, NULL);
+			json_string(j, "func", f.func);
+			json_bool(j, "kernel", f.kernel);
+			json_end_object(j);
+		}
+		json_end_array(j);
+		json_begin_array(j, "histogram");
+		for (unsigned b = 0; b < RSP_OFFCPU_BUCKETS; b++) {
+			if (!s.hist[b])
+				continue;
+			json_begin_object(j, NULL);
+			json_u64(j, "ns", rsp_offcpu_bucket_value(b));
+			json_u64(j, "count", s.hist[b]);
+			json_end_object(j);
+		}
+		json_end_array(j);
+		json_end_object(j);
+	}
+}
+
+static void print_json(const struct rsp_offcpu *o, const char *path, const char *desc,
+		       const struct rsp_offcpu_opts *oo, size_t top)
+{
+	struct rsp_offcpu_summary s;
+	struct json j;
+
+	rsp_offcpu_get_summary(o, &s);
+	json_init(&j, stdout, true);
+	json_begin_object(&j, NULL);
+	json_string(&j, "file", path);
+	json_string(&j, "target", desc);
+	json_u64(&j, "min_ns", oo->min_ns);
+	if (oo->within)
+		json_string(&j, "within", oo->within);
+	else
+		json_null(&j, "within");
+	json_begin_object(&j, "summary");
+	json_u64(&j, "threads", s.n_threads);
+	json_u64(&j, "blocked_count", s.count[RSP_OFFCPU_BLOCKED]);
+	json_u64(&j, "blocked_ns", s.total_ns[RSP_OFFCPU_BLOCKED]);
+	json_u64(&j, "runnable_count", s.count[RSP_OFFCPU_RUNNABLE]);
+	json_u64(&j, "runnable_ns", s.total_ns[RSP_OFFCPU_RUNNABLE]);
+	json_u64(&j, "below_min", s.below_min);
+	json_u64(&j, "outside_within", s.outside);
+	json_u64(&j, "left_out", s.left_out);
+	json_end_object(&j);
+	json_begin_array(&j, "blocked");
+	json_part(&j, o, RSP_OFFCPU_BLOCKED, top);
+	json_end_array(&j);
+	json_begin_array(&j, "runnable");
+	json_part(&j, o, RSP_OFFCPU_RUNNABLE, top);
+	json_end_array(&j);
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+static bool parse_states(const char *s, unsigned *out)
+{
+	*out = 0;
+	for (; *s; s++) {
+		if (*s == 'S')
+			*out |= RSP_WAIT_S;
+		else if (*s == 'D')
+			*out |= RSP_WAIT_D;
+		else if (*s == 'P' || *s == 'R')
+			*out |= RSP_WAIT_PREEMPTED;
+		else if (*s != ',')
+			return false;
+	}
+	return *out != 0;
+}
+
+int rsp_cmd_offcpu(int argc, char **argv)
+{
+	enum { OPT_MIN = 1000, OPT_STATE, OPT_WITHIN, OPT_TOP, OPT_THREAD, OPT_ALL };
+	static const struct option longopts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "thread", required_argument, NULL, OPT_THREAD },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "min-us", required_argument, NULL, OPT_MIN },
+		{ "state", required_argument, NULL, OPT_STATE },
+		{ "within", required_argument, NULL, OPT_WITHIN },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rsp_cli_target tg = { 0 };
+	struct rsp_offcpu_opts oo = { 0 };
+	struct rsp_trace_opts to = { 0 };
+	struct rsp_trace *t = NULL;
+	struct rsp_offcpu *o = NULL;
+	const char *path = "rsp.data";
+	bool json = false;
+	long top = 10;
+	char err[512];
+	int c, ret = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if ((ret = rsp_cli_target_add(&tg, "offcpu", optarg)))
+				return ret;
+			break;
+		case OPT_THREAD: {
+			long tid;
+
+			if (!rsp_cli_parse_count(optarg, INT32_MAX, &tid) || !tid) {
+				rsp_cli_error("offcpu", "bad thread id '%s'", optarg);
+				return 2;
+			}
+			tg.tid = (int)tid;
+			break;
+		}
+		case OPT_ALL:
+			tg.all = true;
+			break;
+		case OPT_MIN:
+			if (!rsp_cli_parse_us(optarg, &oo.min_ns)) {
+				rsp_cli_error("offcpu", "bad --min-us '%s': microseconds >= 0", optarg);
+				return 2;
+			}
+			break;
+		case OPT_STATE:
+			if (!parse_states(optarg, &oo.states)) {
+				rsp_cli_error("offcpu",
+					      "bad --state '%s': S (interruptible), D "
+					      "(uninterruptible) or P (preempted)",
+					      optarg);
+				return 2;
+			}
+			break;
+		case OPT_WITHIN:
+			if (!*optarg) {
+				rsp_cli_error("offcpu", "--within needs a function name");
+				return 2;
+			}
+			oo.within = optarg;
+			break;
+		case OPT_TOP:
+			if (!rsp_cli_parse_count(optarg, 10000000, &top)) {
+				rsp_cli_error("offcpu", "bad --top '%s': a count, 0 for all", optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				json = true;
+			else if (!strcmp(optarg, "text"))
+				json = false;
+			else {
+				rsp_cli_error("offcpu", "unknown format '%s': text or json", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			fputs(offcpu_usage, stdout);
+			return 0;
+		default:
+			fputs(offcpu_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		rsp_cli_error("offcpu", "one file at a time ('%s' is extra)", argv[optind]);
+		return 2;
+	}
+	if ((tg.all && (tg.n_specs || tg.tid)) || (tg.tid && tg.n_specs)) {
+		rsp_cli_error("offcpu", "--all, --target and --thread exclude each other");
+		return 2;
+	}
+	ret = 1;
+	if (rsp_trace_open(path, &to, &t, err, sizeof(err))) {
+		rsp_cli_error("offcpu", "%s", err);
+		goto out;
+	}
+	if (rsp_cli_target_resolve(&tg, t, "offcpu", path, false))
+		goto out;
+	rsp_cli_target_filter(&tg, true, &oo.threads);
+	if (rsp_offcpu_build(t, &oo, &o, err, sizeof(err))) {
+		rsp_cli_error("offcpu", "%s", err);
+		goto out;
+	}
+	if (json)
+		print_json(o, path, tg.desc, &oo, (size_t)top);
+	else
+		print_text(o, path, tg.desc, &oo, (size_t)top);
+	ret = fflush(stdout) ? 1 : 0;
+	if (ret)
+		rsp_cli_error("offcpu", "cannot write the output: %s", strerror(errno));
+out:
+	rsp_offcpu_free(o);
+	rsp_trace_free(t);
+	rsp_cli_target_free(&tg);
+	return ret;
+}

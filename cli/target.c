@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Choosing the processes a verb looks at (see target.h). */
+#include "target.h"
+
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rsp_cli_target_add(struct rsp_cli_target *tg, const char *verb, const char *spec)
+{
+	if (tg->n_specs >= sizeof(tg->specs) / sizeof(tg->specs[0])) {
+		rsp_cli_error(verb, "at most %zu --target options",
+			      sizeof(tg->specs) / sizeof(tg->specs[0]));
+		return 2;
+	}
+	tg->specs[tg->n_specs++] = spec;
+	return 0;
+}
+
+static bool is_number(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int add_pid(struct rsp_cli_target *tg, int pid)
+{
+	int *g;
+
+	for (size_t i = 0; i < tg->n_pids; i++)
+		if (tg->pids[i] == pid)
+			return 0;
+	g = realloc(tg->pids, (tg->n_pids + 1) * sizeof(int));
+	if (!g)
+		return -ENOMEM;
+	tg->pids = g;
+	tg->pids[tg->n_pids++] = pid;
+	return 0;
+}
+
+static const char *comm_of(struct rsp_trace *t, int pid)
+{
+	size_t th = rsp_trace_find_thread(t, pid, UINT64_MAX);
+	struct rsp_thread_info ti;
+
+	if (th == RSP_NO_INDEX)
+		return "?";
+	rsp_trace_thread(t, th, &ti);
+	return ti.comm;
+}
+
+int rsp_cli_target_resolve(struct rsp_cli_target *tg, struct rsp_trace *t, const char *verb,
+			   const char *path, bool whole_system_ok)
+{
+	size_t nt = rsp_trace_n_threads(t), n = 0;
+
+	if (tg->all) {
+		snprintf(tg->desc, sizeof(tg->desc), "the whole system");
+		return 0;
+	}
+	if (tg->tid > 0) {
+		for (size_t i = 0; i < nt; i++) {
+			struct rsp_thread_info ti;
+
+			rsp_trace_thread(t, i, &ti);
+			if (ti.tid == tg->tid) {
+				snprintf(tg->desc, sizeof(tg->desc), "thread %d (%s)", tg->tid,
+					 ti.comm);
+				return add_pid(tg, ti.pid) ? 1 : 0;
+			}
+		}
+		rsp_cli_error(verb, "no thread %d in %s", tg->tid, path);
+		return 1;
+	}
+	for (size_t k = 0; k < tg->n_specs; k++) {
+		const char *spec = tg->specs[k];
+		bool matched = false;
+
+		if (is_number(spec)) {
+			long pid = strtol(spec, NULL, 10);
+			bool found = false;
+
+			for (size_t i = 0; i < nt && !found; i++) {
+				struct rsp_thread_info ti;
+
+				rsp_trace_thread(t, i, &ti);
+				found = ti.pid == pid;
+			}
+			if (!found || pid > INT32_MAX) {
+				rsp_cli_error(verb, "no process %s in %s (rsp info lists them)", spec,
+					      path);
+				return 1;
+			}
+			if (add_pid(tg, (int)pid))
+				return 1;
+			continue;
+		}
+		for (size_t i = 0; i < nt; i++) {
+			struct rsp_thread_info ti;
+
+			rsp_trace_thread(t, i, &ti);
+			if (!ti.tid || (strcmp(ti.comm, spec) && strcmp(ti.first_comm, spec)))
+				continue;
+			matched = true;
+			if (add_pid(tg, ti.pid))
+				return 1;
+		}
+		if (!matched) {
+			rsp_cli_error(verb, "no process named '%s' in %s (rsp info lists them)", spec,
+				      path);
+			return 1;
+		}
+	}
+	if (!tg->n_specs) {
+		for (size_t i = 0; i < rsp_trace_n_targets(t); i++)
+			if (add_pid(tg, rsp_trace_target(t, i)))
+				return 1;
+	}
+	if (!tg->n_pids) {
+		if (whole_system_ok) {
+			snprintf(tg->desc, sizeof(tg->desc), "the whole system");
+			return 0;
+		}
+		rsp_cli_error(verb,
+			      "%s records no target (rsp record -a, or perf record): give "
+			      "--target PID, --target COMM or --all",
+			      path);
+		return 1;
+	}
+	n = (size_t)snprintf(tg->desc, sizeof(tg->desc), "%s",
+			     tg->n_pids > 1 ? "processes" : "process");
+	for (size_t i = 0; i < tg->n_pids && n + 40 < sizeof(tg->desc); i++)
+		n += (size_t)snprintf(tg->desc + n, sizeof(tg->desc) - n, "%s %d (%.24s)",
+				      i ? "," : "", tg->pids[i], comm_of(t, tg->pids[i]));
+	return 0;
+}
+
+void rsp_cli_target_filter(const struct rsp_cli_target *tg, bool descendants,
+			   struct rsp_thread_filter *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (tg->all)
+		return;
+	if (tg->tid > 0) {
+		out->tid = tg->tid;
+		return;
+	}
+	out->pids = tg->pids;
+	out->n_pids = tg->n_pids;
+	out->descendants = descendants;
+}
+
+void rsp_cli_target_free(struct rsp_cli_target *tg)
+{
+	free(tg->pids);
+	tg->pids = NULL;
+	tg->n_pids = 0;
+}
+
+bool rsp_cli_parse_us(const char *s, uint64_t *ns)
+{
+	char *end;
+	double us;
+
+	errno = 0;
+	us = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(us) || us < 0 || us > 1e12)
+		return false;
+	*ns = (uint64_t)(us * 1000.0 + 0.5);
+	return true;
+}
+
+bool rsp_cli_parse_count(const char *s, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < 0 || v > max)
+		return false;
+	*out = v;
+	return true;
+}

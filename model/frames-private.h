@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared by causes, offcpu and folded: stacks symbolized once per (stack,
+ * process) into name arrays, the thread filter, and two small hash maps.
+ */
+#ifndef RSP_FRAMES_PRIVATE_H
+#define RSP_FRAMES_PRIVATE_H
+
+#include "model-private.h"
+#include "rsp-frames.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- named stacks ------------------------------------------------------------------ */
+
+struct _rsp_names {
+	const struct rsp_named_frame *f; /* leaf first */
+	uint32_t n;
+};
+
+struct _rsp_namecache;
+
+struct _rsp_namecache *_rsp_namecache_new(struct rsp_trace *t);
+void _rsp_namecache_free(struct _rsp_namecache *c);
+/*
+ * The names of @stack as seen by process @pid at @time, and a small id for
+ * them (equal ids: equal names; different ids may still have equal names).
+ * Returns -ENOMEM or 0; a missing stack gives n = 0, id 0.
+ */
+int _rsp_namecache_get(struct _rsp_namecache *c, uint32_t stack, int pid, uint64_t time,
+		       struct _rsp_names *out, uint32_t *id);
+
+/* "f;g;h", root first, from @first to the leaf; ';' in names becomes ':' */
+int _rsp_names_join(const struct _rsp_names *n, char **buf, size_t *cap, size_t *len,
+		    const char *ksuffix);
+
+/* The innermost user function and its caller, "caller > inner", or the first kernel
+ * function that is not the scheduler; NULL if none.  In @buf. */
+const char *_rsp_names_label(const struct _rsp_names *n, char *buf, size_t len);
+
+/* ---- maps ---------------------------------------------------------------------------- */
+
+/* string -> uint32_t; keys copied */
+struct _rsp_strmap {
+	char **keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+/* The value of @key, or add it with @val.  -ENOMEM or 0; *added says which. */
+int _rsp_strmap_get_or_add(struct _rsp_strmap *m, const char *key, uint32_t val,
+			   uint32_t *out, bool *added);
+void _rsp_strmap_free(struct _rsp_strmap *m);
+
+/* uint64_t (never UINT64_MAX) -> uint32_t */
+struct _rsp_u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+/* true and *val if present */
+bool _rsp_u64map_get(const struct _rsp_u64map *m, uint64_t key, uint32_t *val);
+int _rsp_u64map_put(struct _rsp_u64map *m, uint64_t key, uint32_t val);
+void _rsp_u64map_free(struct _rsp_u64map *m);
+
+#endif /* RSP_FRAMES_PRIVATE_H */
