@@ -27,7 +27,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # --- Debian packages ------------------------------------------------------------
-PKGS="meson ninja-build pkg-config gcc clang python3 libc6-dev
+PKGS="meson ninja-build pkg-config gcc g++ clang python3 libc6-dev binutils
   libtraceevent-dev libtracefs-dev libelf-dev libdw-dev libglib2.0-dev
   libcairo2-dev libgtk-4-dev linux-source-6.1 flex bison make xz-utils
   xvfb xauth xdotool imagemagick x11-apps libxml2-utils

@@ -79,7 +79,46 @@ static void fmt_wall(char *buf, size_t len, uint64_t ns)
 		 (unsigned)(ns % 1000000000ull / 1000000));
 }
 
-static void print_text(const char *path, const struct rsp_trace *t)
+/* at most this many sleep stacks are unwound and symbolized per share */
+#define COVERAGE_MAX 20000
+
+static void print_coverage(struct rsp_trace *t, bool targets, const char *who)
+{
+	struct rsp_stack_coverage c;
+
+	if (targets && !rsp_trace_n_targets(t))
+		return;
+	rsp_trace_stack_coverage(t, targets, COVERAGE_MAX, &c);
+	if (!c.with_user) {
+		printf("            user sleep stacks (%s): none recorded\n", who);
+		return;
+	}
+	printf("            user sleep stacks (%s): %.1f%% reach main or a thread start "
+	       "(%" PRIu64 " of %" PRIu64 "%s)\n",
+	       who, 100.0 * (double)c.complete / (double)c.with_user, c.complete, c.with_user,
+	       c.checked < c.sleeps ? ", a sample spread over the trace" : "");
+}
+
+static void json_coverage(struct json *j, struct rsp_trace *t)
+{
+	json_begin_object(j, "user_stacks");
+	for (int k = 0; k < 2; k++) {
+		struct rsp_stack_coverage c;
+
+		if (k == 0 && !rsp_trace_n_targets(t))
+			continue;
+		rsp_trace_stack_coverage(t, k == 0, COVERAGE_MAX, &c);
+		json_begin_object(j, k == 0 ? "target" : "all");
+		json_u64(j, "sleeps", c.sleeps);
+		json_u64(j, "checked", c.checked);
+		json_u64(j, "with_user", c.with_user);
+		json_u64(j, "complete", c.complete);
+		json_end_object(j);
+	}
+	json_end_object(j);
+}
+
+static void print_text(const char *path, struct rsp_trace *t)
 {
 	struct rsp_trace_summary s;
 	struct proc_row *rows;
@@ -140,6 +179,8 @@ static void print_text(const char *path, const struct rsp_trace *t)
 	       s.kallsyms_in_file		 ? "from the file" :
 	       s.kallsyms_from_running_kernel ? "from this machine (same kernel)" :
 						"none");
+	print_coverage(t, true, "target");
+	print_coverage(t, false, "all");
 	if (!nl) {
 		printf("lost        none\n");
 	} else {
@@ -178,7 +219,7 @@ static void print_text(const char *path, const struct rsp_trace *t)
 	free(rows);
 }
 
-static void print_json(const char *path, const struct rsp_trace *t)
+static void print_json(const char *path, struct rsp_trace *t)
 {
 	struct rsp_trace_summary s;
 	struct proc_row *rows;
@@ -235,6 +276,7 @@ static void print_json(const char *path, const struct rsp_trace *t)
 	json_u64(&j, "wakeups_unlinked", s.wakeups_unlinked);
 	json_bool(&j, "kallsyms_in_file", s.kallsyms_in_file);
 	json_end_object(&j);
+	json_coverage(&j, t);
 	json_begin_array(&j, "lost");
 	for (size_t i = 0; i < rsp_trace_n_lost(t); i++) {
 		struct rsp_lost_info l;

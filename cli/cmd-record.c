@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rsp record: option parsing and the end summary over rsp_record(). */
 #include "cli.h"
+#include "rsp-model.h"
 
 #include "rsp-collector.h"
 
@@ -192,6 +193,41 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 		st->synthesized_threads, st->rt_reader ? "real-time" : "normal");
 }
 
+/*
+ * The share of complete user sleep stacks, read back from the file with the
+ * model: a sleep stack that stops short of main or a thread start routine
+ * cannot say which of the program's code paths waited.
+ */
+static void print_stack_coverage(const char *path)
+{
+	struct rsp_trace_opts to = { 0 };
+	struct rsp_stack_coverage c[2];
+	struct rsp_trace *t = NULL;
+	char err[256];
+
+	if (rsp_trace_open(path, &to, &t, err, sizeof(err))) {
+		fprintf(stderr, "  user stacks: not checked (%s)\n", err);
+		return;
+	}
+	rsp_trace_stack_coverage(t, true, 5000, &c[0]);
+	rsp_trace_stack_coverage(t, false, 5000, &c[1]);
+	fprintf(stderr, "  complete user sleep stacks (reaching main or a thread start):");
+	for (int k = 0; k < 2; k++) {
+		const char *who = k ? "all processes" : "target";
+
+		if (k == 0 && !rsp_trace_n_targets(t))
+			continue;
+		if (c[k].with_user)
+			fprintf(stderr, "%s %s %.1f%% (%" PRIu64 " of %" PRIu64 ")", k ? "," : "",
+				who, 100.0 * (double)c[k].complete / (double)c[k].with_user,
+				c[k].complete, c[k].with_user);
+		else
+			fprintf(stderr, "%s %s none", k ? "," : "", who);
+	}
+	fputc('\n', stderr);
+	rsp_trace_free(t);
+}
+
 static int exit_status_of(int status)
 {
 	if (WIFEXITED(status))
@@ -371,6 +407,8 @@ int rsp_cmd_record(int argc, char **argv)
 	}
 	if (!quiet)
 		print_summary(&o, &st);
+	if (!quiet && st.stop != RSP_STOP_WRITE_ERROR)
+		print_stack_coverage(o.output ? o.output : "rsp.data");
 	if (st.stop == RSP_STOP_WRITE_ERROR) {
 		rsp_cli_error("record",
 			      "writing %s failed (%s): recording stopped; the file holds everything "

@@ -630,7 +630,8 @@ static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t par
 	if (!thread_span(an, ti, &a, &b))
 		return 0;
 	add_idle(an, ti);
-	qsort(cl->v, cl->n, sizeof(*cl->v), cmp_iv);
+	if (cl->n)
+		qsort(cl->v, cl->n, sizeof(*cl->v), cmp_iv);
 	cur = a;
 	for (size_t i = 0; i <= cl->n && !ret; i++) {
 		uint64_t s = i < cl->n ? cl->v[i].s : b;

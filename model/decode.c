@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "decode.h"
 
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,6 +102,7 @@ static const char *sw_name(uint64_t config)
 void rsp_decoder_init(struct rsp_decoder *d, const struct rsp_rattr *attr, struct tep_handle *tep)
 {
 	const struct perf_event_attr *a = &attr->attr;
+	struct tep_format_field **fields;
 	struct tep_event *ev;
 
 	memset(d, 0, sizeof(*d));
@@ -133,6 +135,13 @@ void rsp_decoder_init(struct rsp_decoder *d, const struct rsp_rattr *attr, struc
 	d->kind = TP_OTHER;
 	rsp_field_resolve(ev, "common_pid", &d->common_pid);
 	rsp_field_resolve(ev, "common_flags", &d->common_flags);
+	d->payload_off = 0;
+	fields = tep_event_fields(ev); /* the event's own fields, not the common ones */
+	for (int i = 0; fields && fields[i]; i++)
+		if (fields[i]->offset > 0 &&
+		    (!d->payload_off || (uint32_t)fields[i]->offset < d->payload_off))
+			d->payload_off = (uint32_t)fields[i]->offset;
+	free(fields);
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		const struct known *k = &known[i];
 

@@ -57,6 +57,10 @@ struct rsp_decoder {
 	bool is_tracking; /* side-band only (dummy) */
 	uint64_t tp_id;
 	struct rsp_field common_pid, common_flags;
+	/* Where the event's own fields start: the common header before it holds
+	 * context bytes (flags, preempt count) that differ between the perf and
+	 * ftrace copies of the same event. 0 when unknown. */
+	uint32_t payload_off;
 	struct rsp_field f[RSP_NF];
 };
 

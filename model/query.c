@@ -458,3 +458,82 @@ bool rsp_stack_complete(struct rsp_trace *t, uint32_t stack, int pid, uint64_t t
 	}
 	return false;
 }
+
+static bool in_target_tree(const struct rsp_trace *t, size_t ti)
+{
+	size_t nt = rsp_trace_n_targets(t);
+
+	for (int depth = 0; ti != RSP_NO_INDEX && depth < 64; depth++) {
+		struct rsp_thread_info th;
+
+		rsp_trace_thread(t, ti, &th);
+		for (size_t k = 0; k < nt; k++)
+			if (th.pid == rsp_trace_target(t, k))
+				return true;
+		ti = th.parent;
+	}
+	return false;
+}
+
+static bool stack_has_user(struct rsp_trace *t, uint32_t stack)
+{
+	size_t n = rsp_stack_n_frames(t, stack);
+
+	for (size_t i = 0; i < n; i++) {
+		struct rsp_frame_info f;
+
+		rsp_stack_frame(t, stack, i, 0, 0, &f);
+		if (!f.kernel)
+			return true;
+	}
+	return false;
+}
+
+void rsp_trace_stack_coverage(struct rsp_trace *t, bool targets, size_t max,
+			      struct rsp_stack_coverage *out)
+{
+	size_t nt = rsp_trace_n_threads(t), stride, k = 0;
+	uint64_t eligible = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!max)
+		return;
+	/* pass 1: count the voluntary sleeps with a stack, to spread the checks */
+	for (size_t ti = 0; ti < nt; ti++) {
+		size_t ns = rsp_thread_n_slices(t, ti);
+
+		if (targets && !in_target_tree(t, ti))
+			continue;
+		for (size_t i = 0; i < ns; i++) {
+			struct rsp_slice_info s;
+
+			rsp_thread_slice(t, ti, i, &s);
+			eligible += s.kind == RSP_SLICE_SLEEP && s.state != RSP_SLEEP_PREEMPTED &&
+				    s.stack;
+		}
+	}
+	out->sleeps = eligible;
+	stride = eligible > max ? (size_t)((eligible + max - 1) / max) : 1;
+	for (size_t ti = 0; ti < nt; ti++) {
+		size_t ns = rsp_thread_n_slices(t, ti);
+		struct rsp_thread_info th;
+
+		if (targets && !in_target_tree(t, ti))
+			continue;
+		rsp_trace_thread(t, ti, &th);
+		for (size_t i = 0; i < ns; i++) {
+			struct rsp_slice_info s;
+
+			rsp_thread_slice(t, ti, i, &s);
+			if (s.kind != RSP_SLICE_SLEEP || s.state == RSP_SLEEP_PREEMPTED || !s.stack)
+				continue;
+			if (k++ % stride)
+				continue;
+			out->checked++;
+			if (!stack_has_user(t, s.stack))
+				continue; /* kernel threads, and sleeps whose user part was not recorded */
+			out->with_user++;
+			out->complete += rsp_stack_complete(t, s.stack, th.pid, s.start_ns);
+		}
+	}
+}

@@ -287,7 +287,7 @@ static void parse_event_desc(struct rsp_reader *r, const unsigned char *p, const
 		char *name;
 		const struct perf_event_attr *a;
 
-		if ((size_t)(end - p) < sz + 4)
+		if ((size_t)(end - p) < (size_t)sz + 4)
 			return;
 		a = (const void *)p;
 		(void)a;

@@ -27,6 +27,15 @@ struct rsp_trace_opts {
 	void *warn_ctx;
 	const char *debug_dir; /* build-id debug files; NULL: /usr/lib/debug */
 	bool no_symbols; /* skip symbolization (fuzzing, quick info) */
+	/*
+	 * Loading progress, 0..1, called every ~64k records from the thread that
+	 * loads (the scan of the file is the first third, building the timeline
+	 * the rest); may be NULL.
+	 */
+	void (*progress)(double fraction, void *ctx);
+	void *progress_ctx;
+	/* Non-zero (set from any thread) stops loading: -ECANCELED.  May be NULL. */
+	const volatile int *cancel;
 };
 
 /* Open and load @path.  -errno with one line in @err on failure. */
@@ -235,5 +244,20 @@ void rsp_stack_frame(struct rsp_trace *t, uint32_t stack, size_t i, int pid, uin
 		     struct rsp_frame_info *out);
 /* The user part reaches main or a thread start routine. */
 bool rsp_stack_complete(struct rsp_trace *t, uint32_t stack, int pid, uint64_t time);
+
+/*
+ * How many voluntary sleeps' switch-out stacks have a user part that reaches
+ * main or a thread start routine: of the recorded targets' process trees
+ * (@targets) or of every thread.  At most @max stacks are checked (each is
+ * unwound and symbolized), spread evenly over the trace.
+ */
+struct rsp_stack_coverage {
+	uint64_t sleeps; /* voluntary sleeps with a stack */
+	uint64_t checked; /* of those, looked at */
+	uint64_t with_user; /* of those, with user frames */
+	uint64_t complete; /* of those, reaching main or a thread start */
+};
+void rsp_trace_stack_coverage(struct rsp_trace *t, bool targets, size_t max,
+			      struct rsp_stack_coverage *out);
 
 #endif /* RSP_MODEL_H */

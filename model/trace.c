@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #define DUP_WINDOW_NS 50000
@@ -191,7 +192,17 @@ struct scan {
 	VEC(struct idx) idx;
 	uint64_t last_time;
 	bool nomem;
+	/* progress and cancel (rsp_trace_opts) */
+	const struct rsp_trace_opts *o;
+	uint64_t size, n;
 };
+
+#define PROGRESS_EVERY 65536
+
+static bool cancelled(const struct rsp_trace_opts *o)
+{
+	return o && o->cancel && *o->cancel;
+}
 
 static int scan_record(void *ctx, const struct rsp_record *rec)
 {
@@ -201,6 +212,13 @@ static int scan_record(void *ctx, const struct rsp_record *rec)
 	struct idx e;
 	int ret;
 
+	if (++sc->n % PROGRESS_EVERY == 0 && sc->o) {
+		if (cancelled(sc->o))
+			return -ECANCELED;
+		if (sc->o->progress && sc->size)
+			sc->o->progress(rec->offset < sc->size ? rec->offset / 3.0 / sc->size : 1 / 3.0,
+					sc->o->progress_ctx);
+	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		ret = rsp_reader_parse_sample(sc->t->reader, h, &s);
@@ -295,7 +313,6 @@ static int sort_index(struct idx **v, size_t n, uint64_t base)
 
 struct dup {
 	uint64_t time;
-	uint64_t hash;
 	uint64_t tp;
 	const void *raw;
 	uint32_t raw_size;
@@ -315,16 +332,6 @@ struct walk {
 	uint32_t *count_of; /* per attr: index in t->counts */
 	uint64_t cbuf[512];
 };
-
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
 
 /* perf's callchain without the context markers (PERF_CONTEXT_*) */
 static size_t clean_chain(const struct rsp_sample *s, uint64_t *out, size_t max, bool kernel_only)
@@ -382,25 +389,43 @@ static uint32_t merge_stacks(struct rsp_trace *t, uint32_t a, uint32_t b)
 }
 
 /* A second copy of an event already seen on this CPU?  Then merge it. */
-static bool merged_dup(struct walk *w, uint32_t cpu, const struct rsp_sample *s, uint64_t tp,
-		       uint32_t stack)
+/* The perf and ftrace copies of one event carry the same payload and pid but
+ * may differ in the context bytes of the common header (the preempt count is
+ * one higher inside perf's handler), so those are not compared. */
+static bool same_event(const struct rsp_decoder *dec, const struct dup *d,
+		       const struct rsp_sample *s)
+{
+	uint32_t off = dec->payload_off, n;
+	uint64_t a, b;
+
+	if (d->raw_size > s->raw_size + 7 || s->raw_size > d->raw_size + 7)
+		return false;
+	n = d->raw_size < s->raw_size ? d->raw_size : s->raw_size;
+	if (!off || off > n ||
+	    !rsp_field_u64(&dec->common_pid, d->raw, d->raw_size, &a) ||
+	    !rsp_field_u64(&dec->common_pid, s->raw, s->raw_size, &b))
+		return !memcmp(d->raw, s->raw, n);
+	return a == b && !memcmp((const char *)d->raw + off, (const char *)s->raw + off, n - off);
+}
+
+/* true if s is the second copy of an event already built; *gained is set
+ * when the merged event got its stack from this copy */
+static bool merged_dup(struct walk *w, uint32_t cpu, const struct rsp_sample *s,
+		       const struct rsp_decoder *dec, uint32_t stack, bool *gained)
 {
 	struct dup *ring = w->ring[cpu];
-	uint64_t h = hash_bytes(s->raw, s->raw_size < 8 ? s->raw_size : s->raw_size & ~7u);
 
 	for (int k = 0; k < DUP_RING; k++) {
 		struct dup *d = &ring[k];
-		uint32_t n;
 
-		if (d->matched || d->tp != tp || d->attr == s->attr->index || !d->raw)
+		if (d->matched || d->tp != dec->tp_id || d->attr == s->attr->index || !d->raw)
 			continue;
 		if ((s->time > d->time ? s->time - d->time : d->time - s->time) > DUP_WINDOW_NS)
 			continue;
-		n = d->raw_size < s->raw_size ? d->raw_size : s->raw_size;
-		if (d->raw_size > s->raw_size + 7 || s->raw_size > d->raw_size + 7 ||
-		    memcmp(d->raw, s->raw, n))
+		if (!same_event(dec, d, s))
 			continue;
 		d->matched = true;
+		*gained = stack && !d->stack;
 		if (stack) {
 			uint32_t m = merge_stacks(w->t, d->stack, stack);
 
@@ -412,7 +437,6 @@ static bool merged_dup(struct walk *w, uint32_t cpu, const struct rsp_sample *s,
 		w->t->n_dup_merged++;
 		return true;
 	}
-	(void)h;
 	return false;
 }
 
@@ -437,6 +461,7 @@ static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
 
 	if (merged) {
 		c->copies_merged++;
+		c->with_stack += stack; /* the first copy had none, this one brought it */
 		return;
 	}
 	c->n++;
@@ -450,6 +475,7 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	const struct rsp_decoder *d;
 	struct rsp_dev ev;
 	uint32_t stack, cpu;
+	bool gained = false;
 
 	if (rsp_reader_parse_sample(t->reader, h, &s))
 		return;
@@ -469,8 +495,8 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 		count_event(w, s.attr->index, false, stack != 0);
 		return;
 	}
-	if (w->multi[s.attr->index] && s.raw && merged_dup(w, cpu, &s, d->tp_id, stack)) {
-		count_event(w, s.attr->index, true, false);
+	if (w->multi[s.attr->index] && s.raw && merged_dup(w, cpu, &s, d, stack, &gained)) {
+		count_event(w, s.attr->index, true, gained);
 		return;
 	}
 	count_event(w, s.attr->index, false, stack != 0);
@@ -673,10 +699,11 @@ static int count_index(struct rsp_trace *t, const char *name)
 	return (int)(t->counts.n - 1);
 }
 
-static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, char *err, size_t errlen)
+static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t size, char *err,
+		size_t errlen)
 {
 	const struct rsp_reader_info *in;
-	struct scan sc = { .t = t };
+	struct scan sc = { .t = t, .o = o, .size = size };
 	struct walk w = { .t = t };
 	size_t na;
 	int ret;
@@ -686,6 +713,8 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, char *err, 
 		vec_free(&sc.idx);
 		if (sc.nomem)
 			snprintf(err, errlen, "out of memory reading the trace");
+		else if (ret == -ECANCELED)
+			snprintf(err, errlen, "loading cancelled");
 		return ret;
 	}
 	in = rsp_reader_info(t->reader);
@@ -760,8 +789,18 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, char *err, 
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < sc.idx.n; i++)
+	for (size_t i = 0; i < sc.idx.n; i++) {
+		if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1 && o) {
+			if (cancelled(o)) {
+				snprintf(err, errlen, "loading cancelled");
+				ret = -ECANCELED;
+				goto out;
+			}
+			if (o->progress)
+				o->progress(1 / 3.0 + 2 / 3.0 * i / sc.idx.n, o->progress_ctx);
+		}
 		walk_record(&w, &sc.idx.v[i]);
+	}
 	builder_finish(w.b);
 	if (!t->have_waking)
 		trace_warn(t, "no sched:sched_waking events: wakeup links come from sched_wakeup "
@@ -817,14 +856,14 @@ static void check_completeness(struct rsp_trace *t)
 			   (unsigned long long)t->n_wakeups);
 }
 
-static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o, char *err,
-			     size_t errlen)
+static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t size,
+			     char *err, size_t errlen)
 {
 	int ret = stacks_init(&t->stacks);
 
 	if (ret)
 		return ret;
-	ret = load(t, o, err, errlen);
+	ret = load(t, o, size, err, errlen);
 	if (ret)
 		return ret;
 	if (o && o->warn)
@@ -843,8 +882,12 @@ int rsp_trace_open(const char *path, const struct rsp_trace_opts *o, struct rsp_
 	if (!t)
 		return -ENOMEM;
 	ret = rsp_reader_open(path, &t->reader, err, errlen);
-	if (!ret)
-		ret = trace_open_common(t, o, err, errlen);
+	if (!ret) {
+		struct stat st;
+
+		ret = trace_open_common(t, o, stat(path, &st) == 0 ? (uint64_t)st.st_size : 0, err,
+					errlen);
+	}
 	if (ret) {
 		rsp_trace_free(t);
 		return ret;
@@ -864,7 +907,7 @@ int rsp_trace_open_mem(const void *buf, size_t len, const struct rsp_trace_opts 
 		return -ENOMEM;
 	ret = rsp_reader_open_mem(buf, len, &t->reader, err, errlen);
 	if (!ret)
-		ret = trace_open_common(t, o, err, errlen);
+		ret = trace_open_common(t, o, len, err, errlen);
 	if (ret) {
 		rsp_trace_free(t);
 		return ret;

@@ -122,7 +122,7 @@ static char *sanitize_format(const unsigned char *p, uint64_t len)
 {
 	const char *t = (const char *)p, *end = t + len;
 	char *out = malloc(len + 64), *o = out;
-	bool have_name = false, have_id = false;
+	bool have_name = false, have_id = false, fields = false, split = false;
 
 	if (!out)
 		return NULL;
@@ -156,6 +156,12 @@ static char *sanitize_format(const unsigned char *p, uint64_t len)
 			memcpy(o, t, n);
 			o += n;
 			*o++ = '\n';
+			fields = true;
+		} else if (have_id && fields && !split && n == strspn(t, " \t")) {
+			/* the blank line that ends the common fields: libtraceevent
+			 * tells the event's own fields from the common ones by it */
+			*o++ = '\n';
+			split = true;
 		}
 		t += n + (nl ? 1 : 0);
 	}

@@ -29,9 +29,11 @@ for ev in $(awk '$2 ~ /^[0-9-]+$/ && $1 ~ /:/ {print $1}' "$T/sum"); do
 done
 note "perf script shows every counted event"
 
-# the two processes pass control back and forth
+# the two processes pass control back and forth: 300 round trips; a token
+# that is already in the pipe when the peer reads it costs no sleep, which
+# happens now and then on a loaded machine
 n=$(grep -c 'sched_switch: prev_comm=pass-peer .*prev_state=S' "$T/script" || true)
-[ "$n" -ge 300 ] || fail "pass-peer slept only $n times (want >= 300)"
+[ "$n" -ge 270 ] || fail "pass-peer slept only $n times (want >= 270 of 300 round trips)"
 # wakings carry the waker's stack: pass_token -> write -> pipe wakeup
 awk '/sched:sched_waking:.*comm=pass/ { s = 1; next } s && /^$/ { s = 0 } s && /pipe_write/ { n++ } END { exit !(n >= 100) }' "$T/script" ||
   fail "fewer than 100 pipe wakings with a waker stack"
@@ -49,7 +51,7 @@ grep -Eq "^ *pollwait +$OLD .*sched:sched_switch" "$T/script" ||
 
 # the target's sleep stacks were copied for DWARF unwinding, and perf unwinds them
 t=$(col "$T/sum" target sched:sched_switch)
-[ "$t" != - ] && [ "$t" -ge 300 ] || fail "only $t target sleep-stack copies"
+[ "$t" != - ] && [ "$t" -ge 270 ] || fail "only $t target sleep-stack copies"
 # Every blocking pipe read of pass is there twice: a frame-pointer copy and a
 # user-stack copy (registers + stack) for DWARF unwinding.  Unwinding itself
 # is the model's job (tests/model); perf 6.1's own unwinder fails at random on
@@ -60,7 +62,7 @@ perf script -D -i "$T/p.data" 2>/dev/null | awk '
   END { print regs + 0, stack + 0 }' >"$T/copies"
 read regs stack <"$T/copies"
 t=$(col "$T/sum" target sched:sched_switch)
-[ "$t" != - ] && [ "$t" -ge 300 ] || fail "only $t target sleep-stack copies"
+[ "$t" != - ] && [ "$t" -ge 270 ] || fail "only $t target sleep-stack copies"
 [ "$regs" -eq "$t" ] && [ "$stack" -eq "$t" ] ||
   fail "$t target copies, but $regs carry user registers and $stack a user stack"
 fp=$(perf script -i "$T/p.data" -F comm,event,ip,sym 2>/dev/null | awk '
@@ -70,4 +72,16 @@ fp=$(perf script -i "$T/p.data" -F comm,event,ip,sym 2>/dev/null | awk '
   END { print n + 0 }')
 [ "$fp" -ge 50 ] || fail "only $fp frame-pointer sleep stacks of pass reach pass_main_side"
 note "$t user-stack copies, $fp frame-pointer pipe-read stacks"
+
+# the end summary and rsp info report the share of complete user sleep
+# stacks; with the defaults (DWARF copies for the target's tree) nearly all of
+# pass's reach main
+share() { sed -n "s/.*$1 \([0-9.]*\)% (\([0-9]*\) of \([0-9]*\)).*/\1 \3/p" "$2" | head -1; }
+set -- $(share target "$T/sum")
+[ $# -eq 2 ] || fail "the end summary has no share of complete user stacks"
+python3 -c "import sys; sys.exit(not (float('$1') >= 90 and int('$2') >= 270))" ||
+  fail "only $1% of $2 target sleep stacks reach main (want >= 90% of >= 270)"
+"$RSP" info "$T/p.data" >"$T/info" || fail "rsp info failed"
+grep -q "user sleep stacks (target): [0-9.]*% reach main" "$T/info" || fail "rsp info: no stack share"
+note "complete target sleep stacks: $1% of $2"
 note "ok"

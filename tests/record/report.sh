@@ -34,10 +34,17 @@ rec() { # workload [args]
   "$RSP" record -q -o "$T/$w.data" -- "$WL/$w" "$@" || fail "$w: rsp record exited $?"
 }
 
+# pass: CPU in both processes dominates, one control path through both.  On
+# a loaded 2-CPU machine (CI) the peer often waits for a CPU after its wakeup
+# (scheduler delay, 12.5% seen in CI) and runs while pass itself is preempted
+# after its write: that work is parallel to pass, so it is a second (async)
+# path; both grow with the load, hence the margins.
 rec pass
-check pass "c['cpu'] + c['cpu_unsampled'] >= 80" "c['sched'] <= 10" \
+check pass "c['cpu'] + c['cpu_unsampled'] >= 70" "c['sched'] <= 20" \
+  "c['cpu'] + c['cpu_unsampled'] >= 3 * (c['sched'] + c['involuntary'])" \
   "'pass-peer' in who['cpu'] + who['cpu_unsampled']" \
-  "d['paths'][0]['total_ns'] >= 0.9 * d['total_ns']"
+  "d['paths'][0]['comm'] == 'pass' and not d['paths'][0]['async']" \
+  "d['paths'][0]['total_ns'] >= 0.75 * d['total_ns']"
 
 rec rpcchain
 check rpcchain "'rpc-server' in who['cpu'] + who['cpu_unsampled']" \

@@ -125,6 +125,8 @@ struct buf {
 
 static void put(struct buf *b, const void *d, size_t n)
 {
+	if (!n)
+		return;
 	if (b->len + n > b->cap) {
 		b->cap = (b->len + n) * 2 + 4096;
 		b->p = realloc(b->p, b->cap);
@@ -164,6 +166,7 @@ struct synth {
 	struct buf out;
 	int *targets;
 	size_t ntargets;
+	unsigned char preempt_count;
 };
 
 /* attr ids: event k -> 1000 + k; second waking 1100; tracking 1200; cpu-clock 1300 */
@@ -255,7 +258,12 @@ static void tracing_data(struct synth *s, struct buf *b)
 			free(f.p);
 		}
 	}
-	put_u32(b, 0); /* kallsyms */
+	if (s->o.kallsyms) {
+		put_u32(b, (uint32_t)strlen(s->o.kallsyms));
+		put(b, s->o.kallsyms, strlen(s->o.kallsyms));
+	} else {
+		put_u32(b, 0); /* kallsyms */
+	}
 	put_u32(b, 0); /* printk */
 	put_u64(b, 0); /* saved cmdlines */
 }
@@ -508,6 +516,7 @@ static void pl_begin(struct payload *pl, struct synth *s, int e, unsigned flags,
 	pl->e = e;
 	memcpy(pl->p, &type, 2);
 	pl->p[2] = (unsigned char)flags;
+	pl->p[3] = s->preempt_count;
 	memcpy(pl->p + 4, &tid, 4);
 	pl->len = s->fixed_end[e];
 }
@@ -584,8 +593,16 @@ static void tp(struct synth *s, struct payload *pl, int cpu, uint64_t t, int tid
 void synth_switch(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
 		  long prev_state, int next, const char *next_comm)
 {
-	struct payload pl;
 	uint64_t ip = 0xffffffff81000100ull;
+
+	synth_switch_stack(s, cpu, t, prev, prev_comm, prev_state, next, next_comm, &ip, 1);
+}
+
+void synth_switch_stack(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
+			long prev_state, int next, const char *next_comm, const uint64_t *stack,
+			size_t nstack)
+{
+	struct payload pl;
 
 	pl_begin(&pl, s, SE_SWITCH, 0, prev);
 	pl_str(&pl, "prev_comm", prev_comm);
@@ -595,7 +612,12 @@ void synth_switch(struct synth *s, int cpu, uint64_t t, int prev, const char *pr
 	pl_str(&pl, "next_comm", next_comm);
 	pl_int(&pl, "next_pid", next);
 	pl_int(&pl, "next_prio", 120);
-	tp(s, &pl, cpu, t, prev, 1000 + SE_SWITCH, true, &ip, 1);
+	tp(s, &pl, cpu, t, prev, 1000 + SE_SWITCH, true, stack, nstack);
+}
+
+void synth_preempt_count(struct synth *s, unsigned n)
+{
+	s->preempt_count = (unsigned char)n;
 }
 
 void synth_waking(struct synth *s, int cpu, uint64_t t, int tid, unsigned flags, int pid,

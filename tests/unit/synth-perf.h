@@ -43,6 +43,7 @@ struct synth_opts {
 	bool int_prev_state; /* a kernel whose prev_state is a 4-byte int at another offset */
 	bool second_waking_attr; /* sched_waking also from a second attr (an "ftrace copy") */
 	bool no_tracing_data;
+	const char *kallsyms; /* /proc/kallsyms text for the tracing data; NULL: none */
 };
 
 struct synth *synth_new(const struct synth_opts *o);
@@ -62,6 +63,12 @@ void synth_targets(struct synth *s, const int *pids, size_t n);
 /* events; @tid is the task in whose context the event fires (common_pid) */
 void synth_switch(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
 		  long prev_state, int next, const char *next_comm);
+/* The same with the switch-out stack (perf's callchain, leaf first) given. */
+void synth_switch_stack(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
+			long prev_state, int next, const char *next_comm, const uint64_t *stack,
+			size_t nstack);
+/* common_preempt_count of the tracepoints written from now on (default 0) */
+void synth_preempt_count(struct synth *s, unsigned n);
 /* @attr2: write it as the second sched_waking attr (the ftrace copy) */
 void synth_waking(struct synth *s, int cpu, uint64_t t, int tid, unsigned flags, int pid,
 		  const char *comm, int target_cpu, bool attr2, const uint64_t *stack,
