@@ -43,6 +43,11 @@ struct rsp_reader {
 	size_t id_cap, id_n;
 	int id_pos; /* u64 index of the id in a sample, -1: none */
 	int is_pos; /* u64 index from the end of a non-sample record, -1: none */
+	/* every attr has sample_id_all and the same trailer layout: a side-band
+	 * record whose id is unknown (perf record's synthesized MMAP/COMM/FORK
+	 * carry id 0) is read with the first attr's layout, as perf does */
+	bool trailer_uniform;
+	uint64_t trailer_bits;
 
 	struct rsp_reader_info info;
 };
@@ -157,6 +162,10 @@ static int calc_id_pos(uint64_t st)
 	return idx;
 }
 
+#define TRAILER_BITS                                                                   \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |     \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
 static int calc_is_pos(uint64_t st)
 {
 	int idx = 1;
@@ -215,6 +224,10 @@ static int add_attr(struct rsp_reader *r, const void *p, size_t len, const void 
 	if (r->n_attrs == 0) {
 		r->id_pos = calc_id_pos(a.sample_type);
 		r->is_pos = calc_is_pos(a.sample_type);
+		r->trailer_bits = a.sample_type & TRAILER_BITS;
+		r->trailer_uniform = a.sample_id_all;
+	} else if (!a.sample_id_all || (a.sample_type & TRAILER_BITS) != r->trailer_bits) {
+		r->trailer_uniform = false;
 	}
 	r->n_attrs++;
 	return 0;
@@ -839,6 +852,8 @@ const struct rsp_rattr *rsp_reader_attr_of(const struct rsp_reader *r,
 		if (r->is_pos < 0 || sizeof(*h) + 8u * r->is_pos > h->size)
 			return NULL;
 		memcpy(&id, (const char *)h + h->size - 8 * r->is_pos, 8);
+		if (!id_get(r, id) && r->trailer_uniform)
+			return &r->attrs[0];
 	}
 	return id_get(r, id);
 }

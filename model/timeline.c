@@ -293,6 +293,9 @@ static void on_switch(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	uint32_t p = RSP_NONE, n = RSP_NONE, preempted = RSP_NONE;
 	uint64_t st = ev->u.sw.prev_state;
 
+	/* a new task context: a network or I/O event in the previous task's
+	 * context does not explain wakeups done by the next one */
+	cs->gen++;
 	if (ev->u.sw.prev) {
 		p = thread_get(b, ev->u.sw.prev, 0, t);
 		if (p != RSP_NONE && TH(b, p)->comm == 0 && ev->u.sw.prev_comm[0])

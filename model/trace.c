@@ -836,10 +836,33 @@ static void check_completeness(struct rsp_trace *t)
 	uint64_t issued = count_of(t, "block:block_rq_issue");
 	uint64_t done = count_of(t, "block:block_rq_complete");
 
-	bool block_recorded = false;
+	bool block_recorded = false, have[TP__COUNT] = { false }, sampler = false;
+	/* events the analysis uses, and what their absence costs */
+	static const struct {
+		enum rsp_tp_kind kind;
+		const char *name, *cost;
+	} uses[] = {
+		{ TP_FORK, "sched:sched_process_fork", "fork links unknown" },
+		{ TP_EXEC, "sched:sched_process_exec", "exec links unknown" },
+		{ TP_EXIT, "sched:sched_process_exit", "exit links unknown (waits for children unexplained)" },
+		{ TP_BLK_INSERT, "block:block_rq_insert", "I/O queue time unknown" },
+		{ TP_BLK_ISSUE, "block:block_rq_issue", "I/O service time and issuer unknown" },
+		{ TP_SOFTIRQ_ENTRY, "irq:softirq_entry", "timeouts not told apart from softirq work" },
+		{ TP_SK_READY, "sock:sk_data_ready", "network links disabled" },
+		{ TP_SOCK_SEND, "sock:sock_send_length", "network senders unknown" },
+		{ TP_SOCK_STATE, "sock:inet_sock_set_state", "socket addresses and peers unknown" },
+	};
 
-	for (size_t i = 0; i < rsp_reader_n_attrs(t->reader); i++)
+	for (size_t i = 0; i < rsp_reader_n_attrs(t->reader); i++) {
 		block_recorded |= t->dec[i].kind == TP_BLK_COMPLETE;
+		have[t->dec[i].kind] = true;
+		sampler |= t->dec[i].is_sampler;
+	}
+	for (size_t i = 0; i < sizeof(uses) / sizeof(uses[0]); i++)
+		if (!have[uses[i].kind])
+			trace_warn(t, "%s was not recorded: %s", uses[i].name, uses[i].cost);
+	if (!sampler)
+		trace_warn(t, "no CPU samples (cpu-clock): CPU time is not split by function");
 	if (!block_recorded)
 		trace_warn(t, "block:block_rq_complete was not recorded: disk waits are not linked");
 	else if (issued >= 20 && done * 10 < issued * 9)

@@ -450,6 +450,7 @@ static void test_sockets(void)
 	char err[256];
 	const uint8_t lo[4] = { 127, 0, 0, 1 };
 
+	synth_fork(s, 0, 700, 1, 700, 1);
 	synth_fork(s, 0, 800, 1, 800, 1);
 	synth_fork(s, 0, 900, 1, 900, 1);
 	synth_sock_state(s, 0, US(100), 800, 0xffff1000, lo, 40000, lo, 8080, 1);
@@ -467,6 +468,14 @@ static void test_sockets(void)
 	synth_sk_ready(s, 0, US(2001), 800, 0, 0xffff4000, 1);
 	synth_waking(s, 0, US(2002), 800, 0, 900, "server", 1, false, NULL, 0);
 	synth_switch(s, 1, US(2010), 0, "swapper/1", 0, 900, "server");
+	/* the client's data-ready wakes nobody; after a switch, the next task's
+	 * wakeup is its own doing, not the client's data (seen: rpcchain's
+	 * server woke the backend while reading the backend's reply) */
+	synth_switch(s, 1, US(2100), 900, "server", S_INT, 0, "swapper/1");
+	synth_sk_ready(s, 0, US(3000), 800, 0, 0xffff5000, 1);
+	synth_switch(s, 0, US(3005), 800, "client", S_INT, 700, "other");
+	synth_waking(s, 0, US(3008), 700, 0, 900, "server", 1, false, NULL, 0);
+	synth_switch(s, 1, US(3020), 0, "swapper/1", 0, 900, "server");
 	t = open_synth(s, err, sizeof(err));
 	CHECK(t != NULL, "opens");
 	if (t) {
@@ -494,6 +503,10 @@ static void test_sockets(void)
 		      "unix: a network link from the sender's context");
 		rsp_trace_net(t, l.net, &n);
 		CHECK(n.sender_thread == thread_of(t, 800), "unix: the sender is the client");
+		slice_of(t, 900, 6, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_WAKEUP && l.waker_thread == thread_of(t, 700),
+		      "a wakeup after a switch is not the previous task's data");
 		rsp_trace_free(t);
 	}
 	synth_free(s);
