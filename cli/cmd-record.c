@@ -191,6 +191,9 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 	}
 	fprintf(stderr, "  %zu threads alive at start, reader at %s priority\n",
 		st->synthesized_threads, st->rt_reader ? "real-time" : "normal");
+	if (st->ustack_bytes_trimmed)
+		fprintf(stderr, "  user-stack copies cut to the live stack: %.1f MB not written\n",
+			st->ustack_bytes_trimmed / 1e6);
 }
 
 /*

@@ -24,6 +24,7 @@
 #include "target.h"
 #include "tidmap.h"
 #include "tracing-data.h"
+#include "ustack.h"
 #include "writer.h"
 
 #include "rsp-config.h"
@@ -45,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <asm/perf_regs.h>
 #include <perf/core.h>
 #include <perf/cpumap.h>
 #include <perf/event.h>
@@ -105,6 +107,8 @@ struct recorder {
 	struct rsp_writer *w;
 	struct rsp_tidmap tids;
 	struct rsp_pathset paths; /* files mapped, for HEADER_BUILD_ID at the end */
+	struct rsp_ustack *ustack; /* where each target thread's live stack ends */
+	unsigned char *trim_buf; /* a trimmed copy of a record */
 	struct rsp_cmd cmd;
 	bool have_cmd, cmd_started;
 	pid_t *target_pids;
@@ -828,9 +832,11 @@ static int write_head(struct recorder *r, const struct tp_list *tps)
 
 /* ---- draining -------------------------------------------------------------------- */
 
-static void account_record(struct recorder *r, const union perf_event *ev)
+/* the kind of stream a sample came from, -1 for other records */
+static int account_record(struct recorder *r, const union perf_event *ev)
 {
 	const struct perf_event_header *h = &ev->header;
+	int kind = -1;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE: {
@@ -848,6 +854,7 @@ static void account_record(struct recorder *r, const union perf_event *ev)
 				row->target_samples++;
 			else
 				row->perf_samples++;
+			kind = (int)r->streams[si].kind;
 		}
 		break;
 	}
@@ -866,6 +873,8 @@ static void account_record(struct recorder *r, const union perf_event *ev)
 		break;
 	case PERF_RECORD_COMM:
 		rsp_tidmap_set(&r->tids, ev->comm.tid, ev->comm.pid);
+		if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && r->ustack)
+			rsp_ustack_forget(r->ustack, ev->comm.pid); /* a new stack */
 		break;
 	case PERF_RECORD_MMAP2: {
 		const struct rsp_pf_mmap2 *m = (const void *)ev;
@@ -882,6 +891,41 @@ static void account_record(struct recorder *r, const union perf_event *ev)
 	default:
 		break;
 	}
+	return kind;
+}
+
+/*
+ * A target sleep's user-stack copy, cut to the live part of the stack
+ * (ustack.h): the kernel copies a fixed size, most of it above the
+ * outermost frame.
+ */
+static int append_trimmed(struct recorder *r, const union perf_event *ev)
+{
+	const struct perf_event_attr *a = NULL;
+	struct rsp_ustack_loc loc;
+	uint64_t id, keep;
+	void *out;
+	size_t n;
+	int si;
+
+	memcpy(&id, (const char *)ev + sizeof(ev->header), sizeof(id));
+	si = stream_of_id(r, id);
+	if (si >= 0)
+		a = &r->streams[si].attr;
+	if (!a || !r->ustack || !r->trim_buf ||
+	    rsp_ustack_locate(ev, ev->header.size, a->sample_type, a->sample_regs_user,
+			      PERF_REG_X86_SP, &loc))
+		return rsp_writer_append(r->w, ev, ev->header.size);
+	keep = rsp_ustack_keep(r->ustack, loc.pid, loc.tid, loc.sp, loc.size);
+	if (keep >= loc.size)
+		return rsp_writer_append(r->w, ev, ev->header.size);
+	n = rsp_ustack_trim(ev, ev->header.size, &loc, keep, r->trim_buf);
+	out = rsp_writer_reserve(r->w, n);
+	if (!out)
+		return -ENOMEM;
+	memcpy(out, r->trim_buf, n);
+	r->st->ustack_bytes_trimmed += ev->header.size - n;
+	return 0;
 }
 
 static int drain_evlist(struct recorder *r, struct perf_evlist *el)
@@ -897,9 +941,12 @@ static int drain_evlist(struct recorder *r, struct perf_evlist *el)
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map))) {
-			account_record(r, ev);
-			if (rsp_writer_append(r->w, ev, ev->header.size))
+			if (account_record(r, ev) == STREAM_TARGET) {
+				if (append_trimmed(r, ev))
+					return -ENOMEM;
+			} else if (rsp_writer_append(r->w, ev, ev->header.size)) {
 				return -ENOMEM;
+			}
 			r->st->records++;
 			perf_mmap__consume(map);
 		}
@@ -1316,6 +1363,8 @@ static void teardown(struct recorder *r)
 	free(r->id_vals);
 	rsp_tidmap_free(&r->tids);
 	rsp_pathset_free(&r->paths);
+	rsp_ustack_free(r->ustack);
+	free(r->trim_buf);
 	rsp_probe_set_clear(&r->probes);
 }
 
@@ -1370,6 +1419,13 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 		logf_(&r, RSP_LOG_INFO, "removed %d ftrace instance(s) left by killed recorders",
 		      ret);
 
+	r.ustack = rsp_ustack_new();
+	r.trim_buf = malloc(65536); /* a record's size is a u16 */
+	if (!r.ustack || !r.trim_buf) {
+		rsp_ustack_free(r.ustack);
+		free(r.trim_buf);
+		return fail(&r, -ENOMEM, "out of memory");
+	}
 	st->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	st->lost_perf = calloc(st->nr_cpus, sizeof(uint64_t));
 	st->lost_ftrace = calloc(st->nr_cpus, sizeof(uint64_t));

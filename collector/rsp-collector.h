@@ -81,6 +81,7 @@ struct rsp_record_stats {
 	uint64_t *lost_perf; /* per CPU, from PERF_RECORD_LOST */
 	uint64_t *lost_ftrace; /* per CPU, from the ftrace ring buffer */
 	uint64_t throttled; /* PERF_RECORD_THROTTLE seen */
+	uint64_t ustack_bytes_trimmed; /* user-stack copy bytes above the live stack, dropped */
 	size_t synthesized_threads;
 	size_t target_pids_n;
 	pid_t target_pids[16];

@@ -9,9 +9,13 @@
 #include "rsp-perf-format.h"
 #include "tap.h"
 #include "tidmap.h"
+#include "ustack.h"
 #include "writer.h"
 
+#include <asm/perf_regs.h>
 #include <elf.h>
+#include <linux/perf_event.h>
+#include <string.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -183,9 +187,91 @@ static void writer_framing(void)
 	      "unwritable path: '%s'", err);
 }
 
+/*
+ * A sample as the target stream writes it: IDENTIFIER|TID|TIME|CPU|PERIOD|RAW|
+ * REGS_USER|STACK_USER with 20 user registers (SP the 8th) and a 4096-byte copy.
+ */
+static size_t ustack_sample(unsigned char *buf, uint32_t pid, uint32_t tid, uint64_t sp)
+{
+	unsigned char *p = buf + sizeof(struct perf_event_header);
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+	uint64_t v;
+	uint32_t raw = 12;
+
+#define PUT64(x) (v = (x), memcpy(p, &v, 8), p += 8)
+	PUT64(42); /* identifier */
+	PUT64((uint64_t)tid << 32 | pid);
+	PUT64(1000); /* time */
+	PUT64(1); /* cpu */
+	PUT64(1); /* period */
+	memcpy(p, &raw, 4);
+	memset(p + 4, 0xab, raw);
+	p += 4 + raw;
+	PUT64(2); /* PERF_SAMPLE_REGS_ABI_64 */
+	for (int r = 0; r < 20; r++)
+		PUT64(r == 7 ? sp : 0x1000 + r);
+	PUT64(4096);
+	for (int i = 0; i < 4096; i++)
+		*p++ = (unsigned char)i;
+	PUT64(4096); /* dyn_size */
+#undef PUT64
+	h.size = (uint16_t)(p - buf);
+	memcpy(buf, &h, sizeof(h));
+	return h.size;
+}
+
+static void ustack(void)
+{
+	const uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW |
+			    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	static unsigned char rec[8192], out[8192];
+	struct rsp_ustack_loc loc;
+	struct rsp_ustack *u = rsp_ustack_new();
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t sp = (uint64_t)(uintptr_t)&loc, keep, v;
+	size_t n = ustack_sample(rec, pid, pid, sp), m;
+
+	CHECK(rsp_ustack_locate(rec, n, st, 0xff0fffull, PERF_REG_X86_SP, &loc) == 0,
+	      "the user stack of a target sample is found");
+	CHECK(loc.sp == sp && loc.size == 4096 && loc.dyn_size == 4096 && loc.pid == pid &&
+		      loc.tid == pid,
+	      "its stack pointer, size, dyn_size and task");
+	CHECK(rsp_ustack_locate(rec, n - 8, st, 0xff0fffull, PERF_REG_X86_SP, &loc) != 0,
+	      "a record cut short is refused");
+	rsp_ustack_locate(rec, n, st, 0xff0fffull, PERF_REG_X86_SP, &loc);
+	/* this process's main thread: live from sp up to startstack */
+	keep = rsp_ustack_keep(u, pid, pid, sp, 1u << 20);
+	CHECK(keep > RSP_USTACK_MARGIN && keep < (1u << 20) && keep % 8 == 0,
+	      "a main thread's live stack is found (%llu bytes above sp)", (unsigned long long)keep);
+	CHECK(rsp_ustack_keep(u, pid, pid, sp, 64) == 64, "never more than the copy has");
+	CHECK(rsp_ustack_keep(u, 999999999, 999999999, sp, 4096) == 4096,
+	      "an unknown task keeps its whole copy");
+	m = rsp_ustack_trim(rec, n, &loc, 1024, out);
+	CHECK(m == n - 3072, "trimming 4096 to 1024 bytes shortens the record by 3072");
+	{
+		struct rsp_ustack_loc l2;
+		const struct perf_event_header *h = (const void *)out;
+
+		CHECK(h->size == m && rsp_ustack_locate(out, m, st, 0xff0fffull, PERF_REG_X86_SP,
+							&l2) == 0 &&
+			      l2.size == 1024 && l2.dyn_size == 1024 && l2.sp == sp,
+		      "the trimmed record parses: size 1024, dyn_size 1024, same sp");
+		CHECK(!memcmp(out + sizeof(*h), rec + sizeof(*h), loc.size_off - sizeof(*h)),
+		      "the fields before the stack are unchanged");
+		CHECK(!memcmp(out + loc.size_off + 8, rec + loc.size_off + 8, 1024),
+		      "the kept bytes are the lowest of the copy (from sp up)");
+		memcpy(&v, out + m - 8, 8);
+		CHECK(v == 1024, "dyn_size is the last word");
+	}
+	rsp_ustack_forget(u, pid);
+	rsp_ustack_free(u);
+}
+
 int main(void)
 {
 	tidmap();
+	ustack();
 	pathset();
 	buildid_notes();
 	writer_framing();

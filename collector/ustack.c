@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Trimming user-stack copies to the live part of the stack (ustack.h). */
+#include "ustack.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* per thread: where its live stack ends (0: unknown, don't trim) */
+struct slot {
+	uint32_t tid; /* 0: empty */
+	uint32_t pid;
+	uint64_t lo, hi; /* the mapping (threads) or [0, startstack] (main threads) */
+	uint8_t tried; /* looked up and failed: don't read /proc again */
+};
+
+struct rsp_ustack {
+	struct slot *v;
+	size_t cap, n;
+};
+
+struct rsp_ustack *rsp_ustack_new(void)
+{
+	return calloc(1, sizeof(struct rsp_ustack));
+}
+
+void rsp_ustack_free(struct rsp_ustack *u)
+{
+	if (!u)
+		return;
+	free(u->v);
+	free(u);
+}
+
+static size_t hash(uint32_t tid, size_t cap)
+{
+	return (tid * 2654435761u) & (cap - 1);
+}
+
+static struct slot *find(struct rsp_ustack *u, uint32_t tid, int create)
+{
+	size_t i;
+
+	if (create && (u->n + 1) * 2 > u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 256;
+		struct slot *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t k = 0; k < u->cap; k++)
+			if (u->v[k].tid) {
+				for (i = hash(u->v[k].tid, cap); v[i].tid; i = (i + 1) & (cap - 1))
+					;
+				v[i] = u->v[k];
+			}
+		free(u->v);
+		u->v = v;
+		u->cap = cap;
+	}
+	if (!u->cap)
+		return NULL;
+	for (i = hash(tid, u->cap); u->v[i].tid; i = (i + 1) & (u->cap - 1))
+		if (u->v[i].tid == tid)
+			return &u->v[i];
+	if (!create)
+		return NULL;
+	u->v[i].tid = tid;
+	u->n++;
+	return &u->v[i];
+}
+
+void rsp_ustack_forget(struct rsp_ustack *u, uint32_t pid)
+{
+	/* exec: every thread of @pid is gone but the leader; lookups restart */
+	for (size_t i = 0; i < u->cap; i++)
+		if (u->v[i].tid && u->v[i].pid == pid) {
+			u->v[i].lo = u->v[i].hi = 0;
+			u->v[i].tried = 0;
+		}
+}
+
+/* /proc/PID/stat field 28: the stack pointer at the program's entry */
+static uint64_t startstack(uint32_t pid)
+{
+	char path[64], buf[1024];
+	uint64_t v = 0;
+	const char *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the comm may hold spaces and parentheses */
+	if (!p)
+		return 0;
+	/* after ") " comes field 3; startstack is field 28 */
+	for (int field = 2; field < 28 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		v = strtoull(p + 1, NULL, 10);
+	return v;
+}
+
+/* the mapping of @pid holding @sp */
+static int mapping_of(uint32_t pid, uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	char path[64], line[512];
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (sscanf(line, "%llx-%llx", &a, &b) == 2 && sp >= a && sp < b) {
+			*lo = a;
+			*hi = b;
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+uint64_t rsp_ustack_keep(struct rsp_ustack *u, uint32_t pid, uint32_t tid, uint64_t sp,
+			 uint64_t have)
+{
+	struct slot *s = find(u, tid, 1);
+	uint64_t keep;
+
+	if (!s || !pid || !tid)
+		return have;
+	s->pid = pid;
+	if (!(sp >= s->lo && sp < s->hi) && !s->tried) {
+		/* first sight, or the stack moved (exec, a thread reused): look up */
+		s->tried = 1;
+		s->lo = s->hi = 0;
+		if (tid == pid) {
+			uint64_t top = startstack(pid);
+
+			if (top > sp) {
+				s->lo = 0;
+				s->hi = top;
+				s->tried = 0;
+			}
+		} else if (!mapping_of(pid, sp, &s->lo, &s->hi)) {
+			s->tried = 0;
+		}
+	}
+	if (!(sp >= s->lo && sp < s->hi))
+		return have;
+	keep = s->hi - sp + RSP_USTACK_MARGIN;
+	keep = (keep + 7) & ~7ull;
+	return keep < have ? keep : have;
+}
+
+static int popcount64(uint64_t v)
+{
+	return __builtin_popcountll(v);
+}
+
+int rsp_ustack_locate(const void *rec, size_t len, uint64_t st, uint64_t regs_mask, int sp_reg,
+		      struct rsp_ustack_loc *out)
+{
+	const unsigned char *p = rec, *end = p + len;
+	const struct perf_event_header *h = rec;
+	uint64_t v, abi;
+
+#define TAKE(dst)                                   \
+	do {                                        \
+		if ((size_t)(end - p) < 8)          \
+			return -1;                  \
+		memcpy(&(dst), p, 8);               \
+		p += 8;                             \
+	} while (0)
+#define SKIP(n)                                     \
+	do {                                        \
+		if ((uint64_t)(end - p) < (n))      \
+			return -1;                  \
+		p += (n);                           \
+	} while (0)
+
+	memset(out, 0, sizeof(*out));
+	if (len < sizeof(*h) || h->type != PERF_RECORD_SAMPLE || h->size > len ||
+	    !(st & PERF_SAMPLE_STACK_USER) || !(st & PERF_SAMPLE_REGS_USER))
+		return -1;
+	if (st & (PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK))
+		return -1; /* not in rsp's attrs */
+	end = p + h->size;
+	p += sizeof(*h);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		SKIP(8);
+	if (st & PERF_SAMPLE_IP)
+		SKIP(8);
+	if (st & PERF_SAMPLE_TID) {
+		TAKE(v);
+		out->pid = (uint32_t)v;
+		out->tid = (uint32_t)(v >> 32);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		SKIP(8);
+	if (st & PERF_SAMPLE_ADDR)
+		SKIP(8);
+	if (st & PERF_SAMPLE_ID)
+		SKIP(8);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		SKIP(8);
+	if (st & PERF_SAMPLE_CPU)
+		SKIP(8);
+	if (st & PERF_SAMPLE_PERIOD)
+		SKIP(8);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		TAKE(v);
+		if (v > (uint64_t)(end - p) / 8)
+			return -1;
+		SKIP(8 * v);
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t n;
+
+		if ((size_t)(end - p) < 4)
+			return -1;
+		memcpy(&n, p, 4);
+		SKIP(4ull + n);
+	}
+	TAKE(abi);
+	if (abi) {
+		int nregs = popcount64(regs_mask);
+
+		if (sp_reg < 0 || !(regs_mask & (1ull << sp_reg)))
+			return -1;
+		if ((uint64_t)(end - p) < 8ull * nregs)
+			return -1;
+		memcpy(&out->sp, p + 8 * popcount64(regs_mask & ((1ull << sp_reg) - 1)), 8);
+		SKIP(8ull * nregs);
+	}
+	out->size_off = (size_t)(p - (const unsigned char *)rec);
+	TAKE(out->size);
+	if (!out->size)
+		return -1;
+	if (out->size > (uint64_t)(end - p) || (uint64_t)(end - p) - out->size < 8)
+		return -1;
+	memcpy(&out->dyn_size, p + out->size, 8);
+	if (!abi)
+		return -1;
+	return 0;
+#undef TAKE
+#undef SKIP
+}
+
+size_t rsp_ustack_trim(const void *rec, size_t len, const struct rsp_ustack_loc *loc,
+		       uint64_t keep, void *out)
+{
+	const unsigned char *in = rec;
+	const struct perf_event_header *h = rec;
+	unsigned char *o = out;
+	size_t after = loc->size_off + 8 + loc->size + 8; /* past dyn_size */
+	size_t tail = h->size - after; /* fields after the stack (none in rsp's attrs) */
+	uint64_t dyn = loc->dyn_size < keep ? loc->dyn_size : keep;
+	struct perf_event_header nh = *h;
+	size_t n = loc->size_off;
+
+	(void)len;
+	memcpy(o, in, n);
+	memcpy(o + n, &keep, 8);
+	n += 8;
+	memcpy(o + n, in + loc->size_off + 8, keep);
+	n += keep;
+	memcpy(o + n, &dyn, 8);
+	n += 8;
+	memcpy(o + n, in + after, tail);
+	n += tail;
+	nh.size = (uint16_t)n;
+	memcpy(o, &nh, sizeof(nh));
+	return n;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Trimming user-stack copies (PERF_SAMPLE_STACK_USER) to the live part of the
+ * stack before they are written.
+ *
+ * The kernel copies a fixed size (8 KiB by default) from the stack pointer
+ * up, whatever the stack's depth: for a program sleeping a few frames below
+ * main, most of the copy is the environment, the auxiliary vector and unused
+ * space above the outermost frame.  The live frames of a main thread end at
+ * the stack pointer _start was entered with (/proc/PID/stat "startstack");
+ * those of another thread end at the top of its stack mapping.  A copy is cut
+ * there (plus a margin), and its size field and dyn_size rewritten, so the
+ * record stays a valid perf.data sample that perf script and unwinders read.
+ */
+#ifndef RSP_USTACK_H
+#define RSP_USTACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* bytes kept above the end of the live frames */
+#define RSP_USTACK_MARGIN 128
+
+struct rsp_ustack;
+
+struct rsp_ustack *rsp_ustack_new(void);
+void rsp_ustack_free(struct rsp_ustack *u);
+/* Forget what is known of @pid's stacks (exec replaces them). */
+void rsp_ustack_forget(struct rsp_ustack *u, uint32_t pid);
+
+/*
+ * How many bytes of a copy taken at stack pointer @sp in thread @tid of
+ * process @pid are live (plus the margin), at most @have; @have when unknown.
+ */
+uint64_t rsp_ustack_keep(struct rsp_ustack *u, uint32_t pid, uint32_t tid, uint64_t sp,
+			 uint64_t have);
+
+/*
+ * Where a sample's user stack lies: for a PERF_RECORD_SAMPLE of @sample_type
+ * with @regs_mask user registers, the offset of the STACK_USER size word, the
+ * copy's size and dyn_size, and the user stack pointer (register @sp_reg).
+ * Returns 0, or -1 if the record has no (well-formed) user stack.
+ */
+struct rsp_ustack_loc {
+	size_t size_off; /* offset of the u64 size, from the record's start */
+	uint64_t size, dyn_size;
+	uint64_t sp;
+	uint32_t pid, tid;
+};
+int rsp_ustack_locate(const void *rec, size_t len, uint64_t sample_type, uint64_t regs_mask,
+		      int sp_reg, struct rsp_ustack_loc *out);
+
+/*
+ * Write into @out (room for @len bytes) the record @rec with its user-stack
+ * copy cut to @keep bytes (<= loc->size, a multiple of 8).  Returns the new
+ * record size.
+ */
+size_t rsp_ustack_trim(const void *rec, size_t len, const struct rsp_ustack_loc *loc,
+		       uint64_t keep, void *out);
+
+#endif /* RSP_USTACK_H */
