@@ -440,7 +440,7 @@ static void side(struct synth *s, uint32_t type, uint16_t misc, const void *body
 	put(&r, &h, 8);
 	put(&r, body, blen);
 	put(&r, zero, padded - blen);
-	trailer(&r, pid, tid, t, 0, ID_TRACK);
+	trailer(&r, pid, tid, t, 0, s->o.sideband_id0 ? 0 : ID_TRACK);
 	emit(s, -1, &r);
 	free(r.p);
 }

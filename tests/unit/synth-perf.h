@@ -43,6 +43,7 @@ struct synth_opts {
 	bool int_prev_state; /* a kernel whose prev_state is a 4-byte int at another offset */
 	bool second_waking_attr; /* sched_waking also from a second attr (an "ftrace copy") */
 	bool no_tracing_data;
+	bool sideband_id0; /* side-band records carry id 0, as perf record's synthesized ones */
 	const char *kallsyms; /* /proc/kallsyms text for the tracing data; NULL: none */
 };
 

@@ -565,6 +565,45 @@ static void test_duplicates(void)
 	synth_free(s);
 }
 
+/* perf record's synthesized COMM/FORK/MMAP carry id 0 in their trailer: they
+ * are read with the common trailer layout, not skipped */
+static void test_sideband_id0(void)
+{
+	struct synth_opts o = { .file_mode = true, .sideband_id0 = true };
+	struct synth *s = synth_new(&o);
+	struct rsp_trace *t;
+	char err[256];
+
+	synth_fork(s, 0, 500, 1, 500, 1);
+	synth_comm(s, 0, 500, 500, "dd", false);
+	/* the switch records' comm is what a skipped COMM would leave */
+	synth_switch(s, 0, US(100), 0, "swapper/0", 0, 500, "x");
+	synth_switch(s, 0, US(200), 500, "x", S_INT, 0, "swapper/0");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_thread_info th;
+		size_t ti = thread_of(t, 500);
+
+		CHECK(ti != RSP_NO_INDEX, "the thread is known");
+		if (ti != RSP_NO_INDEX) {
+			rsp_trace_thread(t, ti, &th);
+			CHECK_STR(th.comm, "dd", "named by its id-0 COMM record");
+			CHECK(th.parent != RSP_NO_INDEX && th.parent == thread_of(t, 1),
+			      "parent from its id-0 FORK record");
+		}
+		{
+			size_t skipped = 0;
+
+			for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
+				skipped += strstr(rsp_trace_warning(t, i), "do not fit") != NULL;
+			CHECK(skipped == 0, "no record skipped");
+		}
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
 static void test_fork(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -619,6 +658,7 @@ int main(void)
 	test_irq_and_timers();
 	test_sockets();
 	test_duplicates();
+	test_sideband_id0();
 	test_fork();
 	return tap_done();
 }
