@@ -579,7 +579,11 @@ static void sample(struct synth *s, int cpu, uint64_t t, int pid, int tid, uint6
 		put(&r, raw, (size_t)rawlen);
 		put(&r, zero, raw_size - (uint32_t)rawlen);
 	}
-	((struct perf_event_header *)r.p)->size = (uint16_t)r.len;
+	{
+		uint16_t size = (uint16_t)r.len;
+
+		memcpy(r.p + offsetof(struct perf_event_header, size), &size, sizeof(size));
+	}
 	emit(s, cpu, &r);
 	free(r.p);
 }
