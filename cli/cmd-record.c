@@ -35,6 +35,8 @@ static const char record_usage[] =
 	"      --no-block           no block I/O events\n"
 	"      --probes FILE        event set to use instead of the built-in one\n"
 	"      --no-rt              do not run the reader at real-time priority\n"
+	"      --compression-level N  zstd level of the records, as perf record -z (default 1;\n"
+	"                           0: none, for readers without zstd)\n"
 	"      --no-kallsyms        do not store kernel symbols in the file (smaller; kernel\n"
 	"                           frames then symbolize only on this machine's kernel)\n"
 	"  -q, --quiet              no end summary\n"
@@ -131,6 +133,9 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 		st->records, st->bytes / 1e6, out);
 	if (st->records)
 		fprintf(stderr, " (%.0f bytes/record)", (double)st->bytes / st->records);
+	if (st->raw_bytes)
+		fprintf(stderr, "; records zstd-compressed %.1f -> %.1f MB", st->raw_bytes / 1e6,
+			st->z_bytes / 1e6);
 	fputc('\n', stderr);
 	fprintf(stderr, "  %-28s %10s %10s %10s %10s %10s %8s\n", "event", "kernel", "recorded",
 		"perf", "target", "ftrace", "missing");
@@ -242,7 +247,15 @@ static int exit_status_of(int status)
 
 int rsp_cmd_record(int argc, char **argv)
 {
-	enum { OPT_CALL_GRAPH = 1000, OPT_NO_NET, OPT_NO_BLOCK, OPT_PROBES, OPT_NO_RT, OPT_NO_KSYMS };
+	enum {
+		OPT_CALL_GRAPH = 1000,
+		OPT_NO_NET,
+		OPT_NO_BLOCK,
+		OPT_PROBES,
+		OPT_NO_RT,
+		OPT_NO_KSYMS,
+		OPT_COMPRESS,
+	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -256,6 +269,7 @@ int rsp_cmd_record(int argc, char **argv)
 		{ "probes", required_argument, NULL, OPT_PROBES },
 		{ "no-rt", no_argument, NULL, OPT_NO_RT },
 		{ "no-kallsyms", no_argument, NULL, OPT_NO_KSYMS },
+		{ "compression-level", required_argument, NULL, OPT_COMPRESS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -361,6 +375,18 @@ int rsp_cmd_record(int argc, char **argv)
 		case OPT_NO_KSYMS:
 			o.no_kallsyms = true;
 			break;
+		case OPT_COMPRESS: {
+			char *rest;
+			long v = strtol(optarg, &rest, 10);
+
+			if (*rest || v < 0 || v > 22) {
+				rsp_cli_error("record", "bad --compression-level '%s': want 0 (none) to 22",
+					      optarg);
+				return 2;
+			}
+			o.compression = v ? (int)v : -1;
+			break;
+		}
 		case 'q':
 			quiet = 1;
 			verbosity = 0;

@@ -49,6 +49,7 @@ struct rsp_record_opts {
 	size_t ftrace_buffer_kb; /* per CPU; 0: default */
 	bool no_rt; /* don't raise the reader to real-time priority */
 	bool no_kallsyms; /* don't store /proc/kallsyms (small files, e.g. test fixtures) */
+	int compression; /* zstd level of the records (perf's -z); 0: default 1, <0: none */
 	rsp_log_fn log;
 	void *log_ctx;
 };
@@ -74,6 +75,7 @@ enum rsp_stop_reason {
 struct rsp_record_stats {
 	double seconds;
 	uint64_t bytes; /* written to the file */
+	uint64_t raw_bytes, z_bytes; /* the compressed records, before and after compression */
 	uint64_t records; /* all records written */
 	struct rsp_record_event_stats *events;
 	size_t n_events;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #define CHUNK_SIZE (4u << 20)
 /* Queued but unwritten bytes above this make the reader wait (the kernel
@@ -22,7 +23,8 @@ struct chunk {
 	struct chunk *next;
 	size_t used;
 	size_t cap;
-	unsigned char data[];
+	bool compress; /* written as PERF_RECORD_COMPRESSED records */
+	_Alignas(8) unsigned char data[]; /* records: 8-byte aligned */
 };
 
 struct rsp_writer {
@@ -33,6 +35,13 @@ struct rsp_writer {
 	struct chunk *cur;
 	bool round_dirty;
 	uint64_t queued;
+	int level; /* zstd level of chunks flushed from now on, 0: none */
+
+	/* writer thread only */
+	ZSTD_CCtx *zc;
+	unsigned char *zbuf; /* one PERF_RECORD_COMPRESSED record */
+	uint64_t raw_bytes; /* of the compressed chunks, before compression */
+	uint64_t z_bytes; /* and after */
 
 	/* shared with the writer thread */
 	pthread_mutex_t lock;
@@ -56,6 +65,7 @@ static struct chunk *chunk_new(size_t min)
 	c->next = NULL;
 	c->used = 0;
 	c->cap = cap;
+	c->compress = false;
 	return c;
 }
 
@@ -73,6 +83,45 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 			return -EIO;
 		p += n;
 		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * A chunk as PERF_RECORD_COMPRESSED records: one zstd stream for the whole
+ * file, flushed every RSP_COMPRESS_PIECE input bytes so that each record
+ * holds a bounded piece (perf's reader decompresses one record at a time into
+ * a buffer of HEADER_COMPRESSED's mmap_len) and its output fits a record.
+ */
+static int write_compressed(struct rsp_writer *w, const struct chunk *c, uint64_t *out_bytes)
+{
+	size_t done = 0;
+
+	*out_bytes = 0;
+	while (done < c->used) {
+		size_t piece = c->used - done < RSP_COMPRESS_PIECE ? c->used - done :
+								       RSP_COMPRESS_PIECE;
+		ZSTD_inBuffer in = { c->data + done, piece, 0 };
+		ZSTD_outBuffer out = { w->zbuf + sizeof(struct perf_event_header),
+				       RSP_COMPRESS_RECORD - sizeof(struct perf_event_header), 0 };
+		struct perf_event_header h = { .type = RSP_PF_RECORD_COMPRESSED };
+		size_t left;
+		int err;
+
+		do {
+			left = ZSTD_compressStream2(w->zc, &out, &in, ZSTD_e_flush);
+			if (ZSTD_isError(left))
+				return -EIO;
+		} while (left && out.pos < out.size);
+		if (left)
+			return -EOVERFLOW; /* cannot happen: the bound of a piece fits */
+		h.size = (uint16_t)(sizeof(h) + out.pos);
+		memcpy(w->zbuf, &h, sizeof(h));
+		err = write_all(w->fd, w->zbuf, h.size);
+		if (err)
+			return err;
+		*out_bytes += h.size;
+		done += piece;
 	}
 	return 0;
 }
@@ -97,8 +146,16 @@ static void *writer_thread(void *arg)
 		if (!w->error) {
 			uint64_t at = w->written;
 
+			uint64_t n = c->used;
+
 			pthread_mutex_unlock(&w->lock);
-			err = write_all(w->fd, c->data, c->used);
+			if (c->compress) {
+				err = write_compressed(w, c, &n);
+				w->raw_bytes += c->used;
+				w->z_bytes += n;
+			} else {
+				err = write_all(w->fd, c->data, c->used);
+			}
 			if (err) {
 				/* undo the partial chunk: the file ends on a record */
 				if (ftruncate(w->fd, at) == 0)
@@ -108,7 +165,7 @@ static void *writer_thread(void *arg)
 			if (err)
 				w->error = err;
 			else
-				w->written += c->used;
+				w->written += n;
 		}
 		w->pending -= c->used;
 		pthread_cond_broadcast(&w->drained);
@@ -189,6 +246,7 @@ void rsp_writer_flush(struct rsp_writer *w)
 	if (!c || !c->used)
 		return;
 	w->cur = NULL;
+	c->compress = w->level > 0;
 	pthread_mutex_lock(&w->lock);
 	while (w->pending > QUEUE_LIMIT && !w->error)
 		pthread_cond_wait(&w->drained, &w->lock);
@@ -268,7 +326,30 @@ int rsp_writer_error(struct rsp_writer *w)
 	return e;
 }
 
-int rsp_writer_close(struct rsp_writer *w)
+int rsp_writer_set_compression(struct rsp_writer *w, int level)
+{
+	rsp_writer_flush(w); /* what came before keeps its form */
+	if (level > 0 && !w->zc) {
+		w->zc = ZSTD_createCCtx();
+		w->zbuf = malloc(RSP_COMPRESS_RECORD);
+		if (!w->zc || !w->zbuf ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)))
+			return -ENOMEM;
+	}
+	/* the writer thread reads chunk->compress only: no race on level */
+	w->level = level;
+	return 0;
+}
+
+void rsp_writer_bytes_compressed(struct rsp_writer *w, uint64_t *raw, uint64_t *z)
+{
+	pthread_mutex_lock(&w->lock);
+	*raw = w->raw_bytes;
+	*z = w->z_bytes;
+	pthread_mutex_unlock(&w->lock);
+}
+
+int rsp_writer_close(struct rsp_writer *w, uint64_t *written, uint64_t *raw, uint64_t *z)
 {
 	int err;
 
@@ -282,6 +363,14 @@ int rsp_writer_close(struct rsp_writer *w)
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
 	err = w->error;
+	if (written)
+		*written = w->written;
+	if (raw)
+		*raw = w->raw_bytes;
+	if (z)
+		*z = w->z_bytes;
+	ZSTD_freeCCtx(w->zc);
+	free(w->zbuf);
 	if (!err && fsync(w->fd) < 0 && errno != EINVAL)
 		err = -errno;
 	if (close(w->fd) < 0 && !err)

@@ -33,6 +33,20 @@ void rsp_writer_round(struct rsp_writer *w);
 /* Hand the current chunk to the writer thread. */
 void rsp_writer_flush(struct rsp_writer *w);
 
+/*
+ * From the next record on, write chunks zstd-compressed at @level (perf's
+ * PERF_RECORD_COMPRESSED, as `perf record -z`; 0: uncompressed).  Flushes the
+ * current chunk first.  Write HEADER_COMPRESSED before turning it on.
+ */
+int rsp_writer_set_compression(struct rsp_writer *w, int level);
+/* Input bytes per compressed record (HEADER_COMPRESSED's mmap_len must hold
+ * one record's output, with a record left over from the one before). */
+#define RSP_COMPRESS_PIECE (32u << 10)
+#define RSP_COMPRESS_RECORD 65528u /* a record's size is a u16; 8-byte multiple */
+/* Bytes of the compressed chunks before and after compression (call after
+ * rsp_writer_close has drained them, or expect a partial count). */
+void rsp_writer_bytes_compressed(struct rsp_writer *w, uint64_t *raw, uint64_t *z);
+
 /* Bytes handed to the writer so far, and bytes on disk. */
 uint64_t rsp_writer_bytes_queued(const struct rsp_writer *w);
 uint64_t rsp_writer_bytes_written(struct rsp_writer *w);
@@ -40,7 +54,9 @@ uint64_t rsp_writer_bytes_written(struct rsp_writer *w);
 /* 0, or the -errno that stopped writing (e.g. -ENOSPC). */
 int rsp_writer_error(struct rsp_writer *w);
 
-/* Flush, wait for the writer thread, close.  Returns the first error. */
-int rsp_writer_close(struct rsp_writer *w);
+/* Flush, wait for the writer thread, close.  Returns the first error; the
+ * bytes on disk in @written, the compressed records' bytes before and after
+ * compression in @raw and @z (each may be NULL). */
+int rsp_writer_close(struct rsp_writer *w, uint64_t *written, uint64_t *raw, uint64_t *z);
 
 #endif /* RSP_COLLECTOR_WRITER_H */

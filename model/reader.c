@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #define MAX_ATTRS 4096
 #define MAX_IDS_PER_ATTR (1u << 20)
@@ -31,6 +32,13 @@ struct rsp_reader {
 	const unsigned char *buf;
 	size_t size;
 	bool mapped;
+	/* a compressed stream is read from an inflated image (inflate()); the
+	 * original stays mapped: file-mode features point into it */
+	const unsigned char *orig_buf;
+	size_t orig_size;
+	bool orig_mapped;
+	bool inflate_cut; /* the compressed stream broke off: read up to there */
+	uint64_t inflate_cut_at; /* its offset in the original */
 	VEC(struct realigned) tails;
 	uint64_t data_start, data_end;
 	bool scanned;
@@ -514,6 +522,218 @@ static int open_common(struct rsp_reader *r, char *err, size_t errlen)
 	return open_file_mode(r, err, errlen);
 }
 
+/* ---- compressed streams ------------------------------------------------------------ */
+
+struct inflater {
+	int fd; /* the image, a memfd */
+	uint64_t len, limit;
+	unsigned char *pend; /* decompressed bytes not yet forming a whole record */
+	size_t npend, cap;
+	int err;
+};
+
+static void put_image(struct inflater *f, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	if (f->err)
+		return;
+	if (n > f->limit - f->len) {
+		f->err = -EFBIG;
+		return;
+	}
+	while (n) {
+		ssize_t w = write(f->fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			f->err = w < 0 ? -errno : -EIO;
+			return;
+		}
+		c += w;
+		n -= (size_t)w;
+		f->len += (uint64_t)w;
+	}
+}
+
+/* Move the whole records at the front of the pending bytes to the image. */
+static int flush_whole(struct inflater *f)
+{
+	size_t at = 0;
+
+	while (f->npend - at >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+
+		memcpy(&h, f->pend + at, sizeof(h));
+		if (h.size < sizeof(h))
+			return -EINVAL;
+		if (h.size > f->npend - at)
+			break;
+		at += h.size;
+	}
+	put_image(f, f->pend, at);
+	memmove(f->pend, f->pend + at, f->npend - at);
+	f->npend -= at;
+	return f->err;
+}
+
+static int decompress_record(struct inflater *f, ZSTD_DStream *ds, const unsigned char *src,
+			     size_t n)
+{
+	ZSTD_inBuffer in = { src, n, 0 };
+
+	while (in.pos < in.size) {
+		ZSTD_outBuffer out;
+		size_t ret;
+
+		if (f->cap - f->npend < (64u << 10)) {
+			size_t cap = f->cap ? f->cap * 2 : (256u << 10);
+			unsigned char *p = realloc(f->pend, cap);
+
+			if (!p)
+				return -ENOMEM;
+			f->pend = p;
+			f->cap = cap;
+		}
+		out = (ZSTD_outBuffer){ f->pend + f->npend, f->cap - f->npend, 0 };
+		ret = ZSTD_decompressStream(ds, &out, &in);
+		if (ZSTD_isError(ret))
+			return -EINVAL;
+		f->npend += out.pos;
+		if (!out.pos && in.pos < in.size && out.size)
+			return -EINVAL; /* no progress */
+		if (flush_whole(f))
+			return f->err ? f->err : -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * perf record -z (and rsp record by default) writes PERF_RECORD_COMPRESSED
+ * records: one zstd stream cut into records whose content is the original
+ * records, one of which may straddle two compressed records.  The stream is
+ * inflated once at open into an image where each compressed record is
+ * replaced by the records it holds; the rest of the reader reads the image.
+ * The image is a memfd: like an uncompressed file's page cache, not the
+ * model's heap.  A broken stream is read up to the break.
+ */
+static int inflate(struct rsp_reader *r, char *err, size_t errlen)
+{
+	struct inflater f = { .fd = -1 };
+	ZSTD_DStream *ds = NULL;
+	uint64_t off = r->data_start;
+	bool any = false;
+	void *img;
+	int ret = 0;
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+	/* anything to do? */
+	while (r->data_end - off >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		uint64_t skip = 0;
+
+		memcpy(&h, r->buf + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > r->data_end - off)
+			break;
+		if (h.type == RSP_PF_RECORD_COMPRESSED) {
+			any = true;
+			break;
+		}
+		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+			uint32_t sz;
+
+			memcpy(&sz, r->buf + off + 8, 4);
+			skip = sz;
+		}
+		if (skip > r->data_end - off - h.size)
+			break;
+		off += h.size + skip;
+	}
+	if (!any)
+		return 0;
+	/* an image larger than half the memory would push everything else out */
+	f.limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
+	f.fd = memfd_create("rsp-inflated-trace", MFD_CLOEXEC);
+	ds = ZSTD_createDStream();
+	if (f.fd < 0 || !ds) {
+		ret = errf(err, errlen, -ENOMEM, "cannot inflate the compressed trace: %s",
+			   f.fd < 0 ? strerror(errno) : "out of memory");
+		goto out;
+	}
+	put_image(&f, r->buf, r->data_start);
+	off = r->data_start;
+	while (r->data_end - off >= sizeof(struct perf_event_header) && !f.err) {
+		struct perf_event_header h;
+		uint64_t skip = 0;
+
+		memcpy(&h, r->buf + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > r->data_end - off)
+			break; /* the scan reports the cut */
+		if (h.type == RSP_PF_RECORD_COMPRESSED) {
+			int e = decompress_record(&f, ds, r->buf + off + sizeof(h), h.size - sizeof(h));
+
+			if (e == -ENOMEM || e == -EFBIG || (f.err && f.err != -EINVAL)) {
+				ret = errf(err, errlen, e == -EFBIG || f.err == -EFBIG ? -EFBIG : -ENOMEM,
+					   "the compressed trace inflates to more than %llu MB: "
+					   "too large for this machine's memory",
+					   (unsigned long long)(f.limit >> 20));
+				goto out;
+			}
+			if (e) {
+				r->inflate_cut = true;
+				r->inflate_cut_at = off;
+				break;
+			}
+			off += h.size;
+			continue;
+		}
+		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+			uint32_t sz;
+
+			memcpy(&sz, r->buf + off + 8, 4);
+			skip = sz;
+		}
+		if (skip > r->data_end - off - h.size)
+			break;
+		put_image(&f, r->buf + off, h.size + skip);
+		off += h.size + skip;
+	}
+	if (off < r->data_end && !r->inflate_cut && r->data_end - off >= 8) {
+		/* the scan would report this cut in the original: keep its bytes */
+		put_image(&f, r->buf + off, r->data_end - off);
+	}
+	if (f.err) {
+		ret = errf(err, errlen, f.err, "cannot inflate the compressed trace: %s",
+			   f.err == -EFBIG ? "too large for this machine's memory" :
+					     strerror(-f.err));
+		goto out;
+	}
+	if (!f.len) {
+		ret = errf(err, errlen, -EINVAL, "empty compressed trace");
+		goto out;
+	}
+	img = mmap(NULL, f.len, PROT_READ, MAP_SHARED, f.fd, 0);
+	if (img == MAP_FAILED) {
+		ret = errf(err, errlen, -errno, "cannot map the inflated trace: %s", strerror(errno));
+		goto out;
+	}
+	r->orig_buf = r->buf;
+	r->orig_size = r->size;
+	r->orig_mapped = r->mapped;
+	r->buf = img;
+	r->size = f.len;
+	r->mapped = true;
+	r->data_end = f.len;
+	r->info.compressed = true;
+out:
+	ZSTD_freeDStream(ds);
+	free(f.pend);
+	if (f.fd >= 0)
+		close(f.fd);
+	return ret;
+}
+
 int rsp_reader_open_mem(const void *buf, size_t len, struct rsp_reader **out, char *err,
 			size_t errlen)
 {
@@ -526,6 +746,8 @@ int rsp_reader_open_mem(const void *buf, size_t len, struct rsp_reader **out, ch
 	r->buf = buf;
 	r->size = len;
 	ret = open_common(r, err, errlen);
+	if (!ret)
+		ret = inflate(r, err, errlen);
 	if (ret) {
 		rsp_reader_free(r);
 		return ret;
@@ -568,7 +790,10 @@ int rsp_reader_open(const char *path, struct rsp_reader **out, char *err, size_t
 		munmap(map, st.st_size);
 		return ret;
 	}
-	r->mapped = true;
+	if (r->orig_buf)
+		r->orig_mapped = true; /* the image replaced the file's mapping */
+	else
+		r->mapped = true;
 	*out = r;
 	return 0;
 }
@@ -605,6 +830,8 @@ void rsp_reader_free(struct rsp_reader *r)
 	vec_free(&r->tails);
 	if (r->mapped)
 		munmap((void *)r->buf, r->size);
+	if (r->orig_mapped)
+		munmap((void *)r->orig_buf, r->orig_size);
 	free(r);
 }
 
@@ -795,6 +1022,7 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 				absorb_thread_map(r, h);
 			break;
 		case RSP_PF_RECORD_COMPRESSED:
+			/* left in the image only after a break in the stream */
 			r->info.compressed = true;
 			break;
 		default:
@@ -811,6 +1039,10 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 		off += h->size + skip;
 	}
 out:
+	if (r->inflate_cut && !r->info.truncated) {
+		r->info.truncated = true;
+		r->info.truncated_at = r->inflate_cut_at;
+	}
 	r->scanned = true;
 	return 0;
 }

@@ -76,7 +76,7 @@ struct rsp_reader_info {
 	bool truncated; /* the stream ended inside a record */
 	uint64_t truncated_at;
 	bool unfinished; /* file mode header never completed (killed perf record) */
-	bool compressed; /* PERF_RECORD_COMPRESSED seen (not supported) */
+	bool compressed; /* zstd-compressed records (perf record -z), inflated at open */
 	uint64_t n_records;
 };
 

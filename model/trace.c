@@ -718,12 +718,6 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		return ret;
 	}
 	in = rsp_reader_info(t->reader);
-	if (in->compressed) {
-		vec_free(&sc.idx);
-		snprintf(err, errlen, "compressed perf.data (perf record -z) is not supported: "
-				      "record again without -z, or `perf inject` it uncompressed");
-		return -ENOTSUP;
-	}
 	na = rsp_reader_n_attrs(t->reader);
 	if (na == 0) {
 		vec_free(&sc.idx);

@@ -47,11 +47,12 @@ el=$(( ($(date +%s%N) - start) / 1000000 ))
 unshare -m sh -c "umount /sys/kernel/tracing && '$RSP' record -q -o '$T/m.data' -- true && test -e /sys/kernel/tracing/events" ||
   fail "rsp did not mount tracefs"
 
-# disk full: the file keeps what fit and stays readable
+# disk full: the file keeps what fit and stays readable (uncompressed, so that
+# 20000 round trips overflow 16 MB; compressed chunks are undone the same way)
 mkdir "$T/small"
 set +e
 unshare -m sh -c "mount -t tmpfs -o size=16m none '$T/small' && \
-  '$RSP' record -o '$T/small/f.data' -- '$WL/pass' 20000 2>'$T/full.err'; echo \$? >'$T/full.rc'; \
+  '$RSP' record --compression-level 0 -o '$T/small/f.data' -- '$WL/pass' 20000 2>'$T/full.err'; echo \$? >'$T/full.rc'; \
   perf script -i '$T/small/f.data' 2>&1 | grep -c sched_switch >'$T/full.n'"
 set -e
 cat "$T/full.err"

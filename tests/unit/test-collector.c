@@ -123,7 +123,7 @@ static void writer_framing(void)
 	rsp_rec_event_name(w, 7, "sched:sched_switch");
 	rsp_writer_round(w);
 	rsp_writer_round(w); /* nothing new: no second FINISHED_ROUND */
-	CHECK(rsp_writer_close(w) == 0, "writer closes cleanly");
+	CHECK(rsp_writer_close(w, NULL, NULL, NULL) == 0, "writer closes cleanly");
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "file is private (0600)");
 
 	buf = slurp(path, &len);
@@ -173,7 +173,7 @@ static void writer_framing(void)
 
 	/* an existing file is kept as .old */
 	CHECK(rsp_writer_open(&w, path, err, sizeof(err)) == 0, "second writer opens");
-	rsp_writer_close(w);
+	rsp_writer_close(w, NULL, NULL, NULL);
 	{
 		char old[64];
 
