@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,16 @@ static int write_compressed(struct rsp_writer *w, const struct chunk *c, uint64_
 static void *writer_thread(void *arg)
 {
 	struct rsp_writer *w = arg;
+	struct sched_param sp = { 0 };
+
+	/*
+	 * Writing (and compressing) can wait: the ring-buffer reader queues up
+	 * to QUEUE_LIMIT bytes in memory.  As a SCHED_IDLE thread the writer
+	 * takes only CPU time the recorded workload leaves idle, until the
+	 * queue fills and the reader waits for it.
+	 */
+	if (getenv("RSP_WRITER_NORMAL") == NULL)
+		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
