@@ -80,7 +80,7 @@ static void fmt_wall(char *buf, size_t len, uint64_t ns)
 }
 
 /* at most this many sleep stacks are unwound and symbolized per share */
-#define COVERAGE_MAX 20000
+#define COVERAGE_MAX 2000
 
 static void print_coverage(struct rsp_trace *t, bool targets, const char *who)
 {

@@ -217,8 +217,8 @@ static void print_stack_coverage(const char *path)
 		fprintf(stderr, "  user stacks: not checked (%s)\n", err);
 		return;
 	}
-	rsp_trace_stack_coverage(t, true, 5000, &c[0]);
-	rsp_trace_stack_coverage(t, false, 5000, &c[1]);
+	rsp_trace_stack_coverage(t, true, 2000, &c[0]);
+	rsp_trace_stack_coverage(t, false, 2000, &c[1]);
 	fprintf(stderr, "  complete user sleep stacks (reaching main or a thread start):");
 	for (int k = 0; k < 2; k++) {
 		const char *who = k ? "all processes" : "target";

@@ -38,6 +38,7 @@ struct rsp_reader {
 	size_t orig_size;
 	bool orig_mapped;
 	bool inflate_cut; /* the compressed stream broke off: read up to there */
+	bool comp_declared; /* HEADER_COMPRESSED in the file-mode features */
 	uint64_t inflate_cut_at; /* its offset in the original */
 	VEC(struct realigned) tails;
 	uint64_t data_start, data_end;
@@ -218,6 +219,16 @@ static int add_attr(struct rsp_reader *r, const void *p, size_t len, const void 
 	ra->attr = a;
 	ra->index = (unsigned)r->n_attrs;
 	ra->trailer_size = a.sample_id_all ? trailer_size(a.sample_type) : 0;
+	{
+		uint64_t st = a.sample_type;
+		int pos = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+			  !!(st & PERF_SAMPLE_TID);
+
+		ra->time_pos = st & PERF_SAMPLE_TIME ? pos : -1;
+		pos += !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR) +
+		       !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID);
+		ra->cpu_pos = st & PERF_SAMPLE_CPU ? pos : -1;
+	}
 	if (n_ids) {
 		/* @ids may be unaligned in the file: copy before reading */
 		ra->ids = malloc(n_ids * sizeof(uint64_t));
@@ -425,6 +436,9 @@ static void parse_feature(struct rsp_reader *r, uint64_t feat, const unsigned ch
 	case RSP_PF_FEAT_EVENT_DESC:
 		parse_event_desc(r, p, end);
 		break;
+	case RSP_PF_FEAT_COMPRESSED:
+		r->comp_declared = true;
+		break;
 	default:
 		break;
 	}
@@ -628,17 +642,28 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	int ret = 0;
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 
-	/* anything to do? */
-	while (r->data_end - off >= sizeof(struct perf_event_header)) {
+	/*
+	 * Anything to do?  perf record -z and rsp record declare it with
+	 * HEADER_COMPRESSED: a feature section in file mode, a feature record
+	 * among the header records before the first event in pipe mode.
+	 */
+	any = r->comp_declared;
+	while (!any && r->data_end - off >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
 		uint64_t skip = 0;
 
 		memcpy(&h, r->buf + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > r->data_end - off)
+		if (h.size < sizeof(h) || h.size > r->data_end - off || h.type < 64)
 			break;
 		if (h.type == RSP_PF_RECORD_COMPRESSED) {
 			any = true;
 			break;
+		}
+		if (h.type == RSP_PF_RECORD_HEADER_FEATURE && h.size >= 16) {
+			uint64_t feat;
+
+			memcpy(&feat, r->buf + off + 8, 8);
+			any = feat == RSP_PF_FEAT_COMPRESSED;
 		}
 		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
 			uint32_t sz;
@@ -1022,8 +1047,9 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 				absorb_thread_map(r, h);
 			break;
 		case RSP_PF_RECORD_COMPRESSED:
-			/* left in the image only after a break in the stream */
-			r->info.compressed = true;
+			/* left only after a break in the stream, or undeclared */
+			if (!r->inflate_cut)
+				r->info.compressed_skipped++;
 			break;
 		default:
 			break;
@@ -1147,6 +1173,34 @@ static void skip_read(struct cur *c, uint64_t rf)
 		if (rf & PERF_FORMAT_LOST)
 			take64(c);
 	}
+}
+
+int rsp_reader_sample_time(const struct rsp_reader *r, const struct perf_event_header *h,
+			   struct rsp_sample *s)
+{
+	const struct rsp_rattr *ra = rsp_reader_attr_of(r, h);
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	size_t words = (h->size - sizeof(*h)) / 8;
+	uint64_t v;
+
+	s->attr = ra;
+	s->has_time = s->has_cpu = false;
+	if (!ra)
+		return -ENOENT;
+	if (ra->time_pos >= 0) {
+		if ((size_t)ra->time_pos >= words)
+			return -EINVAL;
+		memcpy(&s->time, p + 8 * ra->time_pos, 8);
+		s->has_time = true;
+	}
+	if (ra->cpu_pos >= 0) {
+		if ((size_t)ra->cpu_pos >= words)
+			return -EINVAL;
+		memcpy(&v, p + 8 * ra->cpu_pos, 8);
+		s->cpu = (uint32_t)v;
+		s->has_cpu = true;
+	}
+	return 0;
 }
 
 int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_header *h,

@@ -24,6 +24,7 @@ struct rsp_rattr {
 	char *name; /* EVENT_UPDATE / EVENT_DESC name, or NULL */
 	size_t trailer_size; /* sample_id_all trailer on non-sample records */
 	unsigned index;
+	int time_pos, cpu_pos; /* u64 index in a sample, -1: absent */
 };
 
 /* One parsed sample (pointers into the mapped file). */
@@ -77,6 +78,7 @@ struct rsp_reader_info {
 	uint64_t truncated_at;
 	bool unfinished; /* file mode header never completed (killed perf record) */
 	bool compressed; /* zstd-compressed records (perf record -z), inflated at open */
+	uint64_t compressed_skipped; /* compressed records with no HEADER_COMPRESSED */
 	uint64_t n_records;
 };
 
@@ -112,6 +114,10 @@ const struct rsp_rattr *rsp_reader_attr(const struct rsp_reader *r, size_t i);
 const struct rsp_rattr *rsp_reader_attr_of(const struct rsp_reader *r,
 					   const struct perf_event_header *h);
 
+/* A sample's time and cpu only (the fixed part of its layout), for indexing;
+ * -EINVAL if the record is too short for them. */
+int rsp_reader_sample_time(const struct rsp_reader *r, const struct perf_event_header *h,
+			   struct rsp_sample *s);
 /* Parse a PERF_RECORD_SAMPLE.  -EINVAL if it does not fit its attr's layout. */
 int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_header *h,
 			    struct rsp_sample *s);

@@ -221,7 +221,8 @@ static int scan_record(void *ctx, const struct rsp_record *rec)
 	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		ret = rsp_reader_parse_sample(sc->t->reader, h, &s);
+		/* the rest is checked when the sample is built (walk_sample) */
+		ret = rsp_reader_sample_time(sc->t->reader, h, &s);
 		break;
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_FORK:
@@ -477,8 +478,10 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	uint32_t stack, cpu;
 	bool gained = false;
 
-	if (rsp_reader_parse_sample(t->reader, h, &s))
+	if (rsp_reader_parse_sample(t->reader, h, &s)) {
+		trace_warn(t, "records that do not fit their event's layout were skipped");
 		return;
+	}
 	d = &t->dec[s.attr->index];
 	cpu = s.has_cpu ? s.cpu : 0;
 	if (cpu >= t->nr_cpus)
@@ -718,6 +721,10 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		return ret;
 	}
 	in = rsp_reader_info(t->reader);
+	if (in->compressed_skipped)
+		trace_warn(t, "%llu compressed records skipped: the file does not declare its "
+			      "compression (no HEADER_COMPRESSED feature)",
+			   (unsigned long long)in->compressed_skipped);
 	na = rsp_reader_n_attrs(t->reader);
 	if (na == 0) {
 		vec_free(&sc.idx);
