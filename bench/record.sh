@@ -46,7 +46,7 @@ workload() { # name -> the command line
   case $1 in
   pipe) echo "perf bench sched pipe -l 100000" ;;
   tcp) echo "$TCP 20000" ;;
-  dd) echo "dd if=$DDFILE of=/dev/null bs=4k count=3000 iflag=direct" ;;
+  dd) echo "dd if=$DDFILE of=/dev/null bs=4k count=16000 iflag=direct" ;;
   messaging) echo "perf bench sched messaging -g 10 -l 100" ;;
   esac
 }
@@ -70,7 +70,7 @@ run() { # workload, mode, round -> appends "mode seconds" to $W/$w.times
   if [ "$m" != base ] && [ "$r" -gt 1 ]; then rm -f "$out.data"; fi # keep round 1's files
 }
 
-WORKLOADS="pipe tcp dd messaging"
+WORKLOADS=${WORKLOADS:-pipe tcp dd messaging}
 for r in $(seq 1 "$ROUNDS"); do
   for w in $WORKLOADS; do
     case $(( r % 3 )) in
