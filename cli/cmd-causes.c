@@ -407,7 +407,7 @@ static void print_json(const struct causes *c)
 		json_begin_object(&j, NULL);
 		json_i64(&j, "pid", p.pid);
 		json_string(&j, "comm", p.comm);
-		json_u64(&j, "threads", p.n_threads);
+		json_u64(&j, "n_threads", p.n_threads);
 		json_rows(&j, c, procs[k]);
 		if (c->threads) {
 			json_begin_array(&j, "threads");

@@ -15,8 +15,8 @@
 #include <string.h>
 
 static const char report_usage[] =
-	"usage: rsp report [FILE] [--target PID|COMM] [--threads] [--format text|csv|md|json]\n"
-	"                  [--tolerance US] [--top N]\n"
+	"usage: rsp report [FILE] [--target PID|COMM | --thread TID] [--threads]\n"
+	"                  [--format text|csv|md|json] [--tolerance US] [--top N]\n"
 	"\n"
 	"Explain where the target's time went, across processes: CPU in known code, disk and\n"
 	"network waits, queueing, scheduler delay, hardware waits, preemption, timeouts,\n"

@@ -150,6 +150,8 @@ struct sock_info {
 	uint8_t saddr[16], daddr[16];
 	uint32_t peer; /* index in socks, RSP_NONE */
 	uint64_t last_send; /* the last send on this socket, and by whom */
+	bool send_pending; /* that send's data-ready on the peer not seen yet */
+	bool delivered_early; /* the peer saw the data of this socket's next send already */
 	uint32_t last_sender;
 	bool have_addr;
 };

@@ -840,7 +840,23 @@ static void on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const stru
 	if (si == RSP_NONE)
 		return;
 	b->t->socks.v[si].last_send = t;
+	/* loopback TCP delivers inside sendmsg, before this event */
+	b->t->socks.v[si].send_pending = !b->t->socks.v[si].delivered_early;
+	b->t->socks.v[si].delivered_early = false;
 	b->t->socks.v[si].last_sender = ti;
+}
+
+/* @tid, interrupted by a softirq, is a task that can be sending: not the
+ * softirq daemon running deferred network work */
+static bool in_senders_context(struct builder *b, uint32_t tid, uint64_t t)
+{
+	uint32_t ti = thread_get(b, tid, 0, t);
+	const char *comm;
+
+	if (ti == RSP_NONE)
+		return false;
+	comm = trace_str(b->t, TH(b, ti)->comm);
+	return !comm || strncmp(comm, "ksoftirqd/", 10);
 }
 
 static void on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
@@ -858,7 +874,23 @@ static void on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struc
 	op.sender = RSP_NONE;
 	op.woke = RSP_NONE;
 	if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
-	    b->t->socks.v[s->peer].last_send <= t) {
+	    b->t->socks.v[s->peer].send_pending && b->t->socks.v[s->peer].last_send <= t) {
+		/* the peer's send, not yet delivered */
+		op.sender = b->t->socks.v[s->peer].last_sender;
+		op.send_time = b->t->socks.v[s->peer].last_send;
+		b->t->socks.v[s->peer].send_pending = false;
+	} else if (s->peer != RSP_NONE && ev->ctx == RSP_CTX_SOFTIRQ && ev->tid &&
+		   in_senders_context(b, ev->tid, t)) {
+		/*
+		 * Loopback: the receive softirq runs on the sender's CPU inside its
+		 * sendmsg, before sock_send_length fires (the peer's last send is
+		 * then the previous message, already delivered, or none).
+		 */
+		op.sender = thread_get(b, ev->tid, 0, t);
+		op.send_time = t;
+		b->t->socks.v[s->peer].delivered_early = true;
+	} else if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
+		   b->t->socks.v[s->peer].last_send <= t) {
 		op.sender = b->t->socks.v[s->peer].last_sender;
 		op.send_time = b->t->socks.v[s->peer].last_send;
 	} else if (ev->ctx == RSP_CTX_TASK && ev->tid) {

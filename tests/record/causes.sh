@@ -134,4 +134,17 @@ set +e
 set -e
 [ "$rc1" -eq 2 ] && [ "$rc2" -eq 2 ] && [ "$rc3" -eq 1 ] || fail "exit codes $rc1 $rc2 $rc3, want 2 2 1"
 note "errors: $(cat "$T/bad.err")"
+# --threads JSON: every object's keys are unique (a process's thread count and
+# its thread list once had the same key)
+"$RSP" causes "$T/pass.data" --threads -f json >"$T/threads.json" || fail "causes --threads json"
+python3 - "$T/threads.json" <<'EOF' || fail "causes --threads json: duplicate keys"
+import json, sys
+def unique(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        sys.exit("duplicate keys: %s" % keys)
+    return dict(pairs)
+d = json.load(open(sys.argv[1]), object_pairs_hook=unique)
+assert any(p.get("threads") for p in d["processes"]), "no thread lists"
+EOF
 note "ok"

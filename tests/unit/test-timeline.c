@@ -569,6 +569,20 @@ static void test_sockets(void)
 	synth_switch(s, 0, US(3005), 800, "client", S_INT, 700, "other");
 	synth_waking(s, 0, US(3008), 700, 0, 900, "server", 1, false, NULL, 0);
 	synth_switch(s, 1, US(3020), 0, "swapper/1", 0, 900, "server");
+	/* loopback TCP as the kernel orders it: the receive softirq runs in the
+	 * client's context inside its sendmsg, before sock_send_length */
+	synth_switch(s, 1, US(3100), 900, "server", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(3900), 700, "other", S_INT, 800, "client");
+	synth_sk_ready(s, 0, US(4000), 800, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_waking(s, 0, US(4001), 800, SYN_SOFTIRQ, 900, "server", 1, false, NULL, 0);
+	synth_sock_send(s, 0, US(4002), 800, 0xffff1000, 2, 64);
+	synth_switch(s, 1, US(4010), 0, "swapper/1", 0, 900, "server");
+	/* and again: the send recorded at 4002 was delivered before it */
+	synth_switch(s, 1, US(4100), 900, "server", S_INT, 0, "swapper/1");
+	synth_sk_ready(s, 0, US(5000), 800, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_waking(s, 0, US(5001), 800, SYN_SOFTIRQ, 900, "server", 1, false, NULL, 0);
+	synth_sock_send(s, 0, US(5002), 800, 0xffff1000, 2, 64);
+	synth_switch(s, 1, US(5010), 0, "swapper/1", 0, 900, "server");
 	t = open_synth(s, err, sizeof(err));
 	CHECK(t != NULL, "opens");
 	if (t) {
@@ -600,6 +614,22 @@ static void test_sockets(void)
 		rsp_trace_link(t, sl.link, &l);
 		CHECK(l.kind == RSP_LINK_WAKEUP && l.waker_thread == thread_of(t, 700),
 		      "a wakeup after a switch is not the previous task's data");
+		slice_of(t, 900, 8, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.kind == RSP_LINK_NET && l.net != RSP_NO_INDEX, "loopback: a network link");
+		if (l.net != RSP_NO_INDEX) {
+			rsp_trace_net(t, l.net, &n);
+			CHECK(n.sender_thread == thread_of(t, 800) && n.send_ns == US(4000),
+			      "loopback: sent by the client now, not at its previous send (%llu)",
+			      (unsigned long long)n.send_ns);
+		}
+		slice_of(t, 900, 10, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		if (l.kind == RSP_LINK_NET && l.net != RSP_NO_INDEX)
+			rsp_trace_net(t, l.net, &n);
+		CHECK(l.kind == RSP_LINK_NET && n.send_ns == US(5000),
+		      "loopback again: not the send recorded after the last delivery (%llu)",
+		      (unsigned long long)n.send_ns);
 		rsp_trace_free(t);
 	}
 	synth_free(s);
