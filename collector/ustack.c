@@ -14,7 +14,7 @@ struct slot {
 	uint32_t tid; /* 0: empty */
 	uint32_t pid;
 	uint64_t lo, hi; /* the mapping (threads) or [0, startstack] (main threads) */
-	uint8_t tried; /* looked up and failed: don't read /proc again */
+	uint16_t wait; /* a lookup failed: samples to let pass before the next one */
 };
 
 struct rsp_ustack {
@@ -78,7 +78,7 @@ void rsp_ustack_forget(struct rsp_ustack *u, uint32_t pid)
 	for (size_t i = 0; i < u->cap; i++)
 		if (u->v[i].tid && u->v[i].pid == pid) {
 			u->v[i].lo = u->v[i].hi = 0;
-			u->v[i].tried = 0;
+			u->v[i].wait = 0;
 		}
 }
 
@@ -143,21 +143,21 @@ uint64_t rsp_ustack_keep(struct rsp_ustack *u, uint32_t pid, uint32_t tid, uint6
 	if (!s || !pid || !tid)
 		return have;
 	s->pid = pid;
-	if (!(sp >= s->lo && sp < s->hi) && !s->tried) {
+	if (!(sp >= s->lo && sp < s->hi) && s->wait) {
+		s->wait--; /* the last lookup failed: try again now and then */
+	} else if (!(sp >= s->lo && sp < s->hi)) {
 		/* first sight, or the stack moved (exec, a thread reused): look up */
-		s->tried = 1;
 		s->lo = s->hi = 0;
 		if (tid == pid) {
 			uint64_t top = startstack(pid);
 
-			if (top > sp) {
-				s->lo = 0;
+			if (top > sp)
 				s->hi = top;
-				s->tried = 0;
-			}
-		} else if (!mapping_of(pid, sp, &s->lo, &s->hi)) {
-			s->tried = 0;
+		} else {
+			mapping_of(pid, sp, &s->lo, &s->hi);
 		}
+		if (!(sp >= s->lo && sp < s->hi))
+			s->wait = 1000;
 	}
 	if (!(sp >= s->lo && sp < s->hi))
 		return have;
