@@ -8,7 +8,7 @@ check() { # workload, then python assertions on d (the JSON report), c (percent 
   w=$1; shift
   "$RSP" report "$T/$w.data" --threads --format json --top 10 >"$T/$w.json" ||
     fail "$w: rsp report failed"
-  python3 - "$T/$w.json" "$w" "$@" <<'PY' || fail "$w: shape"
+  python3 - "$T/$w.json" "$w" "$@" <<'PY' || { sed 's/^/#   /' "$T/$w.rec"; fail "$w: shape"; }
 import json, sys
 d = json.load(open(sys.argv[1])); w = sys.argv[2]
 c = {x['key']: x['percent'] for x in d['categories']}
@@ -25,13 +25,21 @@ need(d['percent_accounted'] >= 95, '%.1f%% accounted (>= 95)' % d['percent_accou
 for a in sys.argv[3:]:
     need(eval(a), a)
 print('#   ' + ', '.join('%s %.1f%%' % (k, v) for k, v in c.items() if v >= 0.5))
+if not ok:
+    for x in d.get('warnings', []):
+        print('#   warning: %s' % x)
+    for x in d['categories']:
+        if x['key'] == 'unknown' and x['ns']:
+            print('#   unknown: ' + ' | '.join('%s %.1f ms' % (k['what'], k['ns'] / 1e6)
+                                               for k in x['contributors']))
 sys.exit(0 if ok else 1)
 PY
 }
 
-rec() { # workload [args]
+rec() { # workload [args]; the end summary is shown when a shape check fails
   w=$1; shift
-  "$RSP" record -q -o "$T/$w.data" -- "$WL/$w" "$@" || fail "$w: rsp record exited $?"
+  "$RSP" record -o "$T/$w.data" -- "$WL/$w" "$@" >"$T/$w.out" 2>"$T/$w.rec" ||
+    { cat "$T/$w.rec"; fail "$w: rsp record exited $?"; }
 }
 
 # pass: CPU in both processes dominates, one control path through both.  On
