@@ -85,7 +85,7 @@ void analysis_label_timeout(struct rsp_analysis *an, uint32_t node, uint32_t thr
 			    const struct slice *s, bool deliberate);
 void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			   const struct slice *s);
-void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu);
+void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu, bool lost);
 int analysis_finish(struct rsp_analysis *an);
 void analysis_labels_free(struct rsp_analysis *an);
 

@@ -462,7 +462,7 @@ static bool walk(struct rsp_analysis *an, struct frame *f, struct frame *child)
 					  (f->depth + 1), f->thread);
 
 			if (n != RSP_NONE)
-				analysis_label_lost(an, n, s->cpu);
+				analysis_label_lost(an, n, s->cpu, s->flags & SL_LOST);
 			break;
 		}
 		}

@@ -45,8 +45,9 @@ static const struct {
 	[RSP_CAT_OTHER_PATH] = { "Waiting on another control path", "other_path",
 				 "waiting for work running in parallel (listed): it was started "
 				 "earlier and not waited for in one sleep" },
-	[RSP_CAT_UNKNOWN] = { "Unknown (lost events)", "unknown",
-			      "records were lost: record again with a larger -m" },
+	[RSP_CAT_UNKNOWN] = { "Unknown (lost or inconsistent records)", "unknown",
+			      "records were lost (record again with a larger -m), or the kernel's "
+			      "switch records disagree (rsp info: broken state chains)" },
 	[RSP_CAT_UNACCOUNTED] = { "Unaccounted", "unaccounted",
 				  "woken by something the trace did not record" },
 };
@@ -408,11 +409,12 @@ void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thre
 	an->nodes.v[node].label = l;
 }
 
-void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu)
+void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu, bool lost)
 {
 	char buf[64];
 
-	snprintf(buf, sizeof(buf), "cpu%u: records lost", cpu);
+	snprintf(buf, sizeof(buf), lost ? "cpu%u: records lost" : "cpu%u: switch records disagree",
+		 cpu);
 	an->nodes.v[node].label = trace_intern(an->t, buf);
 }
 
