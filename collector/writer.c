@@ -19,6 +19,10 @@
 /* Queued but unwritten bytes above this make the reader wait (the kernel
  * then reports what it could not buffer as PERF_RECORD_LOST). */
 #define QUEUE_LIMIT (1ull << 30)
+/* the writer's priority: idle below IDLE_HIGH queued bytes, normal above, back to
+ * idle under IDLE_LOW */
+#define IDLE_HIGH (256ull << 20)
+#define IDLE_LOW (32ull << 20)
 
 struct chunk {
 	struct chunk *next;
@@ -133,12 +137,16 @@ static void *writer_thread(void *arg)
 	struct sched_param sp = { 0 };
 
 	/*
-	 * Writing (and compressing) can wait: the ring-buffer reader queues up
-	 * to QUEUE_LIMIT bytes in memory.  As a SCHED_IDLE thread the writer
-	 * takes only CPU time the recorded workload leaves idle, until the
-	 * queue fills and the reader waits for it.
+	 * Writing (and compressing) can wait: the ring-buffer reader queues
+	 * chunks in memory.  As a SCHED_IDLE thread the writer takes only CPU
+	 * time the recorded workload leaves idle; when the workload leaves none
+	 * and the queue grows past IDLE_HIGH, it competes normally until the
+	 * queue is back under IDLE_LOW (the reader waits at QUEUE_LIMIT, and
+	 * the kernel then drops records).
 	 */
-	if (getenv("RSP_WRITER_NORMAL") == NULL)
+	bool idle = getenv("RSP_WRITER_NORMAL") == NULL;
+
+	if (idle)
 		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 
 	pthread_mutex_lock(&w->lock);
@@ -181,6 +189,15 @@ static void *writer_thread(void *arg)
 		w->pending -= c->used;
 		pthread_cond_broadcast(&w->drained);
 		free(c);
+		if (getenv("RSP_WRITER_NORMAL") == NULL) {
+			bool want_idle = idle ? w->pending < IDLE_HIGH : w->pending < IDLE_LOW;
+
+			if (want_idle != idle) {
+				idle = want_idle;
+				pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER,
+						      &sp);
+			}
+		}
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
