@@ -93,7 +93,11 @@ static struct slice *cur_slice(struct thread *th)
 
 static uint32_t thread_get(struct builder *b, uint32_t tid, uint32_t pid, uint64_t time)
 {
-	uint32_t i = trace_thread_of(b->t, tid, pid, time);
+	uint32_t i;
+
+	if (tid == UINT32_MAX)
+		return RSP_NONE; /* perf's -1: no task (see builder_sample) */
+	i = trace_thread_of(b->t, tid, pid, time);
 
 	while (i != RSP_NONE && b->wake_cpu.n < b->t->threads.n)
 		vec_push(&b->wake_cpu, -1);
@@ -1091,7 +1095,18 @@ void builder_sample(struct builder *b, uint64_t t, uint32_t cpu, uint32_t tid, u
 	if (!tid || cpu >= b->ncpus)
 		return; /* idle */
 	b->cpus[cpu].last_time = t;
-	ti = thread_get(b, tid, pid, t);
+	if (tid == UINT32_MAX) {
+		/*
+		 * A task in the last moments of its exit, already detached from
+		 * its pid: perf reports pid and tid -1.  It is the thread current
+		 * on that CPU (its final switch-out follows); never a new thread.
+		 */
+		ti = b->cpus[cpu].cur;
+		if (ti == CPU_IDLE || ti == CPU_UNKNOWN)
+			return;
+	} else {
+		ti = thread_get(b, tid, pid, t);
+	}
 	if (ti == RSP_NONE)
 		return;
 	th = TH(b, ti);

@@ -727,6 +727,50 @@ static void test_sideband_id0(void)
 	synth_free(s);
 }
 
+/* a cpu-clock sample of a task detached in its exit: perf reports pid and tid
+ * -1; it is the current thread's, never a new thread (which would break the
+ * CPU's chain and make the rest of its time unknown) */
+static void test_exit_sample(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+	uint64_t ips[1] = { 0xffffffff81000000ull };
+
+	synth_fork(s, 0, 600, 1, 600, 1);
+	synth_switch(s, 0, US(100), 0, "swapper/0", 0, 600, "worker");
+	synth_sample(s, 0, US(150), 600, 600, ips, 1);
+	synth_sample(s, 0, US(199), -1, -1, ips, 1);
+	synth_switch(s, 0, US(200), 600, "worker", 64 /* X */, 0, "swapper/0");
+	synth_switch(s, 0, US(300), 0, "swapper/0", 0, 1, "init");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_trace_summary sum;
+		bool minus1 = false;
+		size_t unknown = 0;
+
+		for (size_t i = 0; i < rsp_trace_n_threads(t); i++) {
+			struct rsp_thread_info th;
+
+			rsp_trace_thread(t, i, &th);
+			minus1 |= th.tid == -1;
+			unknown += th.unknown_ns;
+		}
+		rsp_trace_get_summary(t, &sum);
+		CHECK(!minus1, "no thread -1");
+		CHECK(unknown == 0 && sum.broken_chains == 0, "no broken chain, nothing unknown");
+		{
+			struct rsp_thread_info th;
+
+			rsp_trace_thread(t, thread_of(t, 600), &th);
+			CHECK(th.n_samples == 2, "both samples are the worker's (%zu)", th.n_samples);
+		}
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
 static void test_fork(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -781,6 +825,7 @@ int main(void)
 	test_irq_and_timers();
 	test_sockets();
 	test_duplicates();
+	test_exit_sample();
 	test_compressed();
 	test_sideband_id0();
 	test_fork();
