@@ -23,6 +23,29 @@
 #define DWARF_SP 7
 #define DWARF_IP 16
 
+/*
+ * Unwinding the same call path again gives the same frames: a memo of recent
+ * unwinds per unwinder, keyed by the initial ip, sp and bp and checked against
+ * every stack word the unwind read (and every read that fell outside the
+ * copy).  The unwind reads the return addresses and saved registers; a loop
+ * that sleeps at the same place with the same frames above it (a server's
+ * accept or read loop, a ping-pong) is unwound once.  CFI that computes the
+ * CFA from other registers (none on the x86-64 frames seen) would defeat
+ * the key; the reads check the frames themselves.
+ */
+#define MEMO_SLOTS 64
+#define MEMO_READS 48
+#define MEMO_IPS 48
+
+struct memo {
+	uint64_t ip, sp, bp;
+	uint64_t addr[MEMO_READS], val[MEMO_READS]; /* the words the unwind read */
+	uint64_t absent; /* bit i: read i fell outside the copy */
+	uint64_t ips[MEMO_IPS];
+	uint8_t nreads, n;
+	bool valid;
+};
+
 struct _rsp_unwinder {
 	struct rsp_sym *sym;
 	struct _rsp_proc *proc;
@@ -40,6 +63,10 @@ struct _rsp_unwinder {
 	size_t max, n;
 	uint64_t last_sp;
 	bool thread_given;
+	/* the reads of the unwind in progress, for its memo entry */
+	struct memo rec;
+	bool rec_overflow;
+	struct memo memo[MEMO_SLOTS];
 };
 
 /* perf_regs.h x86 order -> DWARF x86-64 numbers; -1: not a DWARF register here */
@@ -94,18 +121,66 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
+static bool read_word(const unsigned char *stack, uint64_t sp, size_t len, uint64_t addr,
+		      uint64_t *v)
+{
+	uint64_t off;
+
+	if (!stack || addr < sp)
+		return false;
+	off = addr - sp;
+	if (off > len || len - off < sizeof(*v))
+		return false;
+	memcpy(v, stack + off, sizeof(*v));
+	return true;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct _rsp_unwinder *u = arg;
-	uint64_t off;
+	uint64_t v = 0;
+	bool ok = read_word(u->stack, u->sp, u->len, addr, &v);
 
-	if (!u->stack || addr < u->sp)
-		return false;
-	off = addr - u->sp;
-	if (off > u->len || u->len - off < sizeof(*result))
-		return false;
-	memcpy(result, u->stack + off, sizeof(*result));
-	return true;
+	if (u->rec.nreads < MEMO_READS) {
+		u->rec.addr[u->rec.nreads] = addr;
+		u->rec.val[u->rec.nreads] = v;
+		if (!ok)
+			u->rec.absent |= 1ull << u->rec.nreads;
+		u->rec.nreads++;
+	} else {
+		u->rec_overflow = true;
+	}
+	if (ok)
+		*result = v;
+	return ok;
+}
+
+static size_t memo_slot(uint64_t ip, uint64_t sp, uint64_t bp)
+{
+	uint64_t h = (ip * 0x9e3779b97f4a7c15ull) ^ (sp * 0xc2b2ae3d27d4eb4full) ^ bp;
+
+	return (size_t)(h ^ (h >> 29)) % MEMO_SLOTS;
+}
+
+/* The frames of an earlier unwind from the same place, if every word it read
+ * reads the same in this copy; 0 if none. */
+static size_t memo_find(const struct _rsp_unwinder *u, const uint64_t *dregs,
+			const unsigned char *stack, size_t len, uint64_t *ips, size_t max)
+{
+	uint64_t ip = dregs[DWARF_IP], sp = dregs[DWARF_SP], bp = dregs[6];
+	const struct memo *m = &u->memo[memo_slot(ip, sp, bp)];
+
+	if (!m->valid || m->ip != ip || m->sp != sp || m->bp != bp || m->n > max)
+		return 0;
+	for (size_t i = 0; i < m->nreads; i++) {
+		uint64_t v;
+		bool ok = read_word(stack, sp, len, m->addr[i], &v);
+
+		if (ok != !(m->absent & (1ull << i)) || (ok && v != m->val[i]))
+			return 0;
+	}
+	memcpy(ips, m->ips, m->n * sizeof(*ips));
+	return m->n;
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -361,8 +436,19 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 	if (!u->dwfl)
 		return -ENOENT;
 
+	{
+		size_t hit = memo_find(u, dregs, stack, stack ? stack_len : 0, ips, max);
+
+		if (hit) {
+			sym->stats.unwinds_ok++;
+			sym->stats.unwind_frames += hit;
+			return (int)hit;
+		}
+	}
 	memcpy(u->regs, dregs, sizeof(dregs));
 	u->have = have;
+	memset(&u->rec, 0, sizeof(u->rec));
+	u->rec_overflow = false;
 	u->stack = stack;
 	u->len = stack ? stack_len : 0;
 	u->sp = dregs[DWARF_SP];
@@ -378,6 +464,18 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 	if (u->n >= 2) {
 		sym->stats.unwinds_ok++;
 		sym->stats.unwind_frames += u->n;
+		/* remember it, unless cut short by @max or its reads did not fit */
+		if (!u->rec_overflow && u->n < max && u->n <= MEMO_IPS) {
+			struct memo *m = &u->memo[memo_slot(dregs[DWARF_IP], dregs[DWARF_SP], dregs[6])];
+
+			*m = u->rec;
+			m->ip = dregs[DWARF_IP];
+			m->sp = dregs[DWARF_SP];
+			m->bp = dregs[6];
+			m->n = (uint8_t)u->n;
+			memcpy(m->ips, ips, u->n * sizeof(*ips));
+			m->valid = true;
+		}
 		return (int)u->n;
 	}
 	ips[0] = dregs[DWARF_IP];

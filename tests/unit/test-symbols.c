@@ -964,6 +964,27 @@ static void test_unwind(void)
 			   cap_levels.stack_len, ips, 2);
 	CHECK_EQ_U64(n, 2, "unwind: max respected");
 
+	/* the memo of unwinds (unwind.c): the same copy again gives the same
+	 * frames; the same registers over different stack words are unwound anew */
+	{
+		uint64_t a[64], b[64], c[64];
+		int na = rsp_sym_unwind(sym, getpid(), 100, cap_levels.regs, cap_levels.mask,
+					cap_levels.stack, cap_levels.stack_len, a, 64);
+		int nb = rsp_sym_unwind(sym, getpid(), 100, cap_levels.regs, cap_levels.mask,
+					cap_levels.stack, cap_levels.stack_len, b, 64);
+		int nc;
+
+		CHECK(na >= 4 && na == nb && !memcmp(a, b, (size_t)na * 8),
+		      "unwind memo: the same copy, the same %d frames", na);
+		bad = cap_levels;
+		for (size_t k = 0; k < sizeof(bad.stack); k++)
+			bad.stack[k] = (unsigned char)(k * 2654435761u >> 11);
+		nc = rsp_sym_unwind(sym, getpid(), 100, bad.regs, bad.mask, bad.stack, bad.stack_len,
+				    c, 64);
+		CHECK(nc != na || memcmp(a, c, (size_t)na * 8),
+		      "unwind memo: other stack words, other frames (%d)", nc);
+	}
+
 	printf("# qsort -> cmp_capture:\n");
 	n = unwind_names(sym, &cap_qsort, names, dsos, 64, ips);
 	CHECK(n >= 5, "unwind qsort: %d frames", n);
