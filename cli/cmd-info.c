@@ -275,6 +275,7 @@ static void print_json(const char *path, struct rsp_trace *t)
 	json_u64(&j, "wakeups", s.wakeups);
 	json_u64(&j, "wakeups_unlinked", s.wakeups_unlinked);
 	json_bool(&j, "kallsyms_in_file", s.kallsyms_in_file);
+	json_bool(&j, "kallsyms_from_running_kernel", s.kallsyms_from_running_kernel);
 	json_end_object(&j);
 	json_coverage(&j, t);
 	json_begin_array(&j, "lost");

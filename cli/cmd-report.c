@@ -297,8 +297,9 @@ static void print_md(const struct report *r)
 	acc = accounted(&e);
 	printf("## rsp report: ");
 	md_escape(r->target_desc);
-	printf("\n\n%zu control paths, %zu processes in the pseudostacks, tolerance %.0f us.\n\n",
-	       e.n_paths, e.n_processes, e.tolerance_ns / 1e3);
+	printf("\n\n%zu control path%s, %zu process%s in the pseudostacks, tolerance %.0f us.\n\n",
+	       e.n_paths, e.n_paths == 1 ? "" : "s", e.n_processes, e.n_processes == 1 ? "" : "es",
+	       e.tolerance_ns / 1e3);
 	printf("| Category | ms | %% | Top contributors |\n|---|---:|---:|---|\n");
 	printf("| Wall time | %.3f | | |\n", ms(e.wall_ns));
 	printf("| Total time | %.3f | 100.0 | |\n", ms(e.total_ns));
@@ -317,6 +318,14 @@ static void print_md(const struct report *r)
 	}
 	printf("| **Total accounted** | %.3f | %.1f | |\n", ms(acc), pct(acc, e.total_ns));
 	printf("| **Percent accounted** | | %.1f | |\n", pct(acc, e.total_ns));
+	if (rsp_trace_n_warnings(r->t)) {
+		printf("\nWarnings:\n\n");
+		for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++) {
+			printf("- ");
+			md_escape(rsp_trace_warning(r->t, i));
+			printf("\n");
+		}
+	}
 }
 
 static void json_expl(struct json *j, const struct report *r, const struct rsp_explanation *e,
