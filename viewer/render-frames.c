@@ -35,11 +35,25 @@ const char *_rsp_intern(struct _rsp_strtab *s, const char *str)
 	return k;
 }
 
+/* (stack << 32 | pid) keys: g_int64_hash folds the halves together, which
+ * collides for stack ids and pids that share bits; mix all 64 bits */
+static guint key_hash(gconstpointer v)
+{
+	uint64_t x = *(const uint64_t *)v;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return (guint)x;
+}
+
 void _rsp_frames_init(struct _rsp_frames *fc, struct rsp_trace *t, struct _rsp_strtab *strs)
 {
 	fc->t = t;
 	fc->strs = strs;
-	fc->map = g_hash_table_new(g_int64_hash, g_int64_equal);
+	fc->map = g_hash_table_new(key_hash, g_int64_equal);
 	fc->stacks = g_array_new(FALSE, FALSE, sizeof(struct _rsp_fstack));
 	fc->frames = g_ptr_array_new();
 	/* index 0: the empty stack */
