@@ -63,7 +63,7 @@
 #define DEFAULT_FTRACE_KB 4096
 #define DEFAULT_STACK 8192
 #define POLL_MS 50
-#define FLUSH_NS 250000000ull /* bound what a kill -9 can lose */
+#define FLUSH_NS 250000000ull /* hand a chunk to the writer at least this often */
 
 /* x86-64 user registers for DWARF unwinding: all but the segment registers */
 #define X86_64_REGS_MASK 0xff0fffULL
