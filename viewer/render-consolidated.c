@@ -157,34 +157,6 @@ static void add_layer(struct rsp_cons_tree *c, uint32_t below, uint32_t top, uin
 			c->v[x].catmask |= (uint16_t)(1u << cat);
 }
 
-static enum rsp_cls leaf_cls(uint8_t kind)
-{
-	switch (kind) {
-	case RSP_NODE_IO:
-		return RSP_CLS_IO;
-	case RSP_NODE_IO_QUEUE:
-		return RSP_CLS_IO_QUEUE;
-	case RSP_NODE_NET:
-		return RSP_CLS_NET;
-	case RSP_NODE_HARDWARE:
-		return RSP_CLS_HARDWARE;
-	case RSP_NODE_TIMEOUT:
-		return RSP_CLS_TIMEOUT;
-	case RSP_NODE_RUNNABLE:
-		return RSP_CLS_RUNNABLE;
-	case RSP_NODE_PREEMPTED:
-		return RSP_CLS_PREEMPTED;
-	case RSP_NODE_KERNEL:
-		return RSP_CLS_KERNEL;
-	case RSP_NODE_OTHER_PATH:
-		return RSP_CLS_ASYNC;
-	case RSP_NODE_UNKNOWN:
-		return RSP_CLS_UNKNOWN;
-	default:
-		return RSP_CLS_UNACCOUNTED;
-	}
-}
-
 static const struct rsp_cons_tree *sort_tree;
 
 static int cmp_total(const void *a, const void *b)
@@ -235,7 +207,7 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 		    n->kind == RSP_NODE_PREEMPTED) {
 			if (n->kind == RSP_NODE_RUN || n->kind == RSP_NODE_SLEEP)
 				continue;
-			top[i] = child(c, below, n->label, (uint8_t)leaf_cls(n->kind));
+			top[i] = child(c, below, n->label, (uint8_t)_rsp_leaf_cls(n->kind, RSP_CLS_UNACCOUNTED));
 			add_layer(c, below, top[i], dur, 0, cat);
 			continue;
 		}

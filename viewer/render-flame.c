@@ -414,36 +414,6 @@ static uint8_t flags_for(const struct flay *F, const struct _rsp_fnode *n, const
 	return RSP_ITEM_DIM;
 }
 
-static enum rsp_cls leaf_cls(uint8_t kind)
-{
-	switch (kind) {
-	case RSP_NODE_IO:
-		return RSP_CLS_IO;
-	case RSP_NODE_IO_QUEUE:
-		return RSP_CLS_IO_QUEUE;
-	case RSP_NODE_NET:
-		return RSP_CLS_NET;
-	case RSP_NODE_HARDWARE:
-		return RSP_CLS_HARDWARE;
-	case RSP_NODE_TIMEOUT:
-		return RSP_CLS_TIMEOUT;
-	case RSP_NODE_RUNNABLE:
-		return RSP_CLS_RUNNABLE;
-	case RSP_NODE_PREEMPTED:
-		return RSP_CLS_PREEMPTED;
-	case RSP_NODE_KERNEL:
-		return RSP_CLS_KERNEL;
-	case RSP_NODE_OTHER_PATH:
-		return RSP_CLS_ASYNC;
-	case RSP_NODE_UNKNOWN:
-		return RSP_CLS_UNKNOWN;
-	case RSP_NODE_UNACCOUNTED:
-		return RSP_CLS_UNACCOUNTED;
-	default:
-		return RSP_CLS_PROCESS;
-	}
-}
-
 static void visit_kids(struct flay *F, const uint32_t *kids, size_t n, uint32_t parent_serial,
 		       unsigned depth);
 
@@ -527,7 +497,7 @@ static void visit(struct flay *F, uint32_t ni, uint32_t parent_serial, unsigned 
 		break;
 	}
 	default:
-		top = emit(F, L, x0, x1, n->label, leaf_cls(n->kind), 0, parent_serial, ni, 0, n,
+		top = emit(F, L, x0, x1, n->label, _rsp_leaf_cls(n->kind, RSP_CLS_PROCESS), 0, parent_serial, ni, 0, n,
 			   flags_for(F, n, n->label));
 		break;
 	}

@@ -8,6 +8,8 @@
  * hatched grey, lost-event spans hatched dark red, inferred switch-ins a
  * black mark.  The screen and every export take their colours from here.
  */
+#include "render-private.h"
+#include "rsp-analysis.h"
 #include "rsp-scene.h"
 
 static const struct {
@@ -68,4 +70,34 @@ void rsp_palette_set_source(cairo_t *cr, enum rsp_cls cls, bool dim)
 		b = b * 0.3 + 0.7;
 	}
 	cairo_set_source_rgb(cr, r, g, b);
+}
+
+enum rsp_cls _rsp_leaf_cls(uint8_t kind, enum rsp_cls other)
+{
+	switch (kind) {
+	case RSP_NODE_IO:
+		return RSP_CLS_IO;
+	case RSP_NODE_IO_QUEUE:
+		return RSP_CLS_IO_QUEUE;
+	case RSP_NODE_NET:
+		return RSP_CLS_NET;
+	case RSP_NODE_HARDWARE:
+		return RSP_CLS_HARDWARE;
+	case RSP_NODE_TIMEOUT:
+		return RSP_CLS_TIMEOUT;
+	case RSP_NODE_RUNNABLE:
+		return RSP_CLS_RUNNABLE;
+	case RSP_NODE_PREEMPTED:
+		return RSP_CLS_PREEMPTED;
+	case RSP_NODE_KERNEL:
+		return RSP_CLS_KERNEL;
+	case RSP_NODE_OTHER_PATH:
+		return RSP_CLS_ASYNC;
+	case RSP_NODE_UNKNOWN:
+		return RSP_CLS_UNKNOWN;
+	case RSP_NODE_UNACCOUNTED:
+		return RSP_CLS_UNACCOUNTED;
+	default:
+		return other;
+	}
 }

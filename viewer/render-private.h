@@ -46,6 +46,10 @@ void _rsp_frames_append(const struct _rsp_frames *fc, struct _rsp_fstack fs, siz
 			GString *out);
 
 /* "12.345 ms" from the trace start */
+/* The colour of a pseudostack leaf of analysis node kind @kind (RSP_NODE_*);
+ * @other for kinds that are not leaves of their own colour. */
+enum rsp_cls _rsp_leaf_cls(uint8_t kind, enum rsp_cls other);
+
 void _rsp_append_time(GString *out, uint64_t t, uint64_t origin);
 void _rsp_append_dur(GString *out, uint64_t ns);
 

@@ -2,11 +2,8 @@
 /* Seed files for the fuzz corpus: small synthetic streams of every layout. */
 #include "synth-perf.h"
 
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <zstd.h>
 
 #define US(x) (1000000000ull + (uint64_t)(x) * 1000ull)
 
@@ -32,48 +29,6 @@ static void events(struct synth *s)
 	synth_lost(s, US(70), 1, 3);
 	synth_round(s);
 	synth_exit(s, US(80), 100, 100);
-}
-
-/* pipe-mode @in with its records after the header records as perf record -z
- * writes them: PERF_RECORD_COMPRESSED records of one zstd stream, cut every
- * @piece input bytes so that records straddle them */
-static void *compressed(const unsigned char *in, size_t len, size_t piece, size_t *out_len)
-{
-	unsigned char *out = malloc(len * 2 + 65536);
-	ZSTD_CCtx *z = ZSTD_createCCtx();
-	size_t at = 16, n;
-
-	if (!out || !z)
-		return NULL;
-	while (at + 8 <= len) {
-		struct perf_event_header h;
-		uint32_t skip = 0;
-
-		memcpy(&h, in + at, sizeof(h));
-		if (h.type < 64 || h.type == 68 || h.size < 8)
-			break;
-		if (h.type == 66)
-			memcpy(&skip, in + at + 8, 4);
-		at += h.size + skip;
-	}
-	memcpy(out, in, at);
-	n = at;
-	while (at < len) {
-		size_t p = len - at < piece ? len - at : piece;
-		ZSTD_inBuffer zi = { in + at, p, 0 };
-		ZSTD_outBuffer zo = { out + n + 8, 65000, 0 };
-		struct perf_event_header h = { .type = 81 };
-
-		while (ZSTD_compressStream2(z, &zo, &zi, ZSTD_e_flush))
-			;
-		h.size = (uint16_t)(8 + zo.pos);
-		memcpy(out + n, &h, 8);
-		n += h.size;
-		at += p;
-	}
-	ZSTD_freeCCtx(z);
-	*out_len = n;
-	return out;
 }
 
 int main(int argc, char **argv)
@@ -105,7 +60,7 @@ int main(int argc, char **argv)
 		if (i == 0) {
 			/* and the same compressed, as perf record -z and rsp record write it */
 			size_t zlen;
-			void *z = compressed(buf, len, 256, &zlen);
+			void *z = synth_compress(buf, len, 256, false, &zlen);
 
 			snprintf(path, sizeof(path), "%s/synth-compressed.data", dir);
 			f = fopen(path, "wb");

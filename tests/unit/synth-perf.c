@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 struct sfield {
 	const char *type, *name;
@@ -854,4 +855,52 @@ const void *synth_finish(struct synth *s, size_t *len)
 	put(&s->out, s->data.p, s->data.len);
 	*len = s->out.len;
 	return s->out.p;
+}
+
+unsigned char *synth_compress(const void *in_, size_t len, size_t piece, bool corrupt,
+			      size_t *out_len)
+{
+	const unsigned char *in = in_;
+	unsigned char *out = malloc(len * 2 + 65536);
+	ZSTD_CCtx *z = ZSTD_createCCtx();
+	size_t at = sizeof(struct rsp_pf_pipe_header), n, k = 0;
+
+	if (!out || !z) {
+		free(out);
+		ZSTD_freeCCtx(z);
+		return NULL;
+	}
+	/* the header records stay as they are */
+	while (at + 8 <= len) {
+		struct perf_event_header h;
+		uint32_t skip = 0;
+
+		memcpy(&h, in + at, sizeof(h));
+		if (h.type < 64 || h.type == RSP_PF_RECORD_FINISHED_ROUND || h.size < 8)
+			break;
+		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA)
+			memcpy(&skip, in + at + 8, 4);
+		at += h.size + skip;
+	}
+	memcpy(out, in, at);
+	n = at;
+	while (at < len) {
+		size_t p = len - at < piece ? len - at : piece;
+		ZSTD_inBuffer zi = { in + at, p, 0 };
+		ZSTD_outBuffer zo = { out + n + 8, 65000, 0 };
+		struct perf_event_header h = { .type = RSP_PF_RECORD_COMPRESSED };
+
+		while (ZSTD_compressStream2(z, &zo, &zi, ZSTD_e_flush))
+			;
+		h.size = (uint16_t)(8 + zo.pos);
+		memcpy(out + n, &h, 8);
+		if (corrupt && k == 1)
+			out[n + 8 + zo.pos / 2] ^= 0x5a;
+		n += h.size;
+		at += p;
+		k++;
+	}
+	ZSTD_freeCCtx(z);
+	*out_len = n;
+	return out;
 }

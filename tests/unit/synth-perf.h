@@ -48,6 +48,15 @@ struct synth_opts {
 };
 
 struct synth *synth_new(const struct synth_opts *o);
+/*
+ * A pipe-mode stream @in as perf record -z writes it: its records after the
+ * header records as PERF_RECORD_COMPRESSED records of one zstd stream, cut
+ * every @piece input bytes (so records straddle compressed records).
+ * @corrupt flips a byte in the second compressed record.  malloc'd; NULL on
+ * failure.
+ */
+unsigned char *synth_compress(const void *in, size_t len, size_t piece, bool corrupt,
+			      size_t *out_len);
 void synth_free(struct synth *s);
 
 /* The finished file (valid until synth_free). */

@@ -7,9 +7,7 @@
 #include "synth-perf.h"
 #include "tap.h"
 
-#include <linux/perf_event.h>
 #include <string.h>
-#include <zstd.h>
 #include <stdlib.h>
 
 #define US(x) (1000000000ull + (uint64_t)(x) * 1000ull)
@@ -129,54 +127,6 @@ static void test_pingpong(void)
 	synth_free(s);
 }
 
-/*
- * perf record -z / rsp record's layout: the records after the header records
- * as PERF_RECORD_COMPRESSED records holding one zstd stream, cut every
- * @piece input bytes (so that records straddle compressed records).  Returns
- * a malloc'd stream; @corrupt flips a byte in the second compressed record.
- */
-static unsigned char *compress_stream(const unsigned char *in, size_t len, size_t piece,
-				      bool corrupt, size_t *out_len)
-{
-	size_t at = 16, n = 0, k = 0;
-	unsigned char *out = malloc(len * 2 + 65536);
-	ZSTD_CCtx *z = ZSTD_createCCtx();
-
-	/* the header records stay as they are */
-	while (at + 8 <= len) {
-		struct perf_event_header h;
-		uint32_t skip = 0;
-
-		memcpy(&h, in + at, sizeof(h));
-		if (h.type < 64 || h.type == 68)
-			break;
-		if (h.type == 66)
-			memcpy(&skip, in + at + 8, 4);
-		at += h.size + skip;
-	}
-	memcpy(out, in, at);
-	n = at;
-	while (at < len) {
-		size_t p = len - at < piece ? len - at : piece;
-		ZSTD_inBuffer zi = { in + at, p, 0 };
-		ZSTD_outBuffer zo = { out + n + 8, 65000, 0 };
-		struct perf_event_header h = { .type = 81 };
-
-		while (ZSTD_compressStream2(z, &zo, &zi, ZSTD_e_flush))
-			;
-		h.size = (uint16_t)(8 + zo.pos);
-		memcpy(out + n, &h, 8);
-		if (corrupt && k == 1)
-			out[n + 8 + zo.pos / 2] ^= 0x5a;
-		n += h.size;
-		at += p;
-		k++;
-	}
-	ZSTD_freeCCtx(z);
-	*out_len = n;
-	return out;
-}
-
 static void test_compressed(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -190,7 +140,7 @@ static void test_compressed(void)
 	pingpong_events(s);
 	buf = synth_finish(s, &len);
 	/* 100-byte pieces: most records straddle two compressed records */
-	z = compress_stream(buf, len, 100, false, &zlen);
+	z = synth_compress(buf, len, 100, false, &zlen);
 	CHECK(rsp_trace_open_mem(z, zlen, &o, &t, err, sizeof(err)) == 0 && t,
 	      "a compressed stream opens (%s)", t ? "" : err);
 	if (t) {
@@ -205,7 +155,7 @@ static void test_compressed(void)
 	}
 	free(z);
 	/* a compressed record that does not decompress: read up to it */
-	z = compress_stream(buf, len, 400, true, &zlen);
+	z = synth_compress(buf, len, 400, true, &zlen);
 	CHECK(rsp_trace_open_mem(z, zlen, &o, &t, err, sizeof(err)) == 0 && t,
 	      "a broken compressed stream opens (%s)", t ? "" : err);
 	if (t) {
