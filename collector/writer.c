@@ -144,7 +144,8 @@ static void *writer_thread(void *arg)
 	 * queue is back under IDLE_LOW (the reader waits at QUEUE_LIMIT, and
 	 * the kernel then drops records).
 	 */
-	bool idle = getenv("RSP_WRITER_NORMAL") == NULL;
+	const bool adaptive = getenv("RSP_WRITER_NORMAL") == NULL;
+	bool idle = adaptive;
 
 	if (idle)
 		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
@@ -189,7 +190,7 @@ static void *writer_thread(void *arg)
 		w->pending -= c->used;
 		pthread_cond_broadcast(&w->drained);
 		free(c);
-		if (getenv("RSP_WRITER_NORMAL") == NULL) {
+		if (adaptive) {
 			bool want_idle = idle ? w->pending < IDLE_HIGH : w->pending < IDLE_LOW;
 
 			if (want_idle != idle) {

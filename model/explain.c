@@ -98,7 +98,8 @@ static int thread_pid(const struct rsp_analysis *an, uint32_t th)
 	return th < an->t->threads.n ? (int)an->t->threads.v[th].pid : -1;
 }
 
-static bool is_sched_func(const char *f)
+/* The scheduler's own functions, under every sleep's kernel stack. */
+bool _rsp_is_sched_func(const char *f)
 {
 	static const char *const sched[] = {
 		"__traceiter_sched_switch", "__schedule", "schedule", "schedule_timeout",
@@ -129,7 +130,7 @@ static uint32_t stack_label(struct rsp_analysis *an, uint32_t stack, int pid, ui
 	for (size_t i = 0; i < n; i++) {
 		rsp_stack_frame(an->t, stack, i, pid, time, &f);
 		if (f.kernel) {
-			if (!kfunc && f.func && !is_sched_func(f.func))
+			if (!kfunc && f.func && !_rsp_is_sched_func(f.func))
 				kfunc = f.func;
 			continue;
 		}

@@ -324,21 +324,6 @@ int _rsp_names_join(const struct _rsp_names *n, char **buf, size_t *cap, size_t 
 	return 0;
 }
 
-static bool is_sched_func(const char *f)
-{
-	static const char *const sched[] = {
-		"__traceiter_sched_switch", "__schedule", "schedule", "schedule_timeout",
-		"schedule_hrtimeout_range_clock", "schedule_hrtimeout_range", "io_schedule",
-		"io_schedule_timeout", "schedule_preempt_disabled", "preempt_schedule_common",
-		"__cond_resched", "schedule_idle", "__schedule_loop",
-	};
-
-	for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
-		if (!strcmp(f, sched[i]))
-			return true;
-	return false;
-}
-
 const char *_rsp_names_label(const struct _rsp_names *n, char *buf, size_t len)
 {
 	const char *inner = NULL, *caller = NULL, *kfunc = NULL;
@@ -347,7 +332,7 @@ const char *_rsp_names_label(const struct _rsp_names *n, char *buf, size_t len)
 		const char *f = n->f[i].func;
 
 		if (n->f[i].kernel) {
-			if (!kfunc && f[0] != '[' && !is_sched_func(f))
+			if (!kfunc && f[0] != '[' && !_rsp_is_sched_func(f))
 				kfunc = f;
 			continue;
 		}

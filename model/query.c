@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The public queries of rsp-model.h over the loaded trace. */
 #include "model-private.h"
+#include "rsp-frames.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static size_t idx_or_none(uint32_t v)
@@ -459,75 +461,63 @@ bool rsp_stack_complete(struct rsp_trace *t, uint32_t stack, int pid, uint64_t t
 	return false;
 }
 
-static bool in_target_tree(const struct rsp_trace *t, size_t ti)
+/* The stack has user frames (addresses below the kernel's half) */
+static bool stack_has_user(struct rsp_trace *t, uint32_t stack)
 {
-	size_t nt = rsp_trace_n_targets(t);
+	const struct stack_entry *e;
 
-	for (int depth = 0; ti != RSP_NO_INDEX && depth < 64; depth++) {
-		struct rsp_thread_info th;
-
-		rsp_trace_thread(t, ti, &th);
-		for (size_t k = 0; k < nt; k++)
-			if (th.pid == rsp_trace_target(t, k))
-				return true;
-		ti = th.parent;
-	}
+	if (!rsp_stack_n_frames(t, stack)) /* unwinds a pending user-stack copy */
+		return false;
+	stack = trace_stack_resolve(t, stack);
+	e = &t->stacks.entries.v[stack];
+	for (size_t i = 0; i < e->n; i++)
+		if (!is_kernel_addr(t->stacks.frames.v[e->off + i]))
+			return true;
 	return false;
 }
 
-static bool stack_has_user(struct rsp_trace *t, uint32_t stack)
+static bool voluntary_with_stack(const struct rsp_slice_info *s)
 {
-	size_t n = rsp_stack_n_frames(t, stack);
-
-	for (size_t i = 0; i < n; i++) {
-		struct rsp_frame_info f;
-
-		rsp_stack_frame(t, stack, i, 0, 0, &f);
-		if (!f.kernel)
-			return true;
-	}
-	return false;
+	return s->kind == RSP_SLICE_SLEEP && s->state != RSP_SLEEP_PREEMPTED && s->stack;
 }
 
 void rsp_trace_stack_coverage(struct rsp_trace *t, bool targets, size_t max,
 			      struct rsp_stack_coverage *out)
 {
-	size_t nt = rsp_trace_n_threads(t), stride, k = 0;
-	uint64_t eligible = 0;
+	size_t nt = rsp_trace_n_threads(t), n_pids = rsp_trace_n_targets(t), stride, k = 0;
+	int *pids = calloc(n_pids ? n_pids : 1, sizeof(int));
+	struct rsp_thread_filter f = { .pids = pids, .n_pids = n_pids, .descendants = true };
+	uint8_t *sel = NULL;
 
 	memset(out, 0, sizeof(*out));
-	if (!max)
-		return;
-	/* pass 1: count the voluntary sleeps with a stack, to spread the checks */
-	for (size_t ti = 0; ti < nt; ti++) {
-		size_t ns = rsp_thread_n_slices(t, ti);
-
-		if (targets && !in_target_tree(t, ti))
-			continue;
-		for (size_t i = 0; i < ns; i++) {
+	if (!max || !pids || (targets && !n_pids))
+		goto out;
+	for (size_t i = 0; i < n_pids; i++)
+		pids[i] = rsp_trace_target(t, i);
+	/* the targets' process trees, or every thread */
+	sel = rsp_thread_filter_apply(t, targets ? &f : NULL);
+	if (!sel)
+		goto out;
+	/* count the voluntary sleeps with a stack first, to spread the checks */
+	for (size_t ti = 0; ti < nt; ti++)
+		for (size_t i = 0; sel[ti] && i < rsp_thread_n_slices(t, ti); i++) {
 			struct rsp_slice_info s;
 
 			rsp_thread_slice(t, ti, i, &s);
-			eligible += s.kind == RSP_SLICE_SLEEP && s.state != RSP_SLEEP_PREEMPTED &&
-				    s.stack;
+			out->sleeps += voluntary_with_stack(&s);
 		}
-	}
-	out->sleeps = eligible;
-	stride = eligible > max ? (size_t)((eligible + max - 1) / max) : 1;
+	stride = out->sleeps > max ? (size_t)((out->sleeps + max - 1) / max) : 1;
 	for (size_t ti = 0; ti < nt; ti++) {
-		size_t ns = rsp_thread_n_slices(t, ti);
 		struct rsp_thread_info th;
 
-		if (targets && !in_target_tree(t, ti))
+		if (!sel[ti])
 			continue;
 		rsp_trace_thread(t, ti, &th);
-		for (size_t i = 0; i < ns; i++) {
+		for (size_t i = 0; i < rsp_thread_n_slices(t, ti); i++) {
 			struct rsp_slice_info s;
 
 			rsp_thread_slice(t, ti, i, &s);
-			if (s.kind != RSP_SLICE_SLEEP || s.state == RSP_SLEEP_PREEMPTED || !s.stack)
-				continue;
-			if (k++ % stride)
+			if (!voluntary_with_stack(&s) || k++ % stride)
 				continue;
 			out->checked++;
 			if (!stack_has_user(t, s.stack))
@@ -536,4 +526,7 @@ void rsp_trace_stack_coverage(struct rsp_trace *t, bool targets, size_t max,
 			out->complete += rsp_stack_complete(t, s.stack, th.pid, s.start_ns);
 		}
 	}
+out:
+	free(sel);
+	free(pids);
 }

@@ -624,6 +624,29 @@ static int decompress_record(struct inflater *f, ZSTD_DStream *ds, const unsigne
 }
 
 /*
+ * The top-level record at @off of the original stream: its header and the
+ * payload that follows it outside the record (TRACING_DATA's).  False at the
+ * end, or where the stream is cut (the scan reports that).
+ */
+static bool top_record(const struct rsp_reader *r, uint64_t off, struct perf_event_header *h,
+		       uint64_t *skip)
+{
+	uint32_t sz;
+
+	*skip = 0;
+	if (r->data_end - off < sizeof(*h))
+		return false;
+	memcpy(h, r->buf + off, sizeof(*h));
+	if (h->size < sizeof(*h) || h->size > r->data_end - off)
+		return false;
+	if (h->type == RSP_PF_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
+		memcpy(&sz, r->buf + off + 8, 4);
+		*skip = sz;
+	}
+	return *skip <= r->data_end - off - h->size;
+}
+
+/*
  * perf record -z (and rsp record by default) writes PERF_RECORD_COMPRESSED
  * records: one zstd stream cut into records whose content is the original
  * records, one of which may straddle two compressed records.  The stream is
@@ -635,8 +658,9 @@ static int decompress_record(struct inflater *f, ZSTD_DStream *ds, const unsigne
 static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 {
 	struct inflater f = { .fd = -1 };
+	struct perf_event_header h;
 	ZSTD_DStream *ds = NULL;
-	uint64_t off = r->data_start;
+	uint64_t off = r->data_start, skip;
 	bool any = false;
 	void *img;
 	int ret = 0;
@@ -648,31 +672,15 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	 * among the header records before the first event in pipe mode.
 	 */
 	any = r->comp_declared;
-	while (!any && r->data_end - off >= sizeof(struct perf_event_header)) {
-		struct perf_event_header h;
-		uint64_t skip = 0;
-
-		memcpy(&h, r->buf + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > r->data_end - off || h.type < 64)
-			break;
-		if (h.type == RSP_PF_RECORD_COMPRESSED) {
+	while (!any && top_record(r, off, &h, &skip) && h.type >= 64) {
+		if (h.type == RSP_PF_RECORD_COMPRESSED)
 			any = true;
-			break;
-		}
 		if (h.type == RSP_PF_RECORD_HEADER_FEATURE && h.size >= 16) {
 			uint64_t feat;
 
 			memcpy(&feat, r->buf + off + 8, 8);
 			any = feat == RSP_PF_FEAT_COMPRESSED;
 		}
-		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
-			uint32_t sz;
-
-			memcpy(&sz, r->buf + off + 8, 4);
-			skip = sz;
-		}
-		if (skip > r->data_end - off - h.size)
-			break;
 		off += h.size + skip;
 	}
 	if (!any)
@@ -688,13 +696,7 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	}
 	put_image(&f, r->buf, r->data_start);
 	off = r->data_start;
-	while (r->data_end - off >= sizeof(struct perf_event_header) && !f.err) {
-		struct perf_event_header h;
-		uint64_t skip = 0;
-
-		memcpy(&h, r->buf + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > r->data_end - off)
-			break; /* the scan reports the cut */
+	while (!f.err && top_record(r, off, &h, &skip)) {
 		if (h.type == RSP_PF_RECORD_COMPRESSED) {
 			int e = decompress_record(&f, ds, r->buf + off + sizeof(h), h.size - sizeof(h));
 
@@ -710,18 +712,9 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 				r->inflate_cut_at = off;
 				break;
 			}
-			off += h.size;
-			continue;
+		} else {
+			put_image(&f, r->buf + off, h.size + skip);
 		}
-		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
-			uint32_t sz;
-
-			memcpy(&sz, r->buf + off + 8, 4);
-			skip = sz;
-		}
-		if (skip > r->data_end - off - h.size)
-			break;
-		put_image(&f, r->buf + off, h.size + skip);
 		off += h.size + skip;
 	}
 	if (off < r->data_end && !r->inflate_cut && r->data_end - off >= 8) {
