@@ -845,11 +845,11 @@ static int write_head(struct recorder *r, const struct tp_list *tps)
 
 /* ---- draining -------------------------------------------------------------------- */
 
-/* the kind of stream a sample came from, -1 for other records */
+/* the stream a sample came from (index in r->streams), -1 for other records */
 static int account_record(struct recorder *r, const union perf_event *ev)
 {
 	const struct perf_event_header *h = &ev->header;
-	int kind = -1;
+	int stream = -1;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE: {
@@ -867,7 +867,7 @@ static int account_record(struct recorder *r, const union perf_event *ev)
 				row->target_samples++;
 			else
 				row->perf_samples++;
-			kind = (int)r->streams[si].kind;
+			stream = si;
 		}
 		break;
 	}
@@ -904,7 +904,7 @@ static int account_record(struct recorder *r, const union perf_event *ev)
 	default:
 		break;
 	}
-	return kind;
+	return stream;
 }
 
 /*
@@ -912,20 +912,15 @@ static int account_record(struct recorder *r, const union perf_event *ev)
  * (ustack.h): the kernel copies a fixed size, most of it above the
  * outermost frame.
  */
-static int append_trimmed(struct recorder *r, const union perf_event *ev)
+static int append_trimmed(struct recorder *r, const union perf_event *ev,
+			  const struct perf_event_attr *a)
 {
-	const struct perf_event_attr *a = NULL;
 	struct rsp_ustack_loc loc;
-	uint64_t id, keep;
+	uint64_t keep;
 	void *out;
 	size_t n;
-	int si;
 
-	memcpy(&id, (const char *)ev + sizeof(ev->header), sizeof(id));
-	si = stream_of_id(r, id);
-	if (si >= 0)
-		a = &r->streams[si].attr;
-	if (!a || !r->ustack || !r->trim_buf ||
+	if (!r->ustack || !r->trim_buf ||
 	    rsp_ustack_locate(ev, ev->header.size, a->sample_type, a->sample_regs_user,
 			      PERF_REG_X86_SP, &loc))
 		return rsp_writer_append(r->w, ev, ev->header.size);
@@ -954,8 +949,10 @@ static int drain_evlist(struct recorder *r, struct perf_evlist *el)
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map))) {
-			if (account_record(r, ev) == STREAM_TARGET) {
-				if (append_trimmed(r, ev))
+			int si = account_record(r, ev);
+
+			if (si >= 0 && r->streams[si].kind == STREAM_TARGET) {
+				if (append_trimmed(r, ev, &r->streams[si].attr))
 					return -ENOMEM;
 			} else if (rsp_writer_append(r->w, ev, ev->header.size)) {
 				return -ENOMEM;
