@@ -2,11 +2,11 @@
 /* rsp report: the explanation table of a target.  Formats: docs/report-formats.md. */
 #include "cli.h"
 #include "json.h"
+#include "target.h"
 
 #include "rsp-analysis.h"
 #include "rsp-model.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -60,29 +60,9 @@ static uint64_t accounted(const struct rsp_explanation *e)
 
 /* ---- choosing the target ------------------------------------------------------------- */
 
-static bool is_number(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 static int add_pid(struct report *r, int pid)
 {
-	int *g;
-
-	for (size_t i = 0; i < r->n_pids; i++)
-		if (r->pids[i] == pid)
-			return 0;
-	g = realloc(r->pids, (r->n_pids + 1) * sizeof(int));
-	if (!g)
-		return -ENOMEM;
-	r->pids = g;
-	r->pids[r->n_pids++] = pid;
-	return 0;
+	return rsp_cli_add_pid(&r->pids, &r->n_pids, pid);
 }
 
 static int choose_target(struct report *r, const char *target)
@@ -113,7 +93,7 @@ static int choose_target(struct report *r, const char *target)
 				      r->path);
 			return -EINVAL;
 		}
-	} else if (is_number(target)) {
+	} else if (rsp_cli_is_number(target)) {
 		add_pid(r, atoi(target));
 	} else {
 		for (size_t i = 0; i < nt; i++) {

@@ -22,7 +22,7 @@ int rsp_cli_target_add(struct rsp_cli_target *tg, const char *verb, const char *
 	return 0;
 }
 
-static bool is_number(const char *s)
+bool rsp_cli_is_number(const char *s)
 {
 	if (!*s)
 		return false;
@@ -32,19 +32,24 @@ static bool is_number(const char *s)
 	return true;
 }
 
-static int add_pid(struct rsp_cli_target *tg, int pid)
+int rsp_cli_add_pid(int **pids, size_t *n, int pid)
 {
 	int *g;
 
-	for (size_t i = 0; i < tg->n_pids; i++)
-		if (tg->pids[i] == pid)
+	for (size_t i = 0; i < *n; i++)
+		if ((*pids)[i] == pid)
 			return 0;
-	g = realloc(tg->pids, (tg->n_pids + 1) * sizeof(int));
+	g = realloc(*pids, (*n + 1) * sizeof(int));
 	if (!g)
 		return -ENOMEM;
-	tg->pids = g;
-	tg->pids[tg->n_pids++] = pid;
+	*pids = g;
+	(*pids)[(*n)++] = pid;
 	return 0;
+}
+
+static int add_pid(struct rsp_cli_target *tg, int pid)
+{
+	return rsp_cli_add_pid(&tg->pids, &tg->n_pids, pid);
 }
 
 static const char *comm_of(struct rsp_trace *t, int pid)
@@ -85,7 +90,7 @@ int rsp_cli_target_resolve(struct rsp_cli_target *tg, struct rsp_trace *t, const
 		const char *spec = tg->specs[k];
 		bool matched = false;
 
-		if (is_number(spec)) {
+		if (rsp_cli_is_number(spec)) {
 			long pid = strtol(spec, NULL, 10);
 			bool found = false;
 
