@@ -13,7 +13,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+/* ZSTD_d_stableOutBuffer is still "experimental" in libzstd 1.5 */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #define MAX_ATTRS 4096
 #define MAX_IDS_PER_ATTR (1u << 20)
@@ -538,58 +541,108 @@ static int open_common(struct rsp_reader *r, char *err, size_t errlen)
 
 /* ---- compressed streams ------------------------------------------------------------ */
 
+/*
+ * The inflated image: one anonymous mapping reserved at its limit (virtual
+ * only, MAP_NORESERVE; pages exist once written), on transparent huge pages
+ * where the kernel offers them.  zstd decompresses straight into it
+ * (ZSTD_d_stableOutBuffer: no copy through a window buffer or a file), so
+ * the decompressed stream must stay contiguous while it is written: a record
+ * of the original that is not compressed but lies between compressed ones
+ * (perf -z writes FINISHED_ROUND so) is noted and moved into place at the end.
+ */
+struct insertion {
+	uint64_t at; /* where it goes in the stream: a record boundary */
+	const unsigned char *src;
+	size_t n;
+};
+
 struct inflater {
-	int fd; /* the image, a memfd */
-	uint64_t len, limit;
-	unsigned char *pend; /* decompressed bytes not yet forming a whole record */
-	size_t npend, cap;
+	unsigned char *img;
+	uint64_t len; /* bytes in the image */
+	uint64_t whole; /* the image's bytes up to here are whole records */
+	uint64_t limit; /* the mapping's size */
+	uint64_t extra; /* bytes of the insertions */
+	bool streaming; /* zstd has written: the image may only grow at its end */
+	struct insertion *ins;
+	size_t nins, cap;
 	int err;
 };
 
-static void put_image(struct inflater *f, const void *p, size_t n)
+/* Advance over the whole records the image holds past @whole. */
+static int settle(struct inflater *f)
 {
-	const unsigned char *c = p;
+	while (f->len - f->whole >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
 
-	if (f->err)
-		return;
-	if (n > f->limit - f->len) {
+		memcpy(&h, f->img + f->whole, sizeof(h));
+		if (h.size < sizeof(h))
+			return -EINVAL;
+		if (h.size > f->len - f->whole)
+			break;
+		f->whole += h.size;
+	}
+	return 0;
+}
+
+static void append(struct inflater *f, const void *p, size_t n)
+{
+	if (n > f->limit - f->len - f->extra) {
 		f->err = -EFBIG;
 		return;
 	}
-	while (n) {
-		ssize_t w = write(f->fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			f->err = w < 0 ? -errno : -EIO;
-			return;
-		}
-		c += w;
-		n -= (size_t)w;
-		f->len += (uint64_t)w;
-	}
+	memcpy(f->img + f->len, p, n);
+	f->len += n;
+	f->whole = f->len;
 }
 
-/* Move the whole records at the front of the pending bytes to the image. */
-static int flush_whole(struct inflater *f)
+/*
+ * A record of the original that is not compressed: it goes after the whole
+ * records, before the start of one the stream has not finished.
+ */
+static void put_image(struct inflater *f, const void *p, size_t n)
 {
-	size_t at = 0;
-
-	while (f->npend - at >= sizeof(struct perf_event_header)) {
-		struct perf_event_header h;
-
-		memcpy(&h, f->pend + at, sizeof(h));
-		if (h.size < sizeof(h))
-			return -EINVAL;
-		if (h.size > f->npend - at)
-			break;
-		at += h.size;
+	if (f->err)
+		return;
+	if (!f->streaming) {
+		append(f, p, n);
+		return;
 	}
-	put_image(f, f->pend, at);
-	memmove(f->pend, f->pend + at, f->npend - at);
-	f->npend -= at;
-	return f->err;
+	if (n > f->limit - f->len - f->extra) {
+		f->err = -EFBIG;
+		return;
+	}
+	if (f->nins == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		struct insertion *q = realloc(f->ins, cap * sizeof(*q));
+
+		if (!q) {
+			f->err = -ENOMEM;
+			return;
+		}
+		f->ins = q;
+		f->cap = cap;
+	}
+	f->ins[f->nins++] = (struct insertion){ f->whole, p, n };
+	f->extra += n;
+}
+
+/* Move the noted records into place, from the last, each move once. */
+static void place_insertions(struct inflater *f)
+{
+	uint64_t end = f->len, shift = f->extra;
+
+	for (size_t i = f->nins; i-- > 0;) {
+		const struct insertion *in = &f->ins[i];
+
+		memmove(f->img + in->at + shift, f->img + in->at, end - in->at);
+		shift -= in->n;
+		memcpy(f->img + in->at + shift, in->src, in->n);
+		end = in->at;
+	}
+	f->len += f->extra;
+	f->whole += f->extra;
+	f->extra = 0;
+	f->nins = 0;
 }
 
 static int decompress_record(struct inflater *f, ZSTD_DStream *ds, const unsigned char *src,
@@ -597,28 +650,22 @@ static int decompress_record(struct inflater *f, ZSTD_DStream *ds, const unsigne
 {
 	ZSTD_inBuffer in = { src, n, 0 };
 
+	f->streaming = true;
 	while (in.pos < in.size) {
-		ZSTD_outBuffer out;
-		size_t ret;
+		/* the same buffer on every call, as ZSTD_d_stableOutBuffer requires */
+		ZSTD_outBuffer out = { f->img, f->limit, f->len };
+		size_t was = in.pos, ret;
 
-		if (f->cap - f->npend < (64u << 10)) {
-			size_t cap = f->cap ? f->cap * 2 : (256u << 10);
-			unsigned char *p = realloc(f->pend, cap);
-
-			if (!p)
-				return -ENOMEM;
-			f->pend = p;
-			f->cap = cap;
-		}
-		out = (ZSTD_outBuffer){ f->pend + f->npend, f->cap - f->npend, 0 };
 		ret = ZSTD_decompressStream(ds, &out, &in);
+
 		if (ZSTD_isError(ret))
+			return ZSTD_getErrorCode(ret) == ZSTD_error_dstSize_tooSmall ? -EFBIG :
+										      -EINVAL;
+		if (out.pos == f->len && in.pos == was)
+			return out.pos == out.size ? -EFBIG : -EINVAL; /* no progress */
+		f->len = out.pos;
+		if (settle(f))
 			return -EINVAL;
-		f->npend += out.pos;
-		if (!out.pos && in.pos < in.size && out.size)
-			return -EINVAL; /* no progress */
-		if (flush_whole(f))
-			return f->err ? f->err : -EINVAL;
 	}
 	return 0;
 }
@@ -657,12 +704,12 @@ static bool top_record(const struct rsp_reader *r, uint64_t off, struct perf_eve
  */
 static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 {
-	struct inflater f = { .fd = -1 };
+	struct inflater f = { 0 };
 	struct perf_event_header h;
 	ZSTD_DStream *ds = NULL;
 	uint64_t off = r->data_start, skip;
 	bool any = false;
-	void *img;
+	void *img = NULL;
 	int ret = 0;
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 
@@ -687,13 +734,26 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 		return 0;
 	/* an image larger than half the memory would push everything else out */
 	f.limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
-	f.fd = memfd_create("rsp-inflated-trace", MFD_CLOEXEC);
+	if (f.limit > SIZE_MAX / 2)
+		f.limit = SIZE_MAX / 2;
+	img = mmap(NULL, f.limit, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		   -1, 0);
 	ds = ZSTD_createDStream();
-	if (f.fd < 0 || !ds) {
+	if (img == MAP_FAILED || !ds) {
 		ret = errf(err, errlen, -ENOMEM, "cannot inflate the compressed trace: %s",
-			   f.fd < 0 ? strerror(errno) : "out of memory");
+			   img == MAP_FAILED ? strerror(errno) : "out of memory");
+		img = NULL;
 		goto out;
 	}
+	f.img = img;
+	/*
+	 * Huge pages where the system gives them on request (THP "madvise", as
+	 * Debian's default): 512 times fewer faults; on 1.1 M records of 520 MB,
+	 * inflating took 0.06 s instead of 0.2-0.3 s with 4 KiB pages.
+	 */
+	madvise(img, f.limit, MADV_HUGEPAGE);
+	/* straight into the image; without it (an older libzstd) through its window */
+	(void)ZSTD_DCtx_setParameter(ds, ZSTD_d_stableOutBuffer, 1);
 	put_image(&f, r->buf, r->data_start);
 	off = r->data_start;
 	while (!f.err && top_record(r, off, &h, &skip)) {
@@ -717,10 +777,15 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 		}
 		off += h.size + skip;
 	}
+	f.len = f.whole; /* a record the stream did not finish is not one */
 	if (off < r->data_end && !r->inflate_cut && r->data_end - off >= 8) {
 		/* the scan would report this cut in the original: keep its bytes */
 		put_image(&f, r->buf + off, r->data_end - off);
 	}
+	if (!f.err && f.extra > f.limit - f.len)
+		f.err = -EFBIG;
+	if (!f.err)
+		place_insertions(&f);
 	if (f.err) {
 		ret = errf(err, errlen, f.err, "cannot inflate the compressed trace: %s",
 			   f.err == -EFBIG ? "too large for this machine's memory" :
@@ -731,24 +796,28 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 		ret = errf(err, errlen, -EINVAL, "empty compressed trace");
 		goto out;
 	}
-	img = mmap(NULL, f.len, PROT_READ, MAP_SHARED, f.fd, 0);
-	if (img == MAP_FAILED) {
-		ret = errf(err, errlen, -errno, "cannot map the inflated trace: %s", strerror(errno));
-		goto out;
+	{
+		/* give back the reservation past the image */
+		uint64_t keep = (f.len + (uint64_t)psize - 1) / (uint64_t)psize * (uint64_t)psize;
+
+		if (keep < f.limit)
+			munmap(f.img + keep, f.limit - keep);
+		mprotect(f.img, f.len, PROT_READ);
+		img = NULL; /* the reader owns it now */
 	}
 	r->orig_buf = r->buf;
 	r->orig_size = r->size;
 	r->orig_mapped = r->mapped;
-	r->buf = img;
+	r->buf = f.img;
 	r->size = f.len;
 	r->mapped = true;
 	r->data_end = f.len;
 	r->info.compressed = true;
 out:
 	ZSTD_freeDStream(ds);
-	free(f.pend);
-	if (f.fd >= 0)
-		close(f.fd);
+	free(f.ins);
+	if (img)
+		munmap(img, f.limit);
 	return ret;
 }
 

@@ -857,11 +857,17 @@ const void *synth_finish(struct synth *s, size_t *len)
 	return s->out.p;
 }
 
-unsigned char *synth_compress(const void *in_, size_t len, size_t piece, bool corrupt,
+unsigned char *synth_compress(const void *in, size_t len, size_t piece, bool corrupt,
 			      size_t *out_len)
 {
+	return synth_compress_ex(in, len, piece, corrupt, false, out_len);
+}
+
+unsigned char *synth_compress_ex(const void *in_, size_t len, size_t piece, bool corrupt,
+				 bool interleave, size_t *out_len)
+{
 	const unsigned char *in = in_;
-	unsigned char *out = malloc(len * 2 + 65536);
+	unsigned char *out = malloc(len * 3 + 65536);
 	ZSTD_CCtx *z = ZSTD_createCCtx();
 	size_t at = sizeof(struct rsp_pf_pipe_header), n, k = 0;
 
@@ -898,6 +904,16 @@ unsigned char *synth_compress(const void *in_, size_t len, size_t piece, bool co
 			out[n + 8 + zo.pos / 2] ^= 0x5a;
 		n += h.size;
 		at += p;
+		if (interleave && at < len) {
+			/* as perf -z: an uncompressed FINISHED_ROUND between compressed records */
+			struct perf_event_header fr = { .type = RSP_PF_RECORD_FINISHED_ROUND,
+							.size = 16 };
+			uint64_t mark = SYNTH_ROUND_MARK | k;
+
+			memcpy(out + n, &fr, 8);
+			memcpy(out + n + 8, &mark, 8);
+			n += 16;
+		}
 		k++;
 	}
 	ZSTD_freeCCtx(z);

@@ -57,6 +57,14 @@ struct synth *synth_new(const struct synth_opts *o);
  */
 unsigned char *synth_compress(const void *in, size_t len, size_t piece, bool corrupt,
 			      size_t *out_len);
+/*
+ * The same; with @interleave, a 16-byte FINISHED_ROUND record, not
+ * compressed, follows each compressed record but the last (as perf record -z
+ * writes them), its payload SYNTH_ROUND_MARK | the compressed record's index.
+ */
+#define SYNTH_ROUND_MARK 0x5e5e000000000000ull
+unsigned char *synth_compress_ex(const void *in, size_t len, size_t piece, bool corrupt,
+				 bool interleave, size_t *out_len);
 void synth_free(struct synth *s);
 
 /* The finished file (valid until synth_free). */

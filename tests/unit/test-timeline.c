@@ -3,7 +3,9 @@
  * The timeline from synthetic perf.data streams with known answers: one
  * mechanism per test.  Times are in microseconds from 1 s (US()).
  */
+#include "reader.h"
 #include "rsp-model.h"
+#include "rsp-perf-format.h"
 #include "synth-perf.h"
 #include "tap.h"
 
@@ -165,6 +167,101 @@ static void test_compressed(void)
 		CHECK(sum.truncated, "and says it was cut short");
 		rsp_trace_free(t);
 	}
+	free(z);
+	synth_free(s);
+}
+
+/* The records of a reader's stream, each as (offset into @img, size). */
+struct recs {
+	const unsigned char *p[4096];
+	size_t n;
+};
+
+static int collect(void *ctx, const struct rsp_record *rec)
+{
+	struct recs *r = ctx;
+
+	if (r->n < 4096)
+		r->p[r->n++] = (const unsigned char *)rec->h;
+	return 0;
+}
+
+/* The bytes a record carries after itself: TRACING_DATA's. */
+static size_t payload(const unsigned char *rec, const struct perf_event_header *h)
+{
+	uint32_t n = 0;
+
+	if (h->type == RSP_PF_RECORD_HEADER_TRACING_DATA && h->size >= 12)
+		memcpy(&n, rec + 8, 4);
+	return n;
+}
+
+/*
+ * perf record -z writes uncompressed FINISHED_ROUND records between the
+ * compressed ones while a record straddles two of them: the inflated stream
+ * holds every original record whole and in order, and each round record
+ * right after the last record the compressed bytes before it finished.
+ */
+static void test_compressed_interleaved(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_reader *r = NULL;
+	const unsigned char *buf;
+	unsigned char *z;
+	size_t len, zlen, piece = 100, at, start, rounds = 0, same = 0;
+	struct recs got = { .n = 0 };
+	char err[256];
+	bool order = true;
+
+	pingpong_events(s);
+	buf = synth_finish(s, &len);
+	z = synth_compress_ex(buf, len, piece, false, true, &zlen);
+	CHECK(z && rsp_reader_open_mem(z, zlen, &r, err, sizeof(err)) == 0 && r,
+	      "an interleaved compressed stream opens (%s)", r ? "" : err);
+	if (!r) {
+		free(z);
+		synth_free(s);
+		return;
+	}
+	rsp_reader_scan(r, collect, &got, err, sizeof(err));
+	/* where synth_compress starts compressing: after the header records */
+	start = sizeof(struct rsp_pf_pipe_header);
+	while (start + 8 <= len) {
+		struct perf_event_header h;
+
+		memcpy(&h, buf + start, sizeof(h));
+		if (h.type < 64 || h.type == RSP_PF_RECORD_FINISHED_ROUND)
+			break;
+		start += h.size + payload(buf + start, &h);
+	}
+	at = sizeof(struct rsp_pf_pipe_header);
+	for (size_t i = 0; i < got.n && order; i++) {
+		struct perf_event_header g, h = { 0 };
+		uint64_t mark = 0;
+
+		memcpy(&g, got.p[i], sizeof(g));
+		if (at + 8 <= len)
+			memcpy(&h, buf + at, sizeof(h));
+		if (g.size == 16)
+			memcpy(&mark, got.p[i] + 8, 8);
+		if (g.type == RSP_PF_RECORD_FINISHED_ROUND && g.size == 16 &&
+		    (mark & ~0xffffull) == SYNTH_ROUND_MARK) {
+			/* after compressed record k, the original is inflated up to cut */
+			size_t cut = start + ((size_t)(mark & 0xffff) + 1) * piece;
+
+			order = at <= cut && (at == len || at + h.size > cut);
+			rounds++;
+			continue;
+		}
+		order = at < len && g.size == h.size && !memcmp(got.p[i], buf + at, h.size);
+		same += order;
+		at += h.size + payload(buf + at, &h);
+	}
+	CHECK(order && at == len, "every original record whole, in order, each round record "
+				  "right after the records finished before it (%zu records)", same);
+	CHECK(rounds == (len - start + piece - 1) / piece - 1, "all %zu round records kept",
+	      rounds);
+	rsp_reader_free(r);
 	free(z);
 	synth_free(s);
 }
@@ -777,6 +874,7 @@ int main(void)
 	test_duplicates();
 	test_exit_sample();
 	test_compressed();
+	test_compressed_interleaved();
 	test_sideband_id0();
 	test_fork();
 	return tap_done();
