@@ -38,6 +38,7 @@ struct rthread {
 	size_t n;
 	uint32_t proc;
 	uint64_t run_ns;
+	const char **pending; /* labels made, not yet published */
 };
 
 struct rproc {
@@ -90,6 +91,7 @@ struct rsp_running_data {
 	struct rsp_lost_info *lost;
 	size_t n_lost;
 	uint64_t start, end;
+	bool labelled; /* the sleeps' labels are published */
 };
 
 /* ---- rows in a state ------------------------------------------------------------------ */
@@ -497,8 +499,8 @@ static void build_links(struct rsp_running_data *d)
 	}
 }
 
-int rsp_running_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_running_data **out,
-			 char *err, size_t errlen)
+int rsp_running_data_new_unlabelled(struct rsp_trace *t, struct rsp_analysis *a,
+				    struct rsp_running_data **out, char *err, size_t errlen)
 {
 	struct rsp_running_data *d = calloc(1, sizeof(*d));
 	struct rsp_trace_summary sum;
@@ -555,10 +557,7 @@ int rsp_running_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp
 			s->state = (uint8_t)si.state;
 			s->flags = (uint8_t)si.flags;
 			s->stack = si.stack;
-			s->label = NULL;
-			if (si.kind == RSP_SLICE_SLEEP && si.stack)
-				s->label = _rsp_frames_best(
-				    &d->fc, _rsp_frames_get(&d->fc, si.stack, ti.pid, si.start_ns));
+			s->label = NULL; /* rsp_running_data_label */
 		}
 		/* a process: its pid (the main thread's name if it is one of them) */
 		v = g_hash_table_lookup(pid_proc, GINT_TO_POINTER(ti.pid + 1));
@@ -651,12 +650,73 @@ int rsp_running_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp
 	return 0;
 }
 
+/*
+ * A sleep's label is the function that best describes it: symbolizing (and,
+ * on --call-graph dwarf recordings, unwinding) every sleep's stack is most of
+ * what preparing the view costs, and the view is drawn without them first.
+ */
+void rsp_running_data_label(struct rsp_running_data *d)
+{
+	for (size_t i = 0; i < d->n_threads; i++) {
+		struct rthread *th = &d->threads[i];
+
+		if (th->pending || !th->n)
+			continue;
+		th->pending = g_new0(const char *, th->n);
+		for (size_t k = 0; k < th->n; k++) {
+			const struct rslice *s = &th->v[k];
+
+			if (s->kind == RSP_SLICE_SLEEP && s->stack)
+				th->pending[k] = _rsp_frames_best(
+				    &d->fc, _rsp_frames_get(&d->fc, s->stack, th->pid, s->s));
+		}
+	}
+}
+
+bool rsp_running_data_publish_labels(struct rsp_running_data *d)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < d->n_threads; i++) {
+		struct rthread *th = &d->threads[i];
+
+		if (!th->pending)
+			continue;
+		for (size_t k = 0; k < th->n; k++)
+			th->v[k].label = th->pending[k];
+		g_free(th->pending);
+		th->pending = NULL;
+		any = true;
+	}
+	d->labelled = true;
+	return any;
+}
+
+bool rsp_running_data_labelled(const struct rsp_running_data *d)
+{
+	return d->labelled;
+}
+
+int rsp_running_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_running_data **out,
+			 char *err, size_t errlen)
+{
+	int ret = rsp_running_data_new_unlabelled(t, a, out, err, errlen);
+
+	if (ret)
+		return ret;
+	rsp_running_data_label(*out);
+	rsp_running_data_publish_labels(*out);
+	return 0;
+}
+
 void rsp_running_data_free(struct rsp_running_data *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->n_threads; i++)
+	for (size_t i = 0; i < d->n_threads; i++) {
 		g_free(d->threads[i].v);
+		g_free(d->threads[i].pending);
+	}
 	g_free(d->threads);
 	g_free(d->of_model);
 	for (size_t i = 0; i < d->n_procs; i++)

@@ -19,8 +19,12 @@ struct _RspDocument {
 	size_t n_targets;
 	int target_pid; /* the first */
 	gboolean loaded;
+	gboolean labelling; /* the running view's labels are being made */
 	double load_ms;
 };
+
+enum { SIG_LABELLED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 G_DEFINE_TYPE(RspDocument, rsp_document, G_TYPE_OBJECT)
 G_DEFINE_QUARK(rsp - document - error - quark, rsp_document_error)
@@ -55,6 +59,10 @@ static void rsp_document_finalize(GObject *obj)
 static void rsp_document_class_init(RspDocumentClass *klass)
 {
 	G_OBJECT_CLASS(klass)->finalize = rsp_document_finalize;
+	/* the running view's sleeps have their labels now: lay it out again */
+	signals[SIG_LABELLED] = g_signal_new("labelled", G_TYPE_FROM_CLASS(klass),
+					     G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+					     0);
 }
 
 static void rsp_document_init(RspDocument *doc)
@@ -151,6 +159,7 @@ typedef struct {
 	gint64 last;
 	GCancellable *cancellable;
 	gulong handler;
+	gboolean defer_labels; /* the view first, its sleeps' labels after */
 } LoadData;
 
 typedef struct {
@@ -282,7 +291,9 @@ static void load_thread(GTask *task, gpointer source, gpointer task_data, GCance
 	}
 	g_free(pids);
 	report(ld, 0.9, TRUE);
-	if (!ld->cancel && rsp_running_data_new(t, a, &doc->running, err, sizeof(err))) {
+	if (!ld->cancel &&
+	    (ld->defer_labels ? rsp_running_data_new_unlabelled(t, a, &doc->running, err, sizeof(err))
+			      : rsp_running_data_new(t, a, &doc->running, err, sizeof(err)))) {
 		g_mutex_unlock(&doc->lock);
 		rsp_trace_free(t);
 		g_task_return_new_error(task, RSP_DOCUMENT_ERROR, 0, "%s", err);
@@ -312,6 +323,7 @@ void rsp_document_load_async(RspDocument *doc, GCancellable *cancellable, RspPro
 
 	ld->progress = progress;
 	ld->progress_data = progress_data ? g_object_ref(G_OBJECT(progress_data)) : NULL;
+	ld->defer_labels = TRUE;
 	if (cancellable) {
 		ld->cancellable = g_object_ref(cancellable);
 		ld->handler =
@@ -323,10 +335,46 @@ void rsp_document_load_async(RspDocument *doc, GCancellable *cancellable, RspPro
 	g_object_unref(task);
 }
 
+static void label_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *c)
+{
+	RspDocument *doc = source;
+
+	g_mutex_lock(&doc->lock);
+	rsp_running_data_label(doc->running);
+	g_mutex_unlock(&doc->lock);
+	g_task_return_boolean(task, TRUE);
+}
+
+static void on_labelled(GObject *src, GAsyncResult *res, gpointer unused)
+{
+	RspDocument *doc = RSP_DOCUMENT(src);
+
+	g_task_propagate_boolean(G_TASK(res), NULL);
+	doc->labelling = FALSE;
+	/* here, on the GTK thread: no layout of the running view runs meanwhile */
+	rsp_running_data_publish_labels(doc->running);
+	g_signal_emit(doc, signals[SIG_LABELLED], 0);
+}
+
 gboolean rsp_document_load_finish(RspDocument *doc, GAsyncResult *result, GError **error)
 {
+	gboolean ok;
+
 	g_return_val_if_fail(g_task_is_valid(result, doc), FALSE);
-	return g_task_propagate_boolean(G_TASK(result), error);
+	ok = g_task_propagate_boolean(G_TASK(result), error);
+	if (ok && doc->running && !rsp_running_data_labelled(doc->running) && !doc->labelling) {
+		GTask *task = g_task_new(doc, NULL, on_labelled, NULL);
+
+		doc->labelling = TRUE;
+		g_task_run_in_thread(task, label_thread);
+		g_object_unref(task);
+	}
+	return ok;
+}
+
+gboolean rsp_document_is_labelled(RspDocument *doc)
+{
+	return doc->running && rsp_running_data_labelled(doc->running);
 }
 
 gboolean rsp_document_load(RspDocument *doc, GError **error)

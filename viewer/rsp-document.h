@@ -42,7 +42,13 @@ const char *rsp_document_get_name(RspDocument *doc);
 void rsp_document_load_async(RspDocument *doc, GCancellable *cancellable, RspProgressFunc progress,
 			     gpointer progress_data, GAsyncReadyCallback callback,
 			     gpointer user_data);
+/*
+ * Loading in the background draws the running view before its sleeps are
+ * labelled: finishing it starts that, and the document emits "labelled" when
+ * done (rsp_document_load, synchronous, does it all).
+ */
 gboolean rsp_document_load_finish(RspDocument *doc, GAsyncResult *result, GError **error);
+gboolean rsp_document_is_labelled(RspDocument *doc);
 gboolean rsp_document_load(RspDocument *doc, GError **error);
 gboolean rsp_document_is_loaded(RspDocument *doc);
 double rsp_document_get_load_ms(RspDocument *doc);

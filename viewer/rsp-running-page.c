@@ -59,6 +59,12 @@ static void on_toggle(GtkCheckButton *b, RspRunningPage *p)
 	rsp_canvas_invalidate(p->canvas);
 }
 
+static void on_labelled(RspDocument *doc, RspRunningPage *p)
+{
+	rsp_testlog("LABELLED sleeps=%d", p->st.show_sleeps);
+	rsp_canvas_invalidate(p->canvas);
+}
+
 static void search_changed(RspPage *page, const char *text)
 {
 	RspRunningPage *p = RSP_RUNNING_PAGE(page);
@@ -146,6 +152,7 @@ GtkWidget *rsp_running_page_new(RspDocument *doc)
 	}
 	gtk_box_append(GTK_BOX(tb), info);
 	rsp_canvas_set_view(p->canvas, &rsp_running_ops, d, &p->st);
+	g_signal_connect_object(doc, "labelled", G_CALLBACK(on_labelled), p, 0);
 	return GTK_WIDGET(p);
 }
 

@@ -127,6 +127,17 @@ struct rsp_running_state {
 /* @a: the target's analysis, for the order of rows (may be NULL). */
 int rsp_running_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_running_data **out,
 			 char *err, size_t errlen);
+/*
+ * The same in two steps, so that the view can be drawn before its sleeps are
+ * labelled (most of the preparing): _new_unlabelled; then, on a worker
+ * holding the model, _label; then, where the data is drawn (no layout of it
+ * running meanwhile), _publish_labels.  True if it changed anything.
+ */
+int rsp_running_data_new_unlabelled(struct rsp_trace *t, struct rsp_analysis *a,
+				    struct rsp_running_data **out, char *err, size_t errlen);
+void rsp_running_data_label(struct rsp_running_data *d);
+bool rsp_running_data_publish_labels(struct rsp_running_data *d);
+bool rsp_running_data_labelled(const struct rsp_running_data *d);
 void rsp_running_data_free(struct rsp_running_data *d);
 extern const struct rsp_view_ops rsp_running_ops;
 

@@ -183,6 +183,73 @@ static void assert_colour_at(struct shot *sh, const struct rsp_scene_item *it, e
 
 /* ---- the running view --------------------------------------------------------------------- */
 
+/* Sleeps and their labels in a shot: how many, how many labelled. */
+static void count_sleep_labels(struct shot *sh, size_t *sleeps, size_t *labelled)
+{
+	*sleeps = *labelled = 0;
+	for (size_t i = 0; i < rsp_scene_n_items(sh->l.content); i++) {
+		const struct rsp_scene_item *it = rsp_scene_item(sh->l.content, i);
+
+		if (it->cls != RSP_CLS_SLEEP || RSP_HIT_KIND(it->id) != RSP_HIT_SLICE)
+			continue;
+		(*sleeps)++;
+		*labelled += it->label && it->label_len > 0;
+	}
+}
+
+/*
+ * The app draws the running view before its sleeps are labelled: unlabelled,
+ * the same boxes without labels; once labelled and published, the labels of
+ * the whole preparation, box for box.
+ */
+static void test_running_deferred_labels(void)
+{
+	struct fixture fx;
+	struct rsp_running_data *d, *full;
+	struct rsp_running_state st = {.show_sleeps = true};
+	struct shot sh, sf;
+	size_t n0, l0, n1, l1, nf, lf;
+	char err[256];
+
+	fixture_open(&fx, "rpcchain.data");
+	g_assert_cmpint(rsp_running_data_new_unlabelled(fx.t, fx.a, &d, err, sizeof(err)), ==, 0);
+	g_assert_cmpint(rsp_running_data_new(fx.t, fx.a, &full, err, sizeof(err)), ==, 0);
+	g_assert_false(rsp_running_data_labelled(d));
+	g_assert_true(rsp_running_data_labelled(full));
+	shot_take(&sh, &rsp_running_ops, d, &st, 0, 0, 1600, 0, 0);
+	count_sleep_labels(&sh, &n0, &l0);
+	shot_free(&sh);
+	g_assert_cmpuint(n0, >, 10);
+	g_assert_cmpuint(l0, ==, 0);
+	/* made, not yet published: still none */
+	rsp_running_data_label(d);
+	shot_take(&sh, &rsp_running_ops, d, &st, 0, 0, 1600, 0, 0);
+	count_sleep_labels(&sh, &n1, &l1);
+	shot_free(&sh);
+	g_assert_cmpuint(l1, ==, 0);
+	g_assert_true(rsp_running_data_publish_labels(d));
+	g_assert_true(rsp_running_data_labelled(d));
+	shot_take(&sh, &rsp_running_ops, d, &st, 0, 0, 1600, 0, 0);
+	shot_take(&sf, &rsp_running_ops, full, &st, 0, 0, 1600, 0, 0);
+	count_sleep_labels(&sh, &n1, &l1);
+	count_sleep_labels(&sf, &nf, &lf);
+	g_assert_cmpuint(n1, ==, n0);
+	g_assert_cmpuint(l1, >, 0);
+	g_assert_cmpuint(rsp_scene_n_items(sh.l.content), ==, rsp_scene_n_items(sf.l.content));
+	for (size_t i = 0; i < rsp_scene_n_items(sh.l.content); i++) {
+		const struct rsp_scene_item *a = rsp_scene_item(sh.l.content, i),
+					    *b = rsp_scene_item(sf.l.content, i);
+
+		g_assert_cmpuint(a->id, ==, b->id);
+		g_assert_cmpstr(a->label ? a->label : "", ==, b->label ? b->label : "");
+	}
+	shot_free(&sh);
+	shot_free(&sf);
+	rsp_running_data_free(d);
+	rsp_running_data_free(full);
+	fixture_close(&fx);
+}
+
 static void test_running(gconstpointer name)
 {
 	struct fixture fx;
@@ -1042,5 +1109,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/hostile", test_hostile);
 	g_test_add_func("/render/progress-cancel", test_progress_cancel);
 	g_test_add_func("/render/running/lost", test_running_lost);
+	g_test_add_func("/render/running/deferred-labels", test_running_deferred_labels);
 	return g_test_run();
 }

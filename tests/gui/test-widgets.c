@@ -612,6 +612,43 @@ static void test_search(void)
 	gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/*
+ * The running view is drawn before its sleeps are labelled; the labels come
+ * from a worker, and the view lays itself out again when they arrive.
+ */
+static gboolean doc_labelled(gpointer data)
+{
+	return rsp_document_is_labelled(data);
+}
+
+static void test_sleep_labels(void)
+{
+	RspWindow *w = window_with("rpcchain.data");
+	RspRunningPage *rp = running_page(w);
+	RspCanvas *c = rsp_page_get_canvas(RSP_PAGE(rp));
+	RspDocument *doc = rsp_page_get_document(RSP_PAGE(rp));
+	const struct rsp_layout *l;
+	size_t sleeps = 0, labelled = 0;
+
+	rsp_running_page_set_show_sleeps(rp, TRUE);
+	settle(c);
+	g_assert_true(wait_until(doc_labelled, doc, 30000));
+	/* no toggle, no zoom: the document's "labelled" made the page lay out again */
+	rsp_canvas_flush(c);
+	l = rsp_canvas_get_layout(c);
+	for (size_t i = 0; i < rsp_scene_n_items(l->content); i++) {
+		const struct rsp_scene_item *it = rsp_scene_item(l->content, i);
+
+		if (it->cls != RSP_CLS_SLEEP || RSP_HIT_KIND(it->id) != RSP_HIT_SLICE)
+			continue;
+		sleeps++;
+		labelled += it->label && it->label_len > 0;
+	}
+	g_assert_cmpuint(sleeps, >, 10);
+	g_assert_cmpuint(labelled, >, 0);
+	gtk_window_destroy(GTK_WINDOW(w));
+}
+
 static void test_export_tooltip(void)
 {
 	RspWindow *w = window_with("rpcchain.data");
@@ -798,6 +835,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/widgets/flame-frames", test_flame_frames);
 	g_test_add_func("/widgets/search", test_search);
 	g_test_add_func("/widgets/export-tooltip", test_export_tooltip);
+	g_test_add_func("/widgets/sleep-labels", test_sleep_labels);
 	g_test_add_func("/widgets/bad-files", test_bad_files);
 	g_test_add_func("/widgets/cancel", test_cancel);
 	return g_test_run();
