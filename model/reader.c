@@ -543,8 +543,8 @@ static int open_common(struct rsp_reader *r, char *err, size_t errlen)
 
 /*
  * The inflated image: one anonymous mapping reserved at its limit (virtual
- * only, MAP_NORESERVE; pages exist once written), on transparent huge pages
- * where the kernel offers them.  zstd decompresses straight into it
+ * only, MAP_NORESERVE; pages exist once written).  zstd decompresses straight
+ * into it
  * (ZSTD_d_stableOutBuffer: no copy through a window buffer or a file), so
  * the decompressed stream must stay contiguous while it is written: a record
  * of the original that is not compressed but lies between compressed ones
@@ -747,11 +747,12 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	}
 	f.img = img;
 	/*
-	 * Huge pages where the system gives them on request (THP "madvise", as
-	 * Debian's default): 512 times fewer faults; on 1.1 M records of 520 MB,
-	 * inflating took 0.06 s instead of 0.2-0.3 s with 4 KiB pages.
+	 * Not MADV_HUGEPAGE: 512 times fewer faults, but on a VM whose freed
+	 * memory goes back to the host (free page reporting works on blocks of
+	 * huge-page size) every huge page is faulted in by the host again.  On
+	 * this project's 2-CPU VM, inflating 520 MB took 1.2 s that way against
+	 * 0.2-0.3 s on 4 KiB pages (0.06 s only right after a run freed them).
 	 */
-	madvise(img, f.limit, MADV_HUGEPAGE);
 	/* straight into the image; without it (an older libzstd) through its window */
 	(void)ZSTD_DCtx_setParameter(ds, ZSTD_d_stableOutBuffer, 1);
 	put_image(&f, r->buf, r->data_start);
