@@ -369,7 +369,7 @@ uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack)
 	uint64_t ips[4096 + MAX_USER_FRAMES];
 	const struct stack_entry *k;
 	size_t nk;
-	int nu = -1;
+	int nu = -1, parsed;
 
 	if (!(stack & RSP_STACK_PENDING))
 		return stack;
@@ -382,7 +382,18 @@ uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack)
 	nk = k->n < 4096 ? k->n : 4096;
 	memcpy(ips, &t->stacks.frames.v[k->off], nk * sizeof(uint64_t));
 	h = rsp_reader_record_at(t->reader, p->rec_off);
-	if (t->sym && rsp_reader_parse_sample(t->reader, h, &s) == 0 && s.regs && s.stack)
+	parsed = rsp_reader_parse_sample(t->reader, h, &s) == 0;
+	if (parsed && s.stack && !s.stack_size && !p->fallback) {
+		/*
+		 * The kernel copied none of the user stack (loading does not read
+		 * that far): the sample's callchain, as for a sample without a copy.
+		 */
+		p->resolved = stacks_intern(&t->stacks, ips, _rsp_clean_chain(&s, ips, 4096, false));
+		if (!p->resolved)
+			p->resolved = p->kernel;
+		return p->resolved;
+	}
+	if (parsed && t->sym && s.regs && s.stack && s.stack_size)
 		nu = rsp_sym_unwind(t->sym, p->pid, p->time, s.regs, s.regs_mask, s.stack,
 				    s.stack_size, ips + nk, MAX_USER_FRAMES);
 	if (nu >= 2 || (nu > 0 && !p->fallback)) {

@@ -1266,8 +1266,9 @@ int rsp_reader_sample_time(const struct rsp_reader *r, const struct perf_event_h
 	return 0;
 }
 
-int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_header *h,
-			    struct rsp_sample *s)
+static inline __attribute__((always_inline)) int
+parse_sample(const struct rsp_reader *r, const struct perf_event_header *h, struct rsp_sample *s,
+	     bool dyn_size)
 {
 	const struct rsp_rattr *ra = rsp_reader_attr_of(r, h);
 	struct cur c = { (const unsigned char *)(h + 1), (const unsigned char *)h + h->size, false };
@@ -1347,7 +1348,8 @@ int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_
 
 		if (size) {
 			const void *data = take(&c, size);
-			uint64_t dyn = take64(&c);
+			/* dyn_size sits after the copy: another cache line, often a miss */
+			uint64_t dyn = dyn_size ? take64(&c) : (take(&c, 8), size);
 
 			s->stack = data;
 			s->stack_size = dyn <= size ? dyn : size;
@@ -1356,6 +1358,18 @@ int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_
 	if (c.bad)
 		return -EINVAL;
 	return 0;
+}
+
+int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_header *h,
+			    struct rsp_sample *s)
+{
+	return parse_sample(r, h, s, true);
+}
+
+int rsp_reader_parse_sample_fast(const struct rsp_reader *r, const struct perf_event_header *h,
+				 struct rsp_sample *s)
+{
+	return parse_sample(r, h, s, false);
 }
 
 int rsp_reader_parse_id(const struct rsp_reader *r, const struct perf_event_header *h,

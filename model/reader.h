@@ -121,6 +121,13 @@ int rsp_reader_sample_time(const struct rsp_reader *r, const struct perf_event_h
 /* Parse a PERF_RECORD_SAMPLE.  -EINVAL if it does not fit its attr's layout. */
 int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_header *h,
 			    struct rsp_sample *s);
+/*
+ * The same without reading the user stack copy's dyn_size: stack_size is the
+ * copy's size, an upper bound (bytes valid may be fewer, even none).  What
+ * loading needs; whoever unwinds parses again with rsp_reader_parse_sample.
+ */
+int rsp_reader_parse_sample_fast(const struct rsp_reader *r, const struct perf_event_header *h,
+				 struct rsp_sample *s);
 /* The sample_id_all trailer of a non-sample record: time, cpu, tid. */
 int rsp_reader_parse_id(const struct rsp_reader *r, const struct perf_event_header *h,
 			struct rsp_sample *s);

@@ -335,7 +335,7 @@ struct walk {
 };
 
 /* perf's callchain without the context markers (PERF_CONTEXT_*) */
-static size_t clean_chain(const struct rsp_sample *s, uint64_t *out, size_t max, bool kernel_only)
+size_t _rsp_clean_chain(const struct rsp_sample *s, uint64_t *out, size_t max, bool kernel_only)
 {
 	size_t n = 0;
 	bool user = false;
@@ -363,11 +363,16 @@ static uint32_t sample_stack(struct walk *w, const struct rsp_sample *s, uint64_
 	if (!s->callchain_nr && !s->stack)
 		return 0;
 	if (s->stack && s->regs && s->stack_size) {
-		n = clean_chain(s, w->cbuf, 512, true);
+		/*
+		 * A copy of the user stack to unwind when asked (stack_size is its
+		 * size here: where the kernel copied nothing, the resolution takes
+		 * the callchain as below)
+		 */
+		n = _rsp_clean_chain(s, w->cbuf, 512, true);
 		kstack = stacks_intern(&t->stacks, w->cbuf, n);
 		return stacks_add_pending(&t->stacks, kstack, (int32_t)s->pid, s->time, off);
 	}
-	n = clean_chain(s, w->cbuf, 512, false);
+	n = _rsp_clean_chain(s, w->cbuf, 512, false);
 	return stacks_intern(&t->stacks, w->cbuf, n);
 }
 
@@ -478,7 +483,7 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	uint32_t stack, cpu;
 	bool gained = false;
 
-	if (rsp_reader_parse_sample(t->reader, h, &s)) {
+	if (rsp_reader_parse_sample_fast(t->reader, h, &s)) {
 		trace_warn(t, "records that do not fit their event's layout were skipped");
 		return;
 	}
