@@ -16,6 +16,7 @@
 #include "rsp-perf-format.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,10 +270,16 @@ static inline uint64_t key(uint64_t time, uint64_t base)
 	return time >= base ? time - base + 1 : 0;
 }
 
-/* Stable LSD radix sort on time, 11 bits a pass, skipping passes with one bucket. */
+/*
+ * Stable LSD radix sort on time, 11 bits a pass, skipping passes with one
+ * bucket; the counts of every pass from one read.
+ */
+#define RADIX_PASSES 6 /* 6 x 11 bits >= 64 */
+
 static int sort_index(struct idx **v, size_t n, uint64_t base)
 {
 	struct idx *orig = *v, *a = *v, *b, *spare;
+	size_t(*cnt)[2048];
 	bool sorted = true;
 
 	for (size_t i = 1; i < n && sorted; i++)
@@ -280,34 +287,59 @@ static int sort_index(struct idx **v, size_t n, uint64_t base)
 	if (sorted)
 		return 0;
 	b = spare = malloc(n * sizeof(*b));
-	if (!b)
+	cnt = calloc(RADIX_PASSES, sizeof(*cnt));
+	if (!b || !cnt) {
+		free(b);
+		free(cnt);
 		return -ENOMEM;
-	for (int shift = 0; shift < 64; shift += 11) {
-		size_t cnt[2048] = { 0 }, sum = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = key(a[i].time, base);
+
+		for (int p = 0; p < RADIX_PASSES; p++)
+			cnt[p][(k >> (11 * p)) & 2047]++;
+	}
+	for (int p = 0; p < RADIX_PASSES; p++) {
+		size_t sum = 0;
 		bool one = false;
 		struct idx *tmp;
 
-		for (size_t i = 0; i < n; i++)
-			cnt[(key(a[i].time, base) >> shift) & 2047]++;
 		for (size_t k = 0; k < 2048; k++) {
-			size_t c = cnt[k];
+			size_t c = cnt[p][k];
 
 			one |= c == n;
-			cnt[k] = sum;
+			cnt[p][k] = sum;
 			sum += c;
 		}
 		if (one)
 			continue;
 		for (size_t i = 0; i < n; i++)
-			b[cnt[(key(a[i].time, base) >> shift) & 2047]++] = a[i];
+			b[cnt[p][(key(a[i].time, base) >> (11 * p)) & 2047]++] = a[i];
 		tmp = a;
 		a = b;
 		b = tmp;
 	}
+	free(cnt);
 	/* the result is in a; whichever buffer it is not goes */
 	free(a == orig ? spare : orig);
 	*v = a;
 	return 0;
+}
+
+/* Sorting runs beside the rest of the set-up (formats, symbols): a thread. */
+struct sorter {
+	struct idx *v;
+	size_t n;
+	uint64_t base;
+	int ret;
+};
+
+static void *sort_thread(void *arg)
+{
+	struct sorter *so = arg;
+
+	so->ret = sort_index(&so->v, so->n, so->base);
+	return NULL;
 }
 
 /* ---- pass 2 ----------------------------------------------------------------------------- */
@@ -713,6 +745,9 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	const struct rsp_reader_info *in;
 	struct scan sc = { .t = t, .o = o, .size = size };
 	struct walk w = { .t = t };
+	struct sorter sorter;
+	pthread_t sorter_tid;
+	bool sorting = false;
 	size_t na;
 	int ret;
 
@@ -747,6 +782,8 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		t->nr_cpus = in->nr_cpus_avail;
 	if (!t->nr_cpus)
 		t->nr_cpus = 1;
+	sorter = (struct sorter){ sc.idx.v, sc.idx.n, t->t_start, 0 };
+	sorting = pthread_create(&sorter_tid, NULL, sort_thread, &sorter) == 0;
 	if (in->tracing_data) {
 		char terr[256];
 
@@ -785,7 +822,14 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		if (ret)
 			goto out;
 	}
-	ret = sort_index(&sc.idx.v, sc.idx.n, t->t_start);
+	if (sorting) {
+		pthread_join(sorter_tid, NULL);
+		sorting = false;
+	} else {
+		sort_thread(&sorter);
+	}
+	sc.idx.v = sorter.v;
+	ret = sorter.ret;
 	if (ret)
 		goto out;
 	w.ring = calloc(t->nr_cpus, sizeof(*w.ring));
@@ -817,6 +861,10 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 			      "keeps them");
 	check_completeness(t);
 out:
+	if (sorting) {
+		pthread_join(sorter_tid, NULL);
+		sc.idx.v = sorter.v;
+	}
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory loading the trace");
 	builder_free(w.b);
