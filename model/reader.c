@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,6 +45,7 @@ struct rsp_reader {
 	bool comp_declared; /* HEADER_COMPRESSED in the file-mode features */
 	uint64_t inflate_cut_at; /* its offset in the original */
 	VEC(struct realigned) tails;
+	struct prefault *prefault; /* the file's pages, mapped ahead of the scan */
 	uint64_t data_start, data_end;
 	bool scanned;
 
@@ -844,8 +846,66 @@ int rsp_reader_open_mem(const void *buf, size_t len, struct rsp_reader **out, ch
 	return 0;
 }
 
+/*
+ * Mapping a large file's pages (the page-cache lookups and page-table work
+ * of the faults) costs the scan a quarter of its time: a thread does it
+ * ahead of the scan on another CPU (MADV_POPULATE_READ, Linux 5.14), a step
+ * at a time so that it can stop.
+ */
+#define PREFAULT_MIN (64u << 20)
+#define PREFAULT_STEP (4u << 20)
+
+struct prefault {
+	const unsigned char *p;
+	size_t n;
+	int stop;
+	pthread_t tid;
+};
+
+static void *prefault_thread(void *arg)
+{
+	struct prefault *pf = arg;
+
+	for (size_t off = 0; off < pf->n && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED);
+	     off += PREFAULT_STEP) {
+		size_t n = pf->n - off < PREFAULT_STEP ? pf->n - off : PREFAULT_STEP;
+
+		if (madvise((void *)(pf->p + off), n, MADV_POPULATE_READ))
+			break; /* an older kernel: the scan's faults do it */
+	}
+	return NULL;
+}
+
+static struct prefault *prefault_start(const void *p, size_t n)
+{
+	struct prefault *pf;
+
+	if (n < PREFAULT_MIN || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return NULL;
+	pf = calloc(1, sizeof(*pf));
+	if (!pf)
+		return NULL;
+	pf->p = p;
+	pf->n = n;
+	if (pthread_create(&pf->tid, NULL, prefault_thread, pf)) {
+		free(pf);
+		return NULL;
+	}
+	return pf;
+}
+
+static void prefault_stop(struct prefault *pf)
+{
+	if (!pf)
+		return;
+	__atomic_store_n(&pf->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(pf->tid, NULL);
+	free(pf);
+}
+
 int rsp_reader_open(const char *path, struct rsp_reader **out, char *err, size_t errlen)
 {
+	struct prefault *pf;
 	struct rsp_reader *r;
 	struct stat st;
 	void *map;
@@ -873,11 +933,14 @@ int rsp_reader_open(const char *path, struct rsp_reader **out, char *err, size_t
 	if (map == MAP_FAILED)
 		return errf(err, errlen, -errno, "cannot map %s: %s", path, strerror(errno));
 	madvise(map, st.st_size, MADV_SEQUENTIAL);
+	pf = prefault_start(map, st.st_size);
 	ret = rsp_reader_open_mem(map, st.st_size, &r, err, errlen);
 	if (ret) {
+		prefault_stop(pf);
 		munmap(map, st.st_size);
 		return ret;
 	}
+	r->prefault = pf;
 	if (r->orig_buf)
 		r->orig_mapped = true; /* the image replaced the file's mapping */
 	else
@@ -892,6 +955,7 @@ void rsp_reader_free(struct rsp_reader *r)
 
 	if (!r)
 		return;
+	prefault_stop(r->prefault);
 	in = &r->info;
 	for (size_t i = 0; i < r->n_attrs; i++) {
 		free(r->attrs[i].ids);
