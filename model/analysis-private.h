@@ -57,6 +57,10 @@ struct rsp_analysis {
 	size_t stack_label_cap, stack_label_n;
 	/* contributors per category, built by analysis_finish() */
 	VEC(struct contrib) contrib[RSP_CAT__COUNT];
+	/* (category, label) -> its contributor: open addressing, keys 0 = free */
+	uint64_t *contrib_keys;
+	uint32_t *contrib_vals;
+	size_t contrib_cap, contrib_n;
 };
 
 uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,

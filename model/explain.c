@@ -237,14 +237,78 @@ bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack)
 
 /* ---- contributions ---------------------------------------------------------------------- */
 
+static inline size_t contrib_hash(uint64_t key, size_t cap)
+{
+	key ^= key >> 31;
+	key *= 0x7fb5d329728ea185ull;
+	key ^= key >> 27;
+	return (size_t)key & (cap - 1);
+}
+
+/* Room for one more key; false if there is none (then duplicates are folded at the end). */
+static bool contrib_room(struct rsp_analysis *an)
+{
+	size_t cap = an->contrib_cap ? an->contrib_cap * 2 : 1024;
+	uint64_t *keys;
+	uint32_t *vals;
+
+	if ((an->contrib_n + 1) * 2 <= an->contrib_cap)
+		return true;
+	keys = calloc(cap, sizeof(*keys));
+	vals = malloc(cap * sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return false;
+	}
+	for (size_t i = 0; i < an->contrib_cap; i++) {
+		size_t h;
+
+		if (!an->contrib_keys[i])
+			continue;
+		for (h = contrib_hash(an->contrib_keys[i], cap); keys[h]; h = (h + 1) & (cap - 1))
+			;
+		keys[h] = an->contrib_keys[i];
+		vals[h] = an->contrib_vals[i];
+	}
+	free(an->contrib_keys);
+	free(an->contrib_vals);
+	an->contrib_keys = keys;
+	an->contrib_vals = vals;
+	an->contrib_cap = cap;
+	return true;
+}
+
+/* Add to the category's contributor @label (one entry per label). */
 static void contribute(struct rsp_analysis *an, enum rsp_category c, uint32_t label,
 		       uint64_t ns, uint64_t count)
 {
 	VEC(struct contrib) *v = (void *)&an->contrib[c];
 	struct contrib x = { label, ns, count };
+	uint64_t key = (uint64_t)(c + 1) << 32 | label;
+	size_t h = 0;
 
-	/* small per category until finish() folds them: append, fold later */
-	vec_push(v, x);
+	if (contrib_room(an)) {
+		for (h = contrib_hash(key, an->contrib_cap); an->contrib_keys[h];
+		     h = (h + 1) & (an->contrib_cap - 1)) {
+			if (an->contrib_keys[h] == key) {
+				struct contrib *e = &v->v[an->contrib_vals[h]];
+
+				e->ns += ns;
+				e->count += count;
+				return;
+			}
+		}
+	}
+	if (!vec_push(v, x)) {
+		an->nomem = true;
+		return;
+	}
+	if (an->contrib_cap && !an->contrib_keys[h] && (an->contrib_n + 1) * 2 <= an->contrib_cap) {
+		an->contrib_keys[h] = key;
+		an->contrib_vals[h] = (uint32_t)(v->n - 1);
+		an->contrib_n++;
+	}
 }
 
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
@@ -440,6 +504,15 @@ static int by_ns(const void *x, const void *y)
 	return a->label < b->label ? -1 : a->label > b->label;
 }
 
+static void contrib_map_free(struct rsp_analysis *an)
+{
+	free(an->contrib_keys);
+	free(an->contrib_vals);
+	an->contrib_keys = NULL;
+	an->contrib_vals = NULL;
+	an->contrib_cap = an->contrib_n = 0;
+}
+
 int analysis_finish(struct rsp_analysis *an)
 {
 	/* every leaf but CPU ones (split among samples already) contributes by label */
@@ -456,6 +529,7 @@ int analysis_finish(struct rsp_analysis *an)
 
 		if (!v->n)
 			continue;
+		/* distinct already, unless the map could not grow */
 		qsort(v->v, v->n, sizeof(*v->v), by_label);
 		for (size_t i = 0; i < v->n; i++) {
 			if (out && v->v[out - 1].label == v->v[i].label) {
@@ -469,6 +543,7 @@ int analysis_finish(struct rsp_analysis *an)
 		qsort(v->v, v->n, sizeof(*v->v), by_ns);
 		vec_shrink(v);
 	}
+	contrib_map_free(an);
 	return an->nomem ? -ENOMEM : 0;
 }
 
@@ -476,6 +551,7 @@ void analysis_labels_free(struct rsp_analysis *an)
 {
 	free(an->stack_label_keys);
 	free(an->stack_label_vals);
+	contrib_map_free(an);
 	for (int c = 0; c < RSP_CAT__COUNT; c++)
 		vec_free(&an->contrib[c]);
 }
