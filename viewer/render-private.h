@@ -101,6 +101,10 @@ struct rsp_flame_data {
 	struct _rsp_fnode *nodes;
 	size_t n_nodes;
 	uint32_t *kids; /* children lists, then each path's roots, sorted by start */
+	/* each kids entry's start and end: searched and scanned in order at every layout */
+	struct _rsp_kspan {
+		uint64_t s, e;
+	} *kspan;
 	struct _rsp_fstack *samples;
 	size_t n_samples;
 	struct _rsp_fthread *threads;
