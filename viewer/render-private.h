@@ -67,6 +67,37 @@ void _rsp_append_dur(GString *out, uint64_t ns);
 		(out) = lo_;                                                                       \
 	} while (0)
 
+/*
+ * The same from index @from on, galloping: where the answer is usually a
+ * few elements on, a search over the whole array is a cache miss per step.
+ */
+#define RSP_GALLOP_BOUND(v, n, field, t, from, out)                                                \
+	do {                                                                                       \
+		size_t f_ = (from), lo_, hi_, st_ = 1;                                             \
+		if (f_ >= (n) || (double)(v)[f_].field > (double)(t)) {                            \
+			(out) = f_;                                                                \
+			break;                                                                     \
+		}                                                                                  \
+		lo_ = f_;                                                                          \
+		hi_ = f_ + 1;                                                                      \
+		while (hi_ < (n) && (double)(v)[hi_].field <= (double)(t)) {                       \
+			lo_ = hi_;                                                                 \
+			st_ *= 2;                                                                  \
+			hi_ = f_ + st_;                                                            \
+		}                                                                                  \
+		if (hi_ > (n))                                                                     \
+			hi_ = (n);                                                                 \
+		lo_++;                                                                             \
+		while (lo_ < hi_) {                                                                \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;                                       \
+			if ((double)(v)[mid_].field <= (double)(t))                                \
+				lo_ = mid_ + 1;                                                    \
+			else                                                                       \
+				hi_ = mid_;                                                        \
+		}                                                                                  \
+		(out) = lo_;                                                                       \
+	} while (0)
+
 /* ---- the flame data (render-flame.c; the consolidated tree reads it) ------------------- */
 
 #define RSP_NONE32 UINT32_MAX

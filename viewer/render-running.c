@@ -908,8 +908,8 @@ static void thread_slices(struct lay *L, uint32_t thi, double y, int pass)
 			double tn = L->lx0 + (L->pxa + c0 + 1) / L->scale;
 			size_t j;
 
-			RSP_LOWER_BOUND(th->v, th->n, e, tn, j);
-			k = j > k ? j : k + 1;
+			RSP_GALLOP_BOUND(th->v, th->n, e, tn, k + 1, j);
+			k = j;
 		} else {
 			k++;
 		}
