@@ -17,10 +17,12 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -355,16 +357,121 @@ struct dup {
 	bool matched;
 };
 
+/*
+ * The walk in two stages: the first reads each record (parses a sample: the
+ * cache misses of a file read out of order) and hands it to the second as an
+ * op, in order; the second interns its stack, merges the second copies of
+ * events, decodes them and builds the timeline.  With two CPUs they run on
+ * both, the ops in a ring between them; else one after the other, op by op.
+ * The first only reads the file and the decoders.
+ */
+enum op_kind { OP_SAMPLE = 1, OP_RECORD, OP_END };
+
+/* A sample as the first stage read it, or a record for the second to read. */
+struct op {
+	uint8_t kind;
+	uint32_t attr, cpu, tid, pid, stack, raw_size;
+	uint64_t time, off;
+	const void *raw;
+	const uint64_t *callchain; /* the stack: interned by the second stage */
+	uint32_t callchain_nr;
+	bool ucopy; /* a user-stack copy to unwind when asked */
+};
+
+#define OPQ 1024 /* ops in the ring: a power of two */
+#define PIPELINE_MIN 65536 /* records: fewer are walked on one thread */
+#define OPQ_BATCH 32 /* published this many at a time */
+
+/* each side's fields on cache lines of their own: the other only reads head or tail */
+struct opq {
+	struct op *v;
+	int stop; /* the second asks the first to stop (cancelled) */
+	_Alignas(64) size_t head; /* ops written, published (atomic) */
+	_Alignas(64) size_t tail; /* ops applied, published (atomic) */
+	_Alignas(64) size_t head_local, tail_seen; /* the first stage's */
+	_Alignas(64) size_t tail_local, head_seen; /* the second's */
+};
+
 struct walk {
 	struct rsp_trace *t;
+	/* the first stage's */
+	bool bad_layout; /* a sample was skipped (warned at the end) */
+	const struct idx *idx;
+	size_t n_idx;
+	/* the second's */
+	uint64_t cbuf[512];
 	struct builder *b;
 	bool *multi; /* per attr: its tracepoint comes from several attrs */
 	struct dup (*ring)[DUP_RING];
 	uint32_t ncpu_ring;
 	unsigned *pos;
 	uint32_t *count_of; /* per attr: index in t->counts */
-	uint64_t cbuf[512];
+	struct rsp_sample s; /* rsp_decode's: raw, raw_size and tid set per op */
+	/* between them */
+	struct opq *q; /* NULL: one stage after the other */
+	struct op one; /* then the op being made */
 };
+
+static void apply(struct walk *w, const struct op *o);
+
+/* ---- the ring between the stages ----------------------------------------------------------- */
+
+static inline void relax(unsigned *spins)
+{
+	if (++*spins > 64)
+		sched_yield();
+}
+
+/* The first stage: where to write the next op. */
+static struct op *op_begin(struct walk *w)
+{
+	struct opq *q = w->q;
+	unsigned spins = 0;
+
+	if (!q)
+		return &w->one;
+	while (q->head_local - q->tail_seen >= OPQ) {
+		q->tail_seen = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+		if (q->head_local - q->tail_seen >= OPQ)
+			relax(&spins);
+	}
+	return &q->v[q->head_local & (OPQ - 1)];
+}
+
+static void op_commit(struct walk *w)
+{
+	struct opq *q = w->q;
+
+	if (!q) {
+		apply(w, &w->one);
+		return;
+	}
+	q->head_local++;
+	if (q->head_local % OPQ_BATCH == 0 || q->v[(q->head_local - 1) & (OPQ - 1)].kind == OP_END)
+		__atomic_store_n(&q->head, q->head_local, __ATOMIC_RELEASE);
+}
+
+/* The second stage: the next op, NULL when the first has ended. */
+static const struct op *op_next(struct opq *q)
+{
+	const struct op *o;
+	unsigned spins = 0;
+
+	while (q->tail_local == q->head_seen) {
+		q->head_seen = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);
+		if (q->tail_local == q->head_seen)
+			relax(&spins);
+	}
+	o = &q->v[q->tail_local & (OPQ - 1)];
+	return o->kind == OP_END ? NULL : o;
+}
+
+static void op_done(struct opq *q)
+{
+	q->tail_local++;
+	if (q->tail_local % OPQ_BATCH == 0)
+		__atomic_store_n(&q->tail, q->tail_local, __ATOMIC_RELEASE);
+}
 
 /* perf's callchain without the context markers (PERF_CONTEXT_*) */
 size_t _rsp_clean_chain(const struct rsp_sample *s, uint64_t *out, size_t max, bool kernel_only)
@@ -408,6 +515,23 @@ static uint32_t sample_stack(struct walk *w, const struct rsp_sample *s, uint64_
 	return stacks_intern(&t->stacks, w->cbuf, n);
 }
 
+/* sample_stack() from what the first stage read */
+static uint32_t op_stack(struct walk *w, const struct op *o)
+{
+	static const uint64_t one;
+	struct rsp_sample s = { 0 };
+
+	s.callchain = o->callchain;
+	s.callchain_nr = o->callchain_nr;
+	s.pid = o->pid;
+	s.time = o->time;
+	/* only whether they are there matters to sample_stack() */
+	s.stack = o->stack ? &one : NULL;
+	s.regs = o->ucopy ? &one : NULL;
+	s.stack_size = o->ucopy ? 1 : 0;
+	return sample_stack(w, &s, o->off);
+}
+
 /* The better of two stacks for one event: a user-stack copy, with the other as fallback. */
 static uint32_t merge_stacks(struct rsp_trace *t, uint32_t a, uint32_t b)
 {
@@ -430,42 +554,41 @@ static uint32_t merge_stacks(struct rsp_trace *t, uint32_t a, uint32_t b)
 /* The perf and ftrace copies of one event carry the same payload and pid but
  * may differ in the context bytes of the common header (the preempt count is
  * one higher inside perf's handler), so those are not compared. */
-static bool same_event(const struct rsp_decoder *dec, const struct dup *d,
-		       const struct rsp_sample *s)
+static bool same_event(const struct rsp_decoder *dec, const struct dup *d, const struct op *o)
 {
 	uint32_t off = dec->payload_off, n;
 	uint64_t a, b;
 
-	if (d->raw_size > s->raw_size + 7 || s->raw_size > d->raw_size + 7)
+	if (d->raw_size > o->raw_size + 7 || o->raw_size > d->raw_size + 7)
 		return false;
-	n = d->raw_size < s->raw_size ? d->raw_size : s->raw_size;
+	n = d->raw_size < o->raw_size ? d->raw_size : o->raw_size;
 	if (!off || off > n ||
 	    !rsp_field_u64(&dec->common_pid, d->raw, d->raw_size, &a) ||
-	    !rsp_field_u64(&dec->common_pid, s->raw, s->raw_size, &b))
-		return !memcmp(d->raw, s->raw, n);
-	return a == b && !memcmp((const char *)d->raw + off, (const char *)s->raw + off, n - off);
+	    !rsp_field_u64(&dec->common_pid, o->raw, o->raw_size, &b))
+		return !memcmp(d->raw, o->raw, n);
+	return a == b && !memcmp((const char *)d->raw + off, (const char *)o->raw + off, n - off);
 }
 
-/* true if s is the second copy of an event already built; *gained is set
+/* true if o is the second copy of an event already built; *gained is set
  * when the merged event got its stack from this copy */
-static bool merged_dup(struct walk *w, uint32_t cpu, const struct rsp_sample *s,
-		       const struct rsp_decoder *dec, uint32_t stack, bool *gained)
+static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_decoder *dec,
+		       bool *gained)
 {
-	struct dup *ring = w->ring[cpu];
+	struct dup *ring = w->ring[o->cpu];
 
 	for (int k = 0; k < DUP_RING; k++) {
 		struct dup *d = &ring[k];
 
-		if (d->matched || d->tp != dec->tp_id || d->attr == s->attr->index || !d->raw)
+		if (d->matched || d->tp != dec->tp_id || d->attr == o->attr || !d->raw)
 			continue;
-		if ((s->time > d->time ? s->time - d->time : d->time - s->time) > DUP_WINDOW_NS)
+		if ((o->time > d->time ? o->time - d->time : d->time - o->time) > DUP_WINDOW_NS)
 			continue;
-		if (!same_event(dec, d, s))
+		if (!same_event(dec, d, o))
 			continue;
 		d->matched = true;
-		*gained = stack && !d->stack;
-		if (stack) {
-			uint32_t m = merge_stacks(w->t, d->stack, stack);
+		*gained = o->stack && !d->stack;
+		if (o->stack) {
+			uint32_t m = merge_stacks(w->t, d->stack, o->stack);
 
 			if (m != d->stack) {
 				builder_attach_stack(w->b, d->prod, m);
@@ -478,17 +601,16 @@ static bool merged_dup(struct walk *w, uint32_t cpu, const struct rsp_sample *s,
 	return false;
 }
 
-static void remember(struct walk *w, uint32_t cpu, const struct rsp_sample *s, uint64_t tp,
-		     uint32_t stack)
+static void remember(struct walk *w, const struct op *o, uint64_t tp)
 {
-	struct dup *d = &w->ring[cpu][w->pos[cpu]++ % DUP_RING];
+	struct dup *d = &w->ring[o->cpu][w->pos[o->cpu]++ % DUP_RING];
 
-	d->time = s->time;
+	d->time = o->time;
 	d->tp = tp;
-	d->raw = s->raw;
-	d->raw_size = s->raw_size;
-	d->attr = s->attr->index;
-	d->stack = stack;
+	d->raw = o->raw;
+	d->raw_size = o->raw_size;
+	d->attr = o->attr;
+	d->stack = o->stack;
 	d->prod = builder_last_product(w->b);
 	d->matched = false;
 }
@@ -506,58 +628,113 @@ static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
 	c->with_stack += stack;
 }
 
+/* The first stage's part of a sample: parse it. */
 static void walk_sample(struct walk *w, const struct perf_event_header *h, uint64_t off)
 {
 	struct rsp_trace *t = w->t;
 	struct rsp_sample s;
 	const struct rsp_decoder *d;
-	struct rsp_dev ev;
-	uint32_t stack, cpu;
-	bool gained = false;
+	struct op *o;
+	uint32_t cpu;
 
 	if (rsp_reader_parse_sample_fast(t->reader, h, &s)) {
-		trace_warn(t, "records that do not fit their event's layout were skipped");
+		w->bad_layout = true;
 		return;
 	}
 	d = &t->dec[s.attr->index];
 	cpu = s.has_cpu ? s.cpu : 0;
-	if (cpu >= t->nr_cpus)
+	if (cpu >= t->nr_cpus || d->is_tracking)
 		return;
-	if (d->is_tracking)
-		return;
-	stack = (s.callchain_nr || s.stack) ? sample_stack(w, &s, off) : 0;
+	o = op_begin(w);
+	o->kind = OP_SAMPLE;
+	o->attr = (uint32_t)s.attr->index;
+	o->cpu = cpu;
+	o->tid = s.tid;
+	o->callchain = s.callchain;
+	o->callchain_nr = (uint32_t)(s.callchain_nr < 0xffffffffu ? s.callchain_nr : 0xffffffffu);
+	o->ucopy = s.stack && s.regs && s.stack_size;
+	o->stack = s.stack ? 1 : 0; /* any stack at all; the id is made by the second stage */
+	o->time = s.time;
+	o->off = off;
+	o->raw = s.raw;
+	o->raw_size = s.raw ? s.raw_size : 0;
+	o->pid = s.pid;
+	op_commit(w);
+}
+
+/* The second stage's part of a sample: its stack, merge, decode, build. */
+static void build_sample(struct walk *w, const struct op *op)
+{
+	struct rsp_trace *t = w->t;
+	const struct rsp_decoder *d = &t->dec[op->attr];
+	struct rsp_dev ev;
+	bool gained = false;
+	struct op so = *op;
+	const struct op *o = &so;
+
+	so.stack = (op->callchain_nr || op->stack) ? op_stack(w, op) : 0;
+
 	if (d->is_sampler) {
-		count_event(w, s.attr->index, false, stack != 0);
-		builder_sample(w->b, s.time, cpu, s.tid, s.pid, stack);
+		count_event(w, o->attr, false, o->stack != 0);
+		builder_sample(w->b, o->time, o->cpu, o->tid, o->pid, o->stack);
 		return;
 	}
 	if (d->kind == TP_NONE || d->kind == TP_OTHER) {
-		count_event(w, s.attr->index, false, stack != 0);
+		count_event(w, o->attr, false, o->stack != 0);
 		return;
 	}
-	if (w->multi[s.attr->index] && s.raw && merged_dup(w, cpu, &s, d, stack, &gained)) {
-		count_event(w, s.attr->index, true, gained);
+	if (w->multi[o->attr] && o->raw && merged_dup(w, o, d, &gained)) {
+		count_event(w, o->attr, true, gained);
 		return;
 	}
-	count_event(w, s.attr->index, false, stack != 0);
-	if (!rsp_decode(d, &s, &ev))
+	count_event(w, o->attr, false, o->stack != 0);
+	w->s.raw = o->raw;
+	w->s.raw_size = o->raw_size;
+	w->s.tid = o->tid;
+	if (!rsp_decode(d, &w->s, &ev))
 		return;
 	t->n_events++;
-	builder_event(w->b, s.time, cpu, &ev, stack, off);
-	if (w->multi[s.attr->index] && s.raw)
-		remember(w, cpu, &s, d->tp_id, stack);
+	builder_event(w->b, o->time, o->cpu, &ev, o->stack, o->off);
+	if (w->multi[o->attr] && o->raw)
+		remember(w, o, d->tp_id);
 }
 
+/* The first stage: a record. */
 static void walk_record(struct walk *w, const struct idx *e)
+{
+	const struct perf_event_header *h = rsp_reader_record_at(w->t->reader, e->off);
+	struct op *o;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		walk_sample(w, h, e->off);
+		break;
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		o = op_begin(w);
+		o->kind = OP_RECORD;
+		o->time = e->time;
+		o->off = e->off;
+		op_commit(w);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The second stage: a record other than a sample. */
+static void build_record(struct walk *w, const struct idx *e)
 {
 	struct rsp_trace *t = w->t;
 	const struct perf_event_header *h = rsp_reader_record_at(t->reader, e->off);
 	struct rsp_sample s;
 
 	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		walk_sample(w, h, e->off);
-		break;
 	case PERF_RECORD_COMM: {
 		const struct rsp_pf_comm *c = (const void *)h;
 		char comm[32];
@@ -644,6 +821,35 @@ static void walk_record(struct walk *w, const struct idx *e)
 	default:
 		break;
 	}
+}
+
+/* The second stage: one op. */
+static void apply(struct walk *w, const struct op *o)
+{
+	if (o->kind == OP_SAMPLE) {
+		build_sample(w, o);
+	} else if (o->kind == OP_RECORD) {
+		struct idx e = { o->time, o->off };
+
+		build_record(w, &e);
+	}
+}
+
+/* The first stage, on its own thread: every record, then OP_END. */
+static void *first_stage(void *arg)
+{
+	struct walk *w = arg;
+	struct op *o;
+
+	for (size_t i = 0; i < w->n_idx; i++) {
+		if (i % 4096 == 0 && __atomic_load_n(&w->q->stop, __ATOMIC_RELAXED))
+			break;
+		walk_record(w, &w->idx[i]);
+	}
+	o = op_begin(w);
+	o->kind = OP_END;
+	op_commit(w);
+	return NULL;
 }
 
 /* ---- opening ------------------------------------------------------------------------------ */
@@ -746,8 +952,9 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	struct scan sc = { .t = t, .o = o, .size = size };
 	struct walk w = { .t = t };
 	struct sorter sorter;
-	pthread_t sorter_tid;
-	bool sorting = false;
+	pthread_t sorter_tid, first;
+	struct opq q = { 0 };
+	bool sorting = false, piped = false;
 	size_t na;
 	int ret;
 
@@ -839,19 +1046,62 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < sc.idx.n; i++) {
-		if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1 && o) {
-			if (cancelled(o)) {
-				snprintf(err, errlen, "loading cancelled");
-				ret = -ECANCELED;
-				goto out;
-			}
-			if (o->progress)
-				o->progress(1 / 3.0 + 2 / 3.0 * i / sc.idx.n, o->progress_ctx);
+	w.idx = sc.idx.v;
+	w.n_idx = sc.idx.n;
+	if (sc.idx.n >= PIPELINE_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		q.v = malloc(OPQ * sizeof(*q.v));
+		w.q = &q;
+		piped = q.v && pthread_create(&first, NULL, first_stage, &w) == 0;
+		if (!piped) {
+			free(q.v);
+			q.v = NULL;
+			w.q = NULL;
 		}
-		walk_record(&w, &sc.idx.v[i]);
+	}
+	if (piped) {
+		const struct op *op;
+		bool cancel = false;
+		size_t i = 0;
+
+		while ((op = op_next(&q))) {
+			if (++i % PROGRESS_EVERY == 0 && o && !cancel) {
+				cancel = cancelled(o);
+				if (cancel)
+					__atomic_store_n(&q.stop, 1, __ATOMIC_RELAXED);
+				else if (o->progress)
+					o->progress(1 / 3.0 + 2 / 3.0 * (i < sc.idx.n ? i : sc.idx.n) /
+								 sc.idx.n,
+						    o->progress_ctx);
+			}
+			if (!cancel)
+				apply(&w, op);
+			op_done(&q);
+		}
+		pthread_join(first, NULL);
+		piped = false;
+		if (cancel) {
+			snprintf(err, errlen, "loading cancelled");
+			ret = -ECANCELED;
+			goto out;
+		}
+	} else {
+		for (size_t i = 0; i < sc.idx.n; i++) {
+			if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1 && o) {
+				if (cancelled(o)) {
+					snprintf(err, errlen, "loading cancelled");
+					ret = -ECANCELED;
+					goto out;
+				}
+				if (o->progress)
+					o->progress(1 / 3.0 + 2 / 3.0 * i / sc.idx.n,
+						    o->progress_ctx);
+			}
+			walk_record(&w, &sc.idx.v[i]);
+		}
 	}
 	builder_finish(w.b);
+	if (w.bad_layout)
+		trace_warn(t, "records that do not fit their event's layout were skipped");
 	if (!t->have_waking)
 		trace_warn(t, "no sched:sched_waking events: wakeup links come from sched_wakeup "
 			      "and may name the wrong waker");
@@ -868,6 +1118,7 @@ out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory loading the trace");
 	builder_free(w.b);
+	free(q.v);
 	free(w.ring);
 	free(w.pos);
 	free(w.multi);

@@ -682,6 +682,103 @@ static void test_sockets(void)
 	synth_free(s);
 }
 
+/*
+ * A long trace (over the 65 536 records from which loading reads on one
+ * thread and builds on another): a ping-pong of N rounds on two CPUs, each
+ * wakeup delivered twice (the ftrace copy without a stack, perf's with the
+ * waker's stack), with a fork, comm and exit among them.  Every run, sleep,
+ * link and merged copy is where the construction put it.
+ */
+static void test_long_pingpong(void)
+{
+	struct synth_opts so = { .second_waking_attr = true };
+	struct synth *s = synth_new(&so);
+	struct rsp_trace *t;
+	char err[256];
+	const size_t N = 12000; /* 6 records a round: 72 k */
+#define D(x) ((uint64_t)(x) * 1000ull) /* a duration in us */
+	uint64_t stack[3] = { 0xffffffff81100000ull, 0xffffffff81200000ull, 0x401234 };
+
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_comm(s, 0, 100, 100, "a", false);
+	synth_fork(s, 0, 200, 1, 200, 1);
+	synth_comm(s, 0, 200, 200, "b", false);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_switch(s, 1, US(1000), 200, "b", S_INT, 0, "swapper/1");
+	for (size_t i = 0; i < N; i++) {
+		uint64_t t0 = US(1000) + i * D(100);
+
+		/* a (cpu 0) wakes b (cpu 1) and sleeps; b runs, wakes a and sleeps */
+		synth_waking(s, 0, t0 + D(10), 100, 0, 200, "b", 1, true, NULL, 0);
+		synth_waking(s, 0, t0 + D(10) + 500, 100, 0, 200, "b", 1, false, stack, 3);
+		synth_switch(s, 0, t0 + D(20), 100, "a", S_INT, 0, "swapper/0");
+		synth_switch(s, 1, t0 + D(30), 0, "swapper/1", 0, 200, "b");
+		synth_waking(s, 1, t0 + D(60), 200, 0, 100, "a", 0, false, NULL, 0);
+		synth_switch(s, 1, t0 + D(70), 200, "b", S_INT, 0, "swapper/1");
+		synth_switch(s, 0, t0 + D(80), 0, "swapper/0", 0, 100, "a");
+		if (i % 1000 == 999)
+			synth_round(s);
+	}
+	synth_exit(s, US(1000) + N * D(100), 100, 100);
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "a %zu-round ping-pong opens (%s)", N, t ? "" : err);
+	if (t) {
+		struct rsp_trace_summary sum;
+		struct rsp_thread_info ta, tb;
+		size_t ia = thread_of(t, 100), ib = thread_of(t, 200), bad = 0, nostack = 0;
+
+		rsp_trace_get_summary(t, &sum);
+		CHECK(sum.merged_copies == N, "%zu copies merged (of %zu)",
+		      (size_t)sum.merged_copies, N);
+		CHECK(rsp_trace_n_links(t) == 2 * N, "%zu links (of %zu)", rsp_trace_n_links(t),
+		      2 * N);
+		rsp_trace_thread(t, ia, &ta);
+		rsp_trace_thread(t, ib, &tb);
+		CHECK(ta.n_slices >= 2 * N && tb.n_slices >= 2 * N, "%zu and %zu slices",
+		      ta.n_slices, tb.n_slices);
+		/* a's sleeps: from t0+20 to t0+80, woken at t0+60 by b with no stack;
+		 * b's: from t0+70 to the next round's t0+30, woken by a with the stack */
+		for (size_t i = 0; i + 1 < N && !bad; i++) {
+			uint64_t t0 = US(1000) + i * D(100);
+			struct rsp_slice_info sl;
+			struct rsp_link_info l;
+			size_t k;
+
+			k = rsp_thread_find_slice(t, ia, t0 + D(50));
+			if (k == RSP_NO_INDEX) {
+				bad++;
+				break;
+			}
+			rsp_thread_slice(t, ia, k, &sl);
+			bad += sl.kind != RSP_SLICE_SLEEP || sl.start_ns != t0 + D(20) ||
+			       sl.end_ns != t0 + D(80) || sl.wake_ns != t0 + D(60);
+			if (!bad && sl.link != RSP_NO_INDEX) {
+				rsp_trace_link(t, sl.link, &l);
+				bad += l.waker_thread != ib;
+			}
+			k = rsp_thread_find_slice(t, ib, t0 + D(90));
+			if (k == RSP_NO_INDEX) {
+				bad++;
+				break;
+			}
+			rsp_thread_slice(t, ib, k, &sl);
+			bad += sl.kind != RSP_SLICE_SLEEP || sl.start_ns != t0 + D(70) ||
+			       sl.end_ns != t0 + D(130) || sl.link == RSP_NO_INDEX;
+			if (!bad) {
+				rsp_trace_link(t, sl.link, &l);
+				bad += l.waker_thread != ia || l.time_ns != t0 + D(110);
+				nostack += rsp_stack_n_frames(t, l.waker_stack) != 3;
+			}
+		}
+		CHECK(!bad, "every round's sleeps and wakers as built");
+		CHECK(!nostack, "every merged wakeup keeps perf's copy's stack (%zu without)",
+		      nostack);
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+#undef D
+}
+
 static void test_duplicates(void)
 {
 	struct synth_opts o = { .second_waking_attr = true };
@@ -875,6 +972,7 @@ int main(void)
 	test_exit_sample();
 	test_compressed();
 	test_compressed_interleaved();
+	test_long_pingpong();
 	test_sideband_id0();
 	test_fork();
 	return tap_done();
