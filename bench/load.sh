@@ -15,8 +15,8 @@
 # Memory: the peak of the process's anonymous resident memory (RssAnon,
 # sampled every 5 ms): what the model holds.  The recording itself is mapped
 # read-only (page cache, shared and reclaimable); a compressed one is inflated
-# into a memfd (shared memory) at open, which is what perf script keeps in
-# anonymous memory.  Both show in the peak of the whole RSS.
+# at open into anonymous memory, as perf script keeps it: the compressed rows'
+# anonymous memory includes the inflated records.
 #
 # Goals: rsp info >= 20x faster than perf script; <= 64 bytes of memory per
 # event; the 2 M file loads in ~2x the time and memory of the 1 M file.
