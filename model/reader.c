@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -876,11 +877,21 @@ static void *prefault_thread(void *arg)
 	return NULL;
 }
 
+int _rsp_usable_cpus(void)
+{
+	cpu_set_t set;
+
+	/* the CPUs this process may run on (a cpuset or taskset may allow fewer than are online) */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static struct prefault *prefault_start(const void *p, size_t n)
 {
 	struct prefault *pf;
 
-	if (n < PREFAULT_MIN || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	if (n < PREFAULT_MIN || _rsp_usable_cpus() < 2)
 		return NULL;
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)

@@ -1048,7 +1048,7 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	}
 	w.idx = sc.idx.v;
 	w.n_idx = sc.idx.n;
-	if (sc.idx.n >= PIPELINE_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+	if (sc.idx.n >= PIPELINE_MIN && _rsp_usable_cpus() > 1) {
 		q.v = malloc(OPQ * sizeof(*q.v));
 		w.q = &q;
 		piped = q.v && pthread_create(&first, NULL, first_stage, &w) == 0;

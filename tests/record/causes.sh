@@ -30,11 +30,18 @@ if not ok:
 EOF
 }
 
-# odirect: 600 O_DIRECT preads, each a D sleep in read_blocks -> pread64
+# odirect: 600 O_DIRECT preads, each a D sleep in read_blocks -> pread64.  Its blocking
+# time (S and D) is disk I/O; with the scheduler's causes too, disk I/O still comes first
+# (on a machine busy with something else, waiting for a CPU once took a third)
+"$RSP" causes "$T/od.data" --target odirect --state S,D -f json >"$T/od-sd.json" ||
+  fail "rsp causes odirect"
+check_json "$T/od-sd.json" odirect \
+  'top["cause"].startswith("Disk I/O") and by["Disk I/O: read"]["count"] >= 500 and sum(share(c) for c in by if c.startswith("Disk I/O")) > 0.8' \
+  "odirect: its blocking time is disk I/O (its reads; the fsync of its setup)"
 "$RSP" causes "$T/od.data" --target odirect -f json >"$T/od.json" || fail "rsp causes odirect"
 check_json "$T/od.json" odirect \
-  'top["cause"].startswith("Disk I/O") and by["Disk I/O: read"]["count"] >= 500 and sum(share(c) for c in by if c.startswith("Disk I/O")) > 0.7' \
-  "odirect: the top cause is disk I/O (its reads; the fsync of its setup)"
+  'top["cause"].startswith("Disk I/O") and by["Disk I/O: read"]["count"] >= 500' \
+  "odirect: the top cause is disk I/O"
 
 # pass: its blocking cause is the pipe (LatencyTOP's view: the stack causes, S and D);
 # with the scheduler's causes too, the pipe is still a large share (wakeup
