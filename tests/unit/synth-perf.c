@@ -269,6 +269,9 @@ static void tracing_data(struct synth *s, struct buf *b)
 	put_u64(b, 0); /* saved cmdlines */
 }
 
+/* x86's perf registers BP (6), SP (7) and IP (8) */
+#define SYNTH_UREGS ((1ull << 6) | (1ull << 7) | (1ull << 8))
+
 static void make_attr(struct perf_event_attr *a, uint32_t type, uint64_t config, bool stack)
 {
 	memset(a, 0, sizeof(*a));
@@ -297,6 +300,11 @@ static size_t all_attrs(struct synth *s, struct perf_event_attr *a, uint64_t *id
 	ids[n++] = ID_TRACK;
 	for (int e = 0; e < SE__COUNT; e++) {
 		make_attr(&a[n], PERF_TYPE_TRACEPOINT, (uint64_t)s->def[e]->id, s->def[e]->stack);
+		if (e == SE_SWITCH && s->o.user_stack) {
+			a[n].sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a[n].sample_regs_user = SYNTH_UREGS;
+			a[n].sample_stack_user = 8192;
+		}
 		ids[n++] = 1000 + (uint64_t)e;
 	}
 	if (s->o.second_waking_attr) {
@@ -554,8 +562,27 @@ static void pl_str(struct payload *pl, const char *name, const char *v)
 	}
 }
 
+/* a user-stack copy to write with the next sample, if its attr takes one */
+struct ucopy {
+	const uint64_t *regs; /* NULL: none (a kernel thread's) */
+	const void *data;
+	size_t size;
+	uint64_t dyn;
+};
+
+static void sample_u(struct synth *s, int cpu, uint64_t t, int pid, int tid, uint64_t id,
+		     bool has_chain, const uint64_t *ips, size_t n, const void *raw, int rawlen,
+		     const struct ucopy *u);
+
 static void sample(struct synth *s, int cpu, uint64_t t, int pid, int tid, uint64_t id,
 		   bool has_chain, const uint64_t *ips, size_t n, const void *raw, int rawlen)
+{
+	sample_u(s, cpu, t, pid, tid, id, has_chain, ips, n, raw, rawlen, NULL);
+}
+
+static void sample_u(struct synth *s, int cpu, uint64_t t, int pid, int tid, uint64_t id,
+		     bool has_chain, const uint64_t *ips, size_t n, const void *raw, int rawlen,
+		     const struct ucopy *u)
 {
 	struct buf r = { 0 };
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 };
@@ -580,6 +607,19 @@ static void sample(struct synth *s, int cpu, uint64_t t, int pid, int tid, uint6
 		put(&r, raw, (size_t)rawlen);
 		put(&r, zero, raw_size - (uint32_t)rawlen);
 	}
+	if (id == 1000 + SE_SWITCH && s->o.user_stack) {
+		/* REGS_USER: the ABI, then the registers; STACK_USER: size, bytes, dyn_size */
+		if (u && u->regs) {
+			put_u64(&r, 2); /* PERF_SAMPLE_REGS_ABI_64 */
+			put(&r, u->regs, 3 * 8);
+			put_u64(&r, u->size);
+			put(&r, u->data, u->size);
+			put_u64(&r, u->dyn);
+		} else {
+			put_u64(&r, 0); /* no user registers */
+			put_u64(&r, 0); /* and no copy */
+		}
+	}
 	{
 		uint16_t size = (uint16_t)r.len;
 
@@ -601,6 +641,25 @@ void synth_switch(struct synth *s, int cpu, uint64_t t, int prev, const char *pr
 	uint64_t ip = 0xffffffff81000100ull;
 
 	synth_switch_stack(s, cpu, t, prev, prev_comm, prev_state, next, next_comm, &ip, 1);
+}
+
+void synth_switch_ustack(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
+			 long prev_state, int next, const char *next_comm, const uint64_t *stack,
+			 size_t nstack, const uint64_t regs[3], const void *copy, size_t copy_size,
+			 uint64_t dyn_size)
+{
+	struct ucopy u = { regs, copy, copy_size, dyn_size };
+	struct payload pl;
+
+	pl_begin(&pl, s, SE_SWITCH, 0, prev);
+	pl_str(&pl, "prev_comm", prev_comm);
+	pl_int(&pl, "prev_pid", prev);
+	pl_int(&pl, "prev_prio", 120);
+	pl_int(&pl, "prev_state", prev_state);
+	pl_str(&pl, "next_comm", next_comm);
+	pl_int(&pl, "next_pid", next);
+	pl_int(&pl, "next_prio", 120);
+	sample_u(s, cpu, t, prev, prev, 1000 + SE_SWITCH, true, stack, nstack, pl.p, pl.len, &u);
 }
 
 void synth_switch_stack(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,

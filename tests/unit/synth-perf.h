@@ -45,6 +45,9 @@ struct synth_opts {
 	bool no_tracing_data;
 	bool sideband_id0; /* side-band records carry id 0, as perf record's synthesized ones */
 	const char *kallsyms; /* /proc/kallsyms text for the tracing data; NULL: none */
+	/* sched_switch also samples user registers (BP, SP, IP) and a copy of the user
+	 * stack, as --call-graph dwarf: empty unless given (synth_switch_ustack) */
+	bool user_stack;
 };
 
 struct synth *synth_new(const struct synth_opts *o);
@@ -85,6 +88,15 @@ void synth_switch(struct synth *s, int cpu, uint64_t t, int prev, const char *pr
 void synth_switch_stack(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
 			long prev_state, int next, const char *next_comm, const uint64_t *stack,
 			size_t nstack);
+/*
+ * The same with a user-stack copy (synth_opts.user_stack): @regs are BP, SP
+ * and IP; @copy_size bytes of @copy are written, of which the kernel says
+ * @dyn_size are valid.
+ */
+void synth_switch_ustack(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
+			 long prev_state, int next, const char *next_comm, const uint64_t *stack,
+			 size_t nstack, const uint64_t regs[3], const void *copy, size_t copy_size,
+			 uint64_t dyn_size);
 /* common_preempt_count of the tracepoints written from now on (default 0) */
 void synth_preempt_count(struct synth *s, unsigned n);
 /* @attr2: write it as the second sched_waking attr (the ftrace copy) */

@@ -779,6 +779,59 @@ static void test_long_pingpong(void)
 #undef D
 }
 
+/*
+ * --call-graph dwarf samples: a sleep whose user-stack copy the kernel could
+ * not fill (dyn_size 0) keeps the callchain, user part included, as one
+ * without a copy; one with a copy is unwound when asked (no symbols here:
+ * its kernel part).  Loading does not read dyn_size; the resolution does.
+ */
+static void test_user_stack_copies(void)
+{
+	struct synth_opts so = { .user_stack = true };
+	struct synth *s = synth_new(&so);
+	struct rsp_trace *t;
+	char err[256];
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81100000ull,
+			     0xffffffff81200000ull, (uint64_t)PERF_CONTEXT_USER, 0x401234 };
+	uint64_t regs[3] = { 0x7ffd1000, 0x7ffd0f00, 0x401234 }; /* BP, SP, IP */
+	unsigned char copy[64];
+
+	memset(copy, 0x5a, sizeof(copy));
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_comm(s, 0, 100, 100, "a", false);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_switch_ustack(s, 0, US(1100), 100, "a", S_INT, 0, "swapper/0", chain, 5, regs, copy,
+			    sizeof(copy), 0);
+	synth_switch(s, 0, US(1200), 0, "swapper/0", 0, 100, "a");
+	synth_switch_ustack(s, 0, US(1300), 100, "a", S_INT, 0, "swapper/0", chain, 5, regs, copy,
+			    sizeof(copy), sizeof(copy));
+	synth_switch(s, 0, US(1400), 0, "swapper/0", 0, 100, "a");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "samples with user-stack copies open (%s)", t ? "" : err);
+	if (t) {
+		size_t ia = thread_of(t, 100), k;
+		struct rsp_slice_info sl = { 0 };
+
+		k = rsp_thread_find_slice(t, ia, US(1150));
+		if (k != RSP_NO_INDEX)
+			rsp_thread_slice(t, ia, k, &sl);
+		CHECK(k != RSP_NO_INDEX && sl.kind == RSP_SLICE_SLEEP && sl.stack &&
+			      rsp_stack_n_frames(t, sl.stack) == 3,
+		      "an empty copy (dyn_size 0): the callchain, kernel and user (%zu frames)",
+		      sl.stack ? rsp_stack_n_frames(t, sl.stack) : 0);
+		memset(&sl, 0, sizeof(sl));
+		k = rsp_thread_find_slice(t, ia, US(1350));
+		if (k != RSP_NO_INDEX)
+			rsp_thread_slice(t, ia, k, &sl);
+		CHECK(k != RSP_NO_INDEX && sl.kind == RSP_SLICE_SLEEP && sl.stack &&
+			      rsp_stack_n_frames(t, sl.stack) == 2,
+		      "a copy to unwind, with nothing to unwind it: its kernel part (%zu frames)",
+		      sl.stack ? rsp_stack_n_frames(t, sl.stack) : 0);
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
 static void test_duplicates(void)
 {
 	struct synth_opts o = { .second_waking_attr = true };
@@ -973,6 +1026,7 @@ int main(void)
 	test_compressed();
 	test_compressed_interleaved();
 	test_long_pingpong();
+	test_user_stack_copies();
 	test_sideband_id0();
 	test_fork();
 	return tap_done();
