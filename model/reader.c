@@ -739,12 +739,23 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	f.limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
 	if (f.limit > SIZE_MAX / 2)
 		f.limit = SIZE_MAX / 2;
-	img = mmap(NULL, f.limit, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		   -1, 0);
+	/*
+	 * Where overcommit is strict (vm.overcommit_memory 2) the reservation
+	 * counts against the commit limit whatever MAP_NORESERVE says: try
+	 * smaller ones; the stream then fails only if it outgrows what was had.
+	 */
+	for (;;) {
+		img = mmap(NULL, f.limit, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (img != MAP_FAILED || errno != ENOMEM || f.limit <= (64u << 20))
+			break;
+		f.limit /= 2;
+	}
 	ds = ZSTD_createDStream();
 	if (img == MAP_FAILED || !ds) {
 		ret = errf(err, errlen, -ENOMEM, "cannot inflate the compressed trace: %s",
-			   img == MAP_FAILED ? strerror(errno) : "out of memory");
+			   img == MAP_FAILED ? "no room for it in this process (memory, or a ulimit -v)"
+					     : "out of memory");
 		img = NULL;
 		goto out;
 	}
@@ -766,8 +777,8 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 
 			if (e == -ENOMEM || e == -EFBIG || (f.err && f.err != -EINVAL)) {
 				ret = errf(err, errlen, e == -EFBIG || f.err == -EFBIG ? -EFBIG : -ENOMEM,
-					   "the compressed trace inflates to more than %llu MB: "
-					   "too large for this machine's memory",
+					   "the compressed trace inflates to more than %llu MB, more "
+					   "than this process can hold (memory, or a ulimit -v)",
 					   (unsigned long long)(f.limit >> 20));
 				goto out;
 			}
@@ -792,7 +803,7 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 		place_insertions(&f);
 	if (f.err) {
 		ret = errf(err, errlen, f.err, "cannot inflate the compressed trace: %s",
-			   f.err == -EFBIG ? "too large for this machine's memory" :
+			   f.err == -EFBIG ? "more than this process can hold (memory, or a ulimit -v)" :
 					     strerror(-f.err));
 		goto out;
 	}

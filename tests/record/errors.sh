@@ -59,4 +59,10 @@ cat "$T/full.err"
 [ "$(cat "$T/full.rc")" -eq 1 ] || fail "disk full: exit $(cat "$T/full.rc"), want 1"
 grep -q 'No space left on device' "$T/full.err" || fail "disk full not reported"
 [ "$(cat "$T/full.n")" -gt 100 ] || fail "disk full: only $(cat "$T/full.n") switches readable"
+# a compressed recording that inflates to more than the process can hold (here ~130 MB
+# of records against a ulimit -v of 200 MB, of which rsp's libraries take a part): one
+# line, exit 1
+"$RSP" record -q -o "$T/big.data" -- "$WL/pass" 30000 || fail "record pass 30000"
+expect 1 "more than this process can hold" sh -c "ulimit -v 200000; exec '$RSP' info '$T/big.data'"
+"$RSP" info "$T/big.data" >/dev/null || fail "without the limit the same file opens"
 note "ok"
