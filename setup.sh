@@ -3,8 +3,10 @@
 #
 #   ./setup.sh          install what is missing, build (build/, warnings are errors)
 #   ./setup.sh demo     ... then record the demo workload and explain it
-#   ./setup.sh test     ... then run the whole test suite, and the unit and fuzz
-#                       suites again under AddressSanitizer/UBSan (build-asan/)
+#   ./setup.sh test     ... then run the whole test suite, the unit and fuzz
+#                       suites again under AddressSanitizer/UBSan (build-asan/), and
+#                       the unit tests of threaded code under ThreadSanitizer
+#                       (build-tsan/: loading's threads, the writer, the unwinder's)
 #
 # What it does: installs the Debian build dependencies that are missing;
 # builds libperf from Debian's linux-source-6.1 into /usr/local when
@@ -102,5 +104,9 @@ test)
     -Dbuildtype=debug
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs --suite unit --suite fuzz
+  say "building build-tsan/ (ThreadSanitizer)"
+  configure build-tsan -Dwerror=true -Db_sanitize=thread -Dviewer=disabled
+  TSAN_OPTIONS=halt_on_error=1 \
+    meson test -C build-tsan --print-errorlogs unit-timeline unit-collector unit-symbols
   ;;
 esac

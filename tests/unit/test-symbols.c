@@ -187,7 +187,7 @@ static void on_usr1(int sig, siginfo_t *si, void *ucv)
 		cap_read.regs[i] = (uint64_t)g[order[i]];
 	cap_read.mask = 0x1ff | (0xffull << 16); /* ax..ip, r8..r15 */
 	copy_stack(&cap_read, (uint64_t)g[REG_RSP]);
-	cap_read.done = 1;
+	__atomic_store_n(&cap_read.done, 1, __ATOMIC_RELEASE); /* seen by release_reader() */
 }
 
 /* Is thread tid blocked in read(2)?  /proc/.../syscall: "0 fd buf ..." */
@@ -215,7 +215,7 @@ static void *release_reader(void *arg)
 	if (in_read(main_tid) < 0) /* no /proc/.../syscall: give it time */
 		usleep(200 * 1000);
 	pthread_kill(main_thread, SIGUSR1);
-	for (i = 0; i < 5000 && !cap_read.done; i++)
+	for (i = 0; i < 5000 && !__atomic_load_n(&cap_read.done, __ATOMIC_ACQUIRE); i++)
 		usleep(1000);
 	if (write(read_pipe[1], "x", 1) != 1)
 		abort();
@@ -241,6 +241,12 @@ static void end_blocked_read(void)
 	close(read_pipe[0]);
 	close(read_pipe[1]);
 }
+
+#ifdef __SANITIZE_THREAD__
+#define TSAN_BUILD 1
+#else
+#define TSAN_BUILD 0
+#endif
 
 /* --- helpers ---------------------------------------------------------------------- */
 
@@ -1003,17 +1009,22 @@ static void test_unwind(void)
 	}
 
 	printf("# blocked in read():\n");
-	CHECK(cap_read.done, "unwind read: signal caught the reader");
-	n = cap_read.done ? unwind_names(sym, &cap_read, names, dsos, 64, ips) : 0;
-	CHECK(n >= 4, "unwind read: %d frames", n);
-	if (n >= 4) {
-		CHECK(strstr(names[0], "read") && strstr(dsos[0], "libc.so"),
-		      "unwind read: IP in libc's read: %s", names[0]);
-		i = find_name(names, 1, n, "read_level2");
-		CHECK(i >= 1, "unwind read: to the program function (frame %d)", i);
-		CHECK(i >= 1 && i + 2 < n && !strcmp(names[i + 1], "read_level1") &&
-			      !strcmp(names[i + 2], "main"),
-		      "unwind read: then its caller and main");
+	if (TSAN_BUILD) {
+		/* ThreadSanitizer delivers signals at its next interceptor, not inside read() */
+		printf("# skipped under ThreadSanitizer\n");
+	} else {
+		CHECK(cap_read.done, "unwind read: signal caught the reader");
+		n = cap_read.done ? unwind_names(sym, &cap_read, names, dsos, 64, ips) : 0;
+		CHECK(n >= 4, "unwind read: %d frames", n);
+		if (n >= 4) {
+			CHECK(strstr(names[0], "read") && strstr(dsos[0], "libc.so"),
+			      "unwind read: IP in libc's read: %s", names[0]);
+			i = find_name(names, 1, n, "read_level2");
+			CHECK(i >= 1, "unwind read: to the program function (frame %d)", i);
+			CHECK(i >= 1 && i + 2 < n && !strcmp(names[i + 1], "read_level1") &&
+				      !strcmp(names[i + 2], "main"),
+			      "unwind read: then its caller and main");
+		}
 	}
 
 	rsp_sym_stats(sym, &st);
