@@ -52,8 +52,9 @@ struct rsp_analysis {
 	uint32_t *path_of_thread;
 	VEC(struct interval) *claims; /* per thread: time used inside others' sleeps */
 
-	/* labels: per stack, cached */
-	uint32_t *stack_label_keys, *stack_label_vals;
+	/* labels: per (unwound stack, kernel?, pid), cached; keys whole, 0 = free */
+	uint64_t *stack_label_keys;
+	uint32_t *stack_label_vals;
 	size_t stack_label_cap, stack_label_n;
 	/* contributors per category, built by analysis_finish() */
 	VEC(struct contrib) contrib[RSP_CAT__COUNT];

@@ -156,20 +156,35 @@ static uint32_t stack_label(struct rsp_analysis *an, uint32_t stack, int pid, ui
 	return trace_intern(an->t, buf);
 }
 
-/* per (stack, pid, kernel?) label cache */
+static inline size_t label_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+/*
+ * Per (stack, pid, kernel?) label cache, on the unwound stack: a user-stack
+ * copy is one pending id per sample, but the stacks they unwind to repeat.
+ * The key is the whole triple (an unwound id never has RSP_STACK_PENDING's
+ * bit, which carries kernel?), so different stacks never share a label.
+ */
 static uint32_t cached_label(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
 			     bool kernel)
 {
-	uint32_t key, m, i, label;
+	uint64_t key;
+	size_t m, i;
+	uint32_t label;
 
-	if (!stack)
-		return 0;
-	key = (stack * 2654435761u) ^ ((uint32_t)pid * 40503u) ^ (kernel ? 0x9e3779b9u : 0);
-	if (!key)
-		key = 1;
+	stack = analysis_stack_id(an, stack);
+	if (!stack || (stack & RSP_STACK_PENDING))
+		return stack ? stack_label(an, stack, pid, time, kernel) : 0;
+	key = (uint64_t)(stack | (kernel ? RSP_STACK_PENDING : 0)) << 32 | (uint32_t)pid;
 	if ((an->stack_label_n + 1) * 2 > an->stack_label_cap) {
 		size_t cap = an->stack_label_cap ? an->stack_label_cap * 2 : 1024;
-		uint32_t *k = calloc(cap, sizeof(*k)), *v = calloc(cap, sizeof(*v));
+		uint64_t *k = calloc(cap, sizeof(*k));
+		uint32_t *v = calloc(cap, sizeof(*v));
 
 		if (!k || !v) {
 			free(k);
@@ -181,7 +196,7 @@ static uint32_t cached_label(struct rsp_analysis *an, uint32_t stack, int pid, u
 
 			if (!an->stack_label_keys[j])
 				continue;
-			for (s = an->stack_label_keys[j] & (cap - 1); k[s]; s = (s + 1) & (cap - 1))
+			for (s = label_slot(an->stack_label_keys[j], cap); k[s]; s = (s + 1) & (cap - 1))
 				;
 			k[s] = an->stack_label_keys[j];
 			v[s] = an->stack_label_vals[j];
@@ -192,9 +207,8 @@ static uint32_t cached_label(struct rsp_analysis *an, uint32_t stack, int pid, u
 		an->stack_label_vals = v;
 		an->stack_label_cap = cap;
 	}
-	m = (uint32_t)an->stack_label_cap - 1;
-	/* hash collisions between different stacks only cost a recomputation */
-	for (i = key & m; an->stack_label_keys[i]; i = (i + 1) & m)
+	m = an->stack_label_cap - 1;
+	for (i = label_slot(key, an->stack_label_cap); an->stack_label_keys[i]; i = (i + 1) & m)
 		if (an->stack_label_keys[i] == key)
 			return an->stack_label_vals[i];
 	label = stack_label(an, stack, pid, time, kernel);
