@@ -133,9 +133,15 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 		st->records, st->bytes / 1e6, out);
 	if (st->records)
 		fprintf(stderr, " (%.0f bytes/record)", (double)st->bytes / st->records);
-	if (st->raw_bytes)
-		fprintf(stderr, "; records zstd-compressed %.1f -> %.1f MB", st->raw_bytes / 1e6,
-			st->z_bytes / 1e6);
+	if (st->raw_bytes) {
+		/* small recordings compress to kilobytes: say so, not "0.0 MB" */
+		if (st->z_bytes < 100000)
+			fprintf(stderr, "; records zstd-compressed %.1f MB -> %.1f kB",
+				st->raw_bytes / 1e6, st->z_bytes / 1e3);
+		else
+			fprintf(stderr, "; records zstd-compressed %.1f -> %.1f MB",
+				st->raw_bytes / 1e6, st->z_bytes / 1e6);
+	}
 	fputc('\n', stderr);
 	fprintf(stderr, "  %-28s %10s %10s %10s %10s %10s %8s\n", "event", "kernel", "recorded",
 		"perf", "target", "ftrace", "missing");
