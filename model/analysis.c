@@ -102,7 +102,8 @@ static const struct slice *slice_at(const struct rsp_analysis *an, uint32_t th, 
 static uint64_t defacto_start(struct rsp_analysis *an, uint32_t th, uint32_t k, bool *merged)
 {
 	const struct thread *t = &an->t->threads.v[th];
-	uint32_t stack = analysis_stack_id(an, t->slices.v[k].stack);
+	uint32_t stack = 0;
+	bool have = false;
 	uint64_t start = t->slices.v[k].start;
 
 	*merged = false;
@@ -110,8 +111,14 @@ static uint64_t defacto_start(struct rsp_analysis *an, uint32_t th, uint32_t k, 
 		const struct slice *r = &t->slices.v[k - 1], *p = &t->slices.v[k - 2];
 
 		if (r->kind != SLICE_RUN || r->end - r->start > an->tol || p->kind != SLICE_SLEEP ||
-		    p->link == RSP_NONE || an->t->links.v[p->link].kind != LINK_TIMER ||
-		    analysis_stack_id(an, p->stack) != stack)
+		    p->link == RSP_NONE || an->t->links.v[p->link].kind != LINK_TIMER)
+			break;
+		/* the stacks last: comparing them unwinds user-stack copies */
+		if (!have) {
+			stack = analysis_stack_id(an, t->slices.v[k].stack);
+			have = true;
+		}
+		if (analysis_stack_id(an, p->stack) != stack)
 			break;
 		start = p->start;
 		*merged = true;
