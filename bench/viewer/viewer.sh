@@ -52,7 +52,7 @@ awk -v f="$mv" -v r="$mr" 'BEGIN { printf "  median: first frame %.0f ms, rsp re
 	f, r, f / r, (f / r <= 2) ? "ok" : "OVER" }'
 
 echo
-echo "redraws in the app, per view (zoom: Ctrl+plus x14; pan: Right x8; hover: 40 pointer moves, tooltips included)"
+echo "redraws in the app, per view (zoom: Ctrl+plus x14; pan: Right x8; hover: 40 pointer moves over the fitted view, tooltips included)"
 RSP_VIEWER_TEST=1 "$viewer" "$file" >"$tmp/log" 2>&1 &
 vpid=$!
 waitfor() { # PATTERN: until the app logs it
@@ -96,6 +96,9 @@ drive() { # VIEW
 		sleep 0.15
 		k=$((k + 1))
 	done
+	# hover over the whole (fit): the most boxes under the pointer's path
+	xdotool key --window "$win" ctrl+0
+	sleep 0.5
 	mark hover
 	k=0
 	while [ $k -lt 40 ]; do
