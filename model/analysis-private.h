@@ -3,6 +3,7 @@
 #ifndef RSP_ANALYSIS_PRIVATE_H
 #define RSP_ANALYSIS_PRIVATE_H
 
+#include "frames-private.h"
 #include "model-private.h"
 #include "rsp-analysis.h"
 
@@ -52,16 +53,12 @@ struct rsp_analysis {
 	uint32_t *path_of_thread;
 	VEC(struct interval) *claims; /* per thread: time used inside others' sleeps */
 
-	/* labels: per (unwound stack, kernel?, pid), cached; keys whole, 0 = free */
-	uint64_t *stack_label_keys;
-	uint32_t *stack_label_vals;
-	size_t stack_label_cap, stack_label_n;
+	/* labels: per (unwound stack, kernel?, pid), cached */
+	struct _rsp_u64map labels;
 	/* contributors per category, built by analysis_finish() */
 	VEC(struct contrib) contrib[RSP_CAT__COUNT];
-	/* (category, label) -> its contributor: open addressing, keys 0 = free */
-	uint64_t *contrib_keys;
-	uint32_t *contrib_vals;
-	size_t contrib_cap, contrib_n;
+	/* (category, label) -> its contributor's index */
+	struct _rsp_u64map contribs;
 };
 
 uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,

@@ -156,14 +156,6 @@ static uint32_t stack_label(struct rsp_analysis *an, uint32_t stack, int pid, ui
 	return trace_intern(an->t, buf);
 }
 
-static inline size_t label_slot(uint64_t key, size_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
-}
-
 /*
  * Per (stack, pid, kernel?) label cache, on the unwound stack: a user-stack
  * copy is one pending id per sample, but the stacks they unwind to repeat.
@@ -174,47 +166,16 @@ static uint32_t cached_label(struct rsp_analysis *an, uint32_t stack, int pid, u
 			     bool kernel)
 {
 	uint64_t key;
-	size_t m, i;
 	uint32_t label;
 
 	stack = analysis_stack_id(an, stack);
 	if (!stack || (stack & RSP_STACK_PENDING))
 		return stack ? stack_label(an, stack, pid, time, kernel) : 0;
 	key = (uint64_t)(stack | (kernel ? RSP_STACK_PENDING : 0)) << 32 | (uint32_t)pid;
-	if ((an->stack_label_n + 1) * 2 > an->stack_label_cap) {
-		size_t cap = an->stack_label_cap ? an->stack_label_cap * 2 : 1024;
-		uint64_t *k = calloc(cap, sizeof(*k));
-		uint32_t *v = calloc(cap, sizeof(*v));
-
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return stack_label(an, stack, pid, time, kernel);
-		}
-		for (size_t j = 0; j < an->stack_label_cap; j++) {
-			size_t s;
-
-			if (!an->stack_label_keys[j])
-				continue;
-			for (s = label_slot(an->stack_label_keys[j], cap); k[s]; s = (s + 1) & (cap - 1))
-				;
-			k[s] = an->stack_label_keys[j];
-			v[s] = an->stack_label_vals[j];
-		}
-		free(an->stack_label_keys);
-		free(an->stack_label_vals);
-		an->stack_label_keys = k;
-		an->stack_label_vals = v;
-		an->stack_label_cap = cap;
-	}
-	m = an->stack_label_cap - 1;
-	for (i = label_slot(key, an->stack_label_cap); an->stack_label_keys[i]; i = (i + 1) & m)
-		if (an->stack_label_keys[i] == key)
-			return an->stack_label_vals[i];
+	if (_rsp_u64map_get(&an->labels, key, &label))
+		return label;
 	label = stack_label(an, stack, pid, time, kernel);
-	an->stack_label_keys[i] = key;
-	an->stack_label_vals[i] = label;
-	an->stack_label_n++;
+	_rsp_u64map_put(&an->labels, key, label); /* no room: computed again next time */
 	return label;
 }
 
@@ -251,48 +212,6 @@ bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack)
 
 /* ---- contributions ---------------------------------------------------------------------- */
 
-static inline size_t contrib_hash(uint64_t key, size_t cap)
-{
-	key ^= key >> 31;
-	key *= 0x7fb5d329728ea185ull;
-	key ^= key >> 27;
-	return (size_t)key & (cap - 1);
-}
-
-/* Room for one more key; false if there is none (then duplicates are folded at the end). */
-static bool contrib_room(struct rsp_analysis *an)
-{
-	size_t cap = an->contrib_cap ? an->contrib_cap * 2 : 1024;
-	uint64_t *keys;
-	uint32_t *vals;
-
-	if ((an->contrib_n + 1) * 2 <= an->contrib_cap)
-		return true;
-	keys = calloc(cap, sizeof(*keys));
-	vals = malloc(cap * sizeof(*vals));
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return false;
-	}
-	for (size_t i = 0; i < an->contrib_cap; i++) {
-		size_t h;
-
-		if (!an->contrib_keys[i])
-			continue;
-		for (h = contrib_hash(an->contrib_keys[i], cap); keys[h]; h = (h + 1) & (cap - 1))
-			;
-		keys[h] = an->contrib_keys[i];
-		vals[h] = an->contrib_vals[i];
-	}
-	free(an->contrib_keys);
-	free(an->contrib_vals);
-	an->contrib_keys = keys;
-	an->contrib_vals = vals;
-	an->contrib_cap = cap;
-	return true;
-}
-
 /* Add to the category's contributor @label (one entry per label). */
 static void contribute(struct rsp_analysis *an, enum rsp_category c, uint32_t label,
 		       uint64_t ns, uint64_t count)
@@ -300,29 +219,19 @@ static void contribute(struct rsp_analysis *an, enum rsp_category c, uint32_t la
 	VEC(struct contrib) *v = (void *)&an->contrib[c];
 	struct contrib x = { label, ns, count };
 	uint64_t key = (uint64_t)(c + 1) << 32 | label;
-	size_t h = 0;
+	uint32_t i;
 
-	if (contrib_room(an)) {
-		for (h = contrib_hash(key, an->contrib_cap); an->contrib_keys[h];
-		     h = (h + 1) & (an->contrib_cap - 1)) {
-			if (an->contrib_keys[h] == key) {
-				struct contrib *e = &v->v[an->contrib_vals[h]];
-
-				e->ns += ns;
-				e->count += count;
-				return;
-			}
-		}
+	if (_rsp_u64map_get(&an->contribs, key, &i)) {
+		v->v[i].ns += ns;
+		v->v[i].count += count;
+		return;
 	}
 	if (!vec_push(v, x)) {
 		an->nomem = true;
 		return;
 	}
-	if (an->contrib_cap && !an->contrib_keys[h] && (an->contrib_n + 1) * 2 <= an->contrib_cap) {
-		an->contrib_keys[h] = key;
-		an->contrib_vals[h] = (uint32_t)(v->n - 1);
-		an->contrib_n++;
-	}
+	/* no room in the map: this label gets more entries, folded in analysis_finish() */
+	_rsp_u64map_put(&an->contribs, key, (uint32_t)(v->n - 1));
 }
 
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
@@ -518,15 +427,6 @@ static int by_ns(const void *x, const void *y)
 	return a->label < b->label ? -1 : a->label > b->label;
 }
 
-static void contrib_map_free(struct rsp_analysis *an)
-{
-	free(an->contrib_keys);
-	free(an->contrib_vals);
-	an->contrib_keys = NULL;
-	an->contrib_vals = NULL;
-	an->contrib_cap = an->contrib_n = 0;
-}
-
 int analysis_finish(struct rsp_analysis *an)
 {
 	/* every leaf but CPU ones (split among samples already) contributes by label */
@@ -557,15 +457,14 @@ int analysis_finish(struct rsp_analysis *an)
 		qsort(v->v, v->n, sizeof(*v->v), by_ns);
 		vec_shrink(v);
 	}
-	contrib_map_free(an);
+	_rsp_u64map_free(&an->contribs);
 	return an->nomem ? -ENOMEM : 0;
 }
 
 void analysis_labels_free(struct rsp_analysis *an)
 {
-	free(an->stack_label_keys);
-	free(an->stack_label_vals);
-	contrib_map_free(an);
+	_rsp_u64map_free(&an->labels);
+	_rsp_u64map_free(&an->contribs);
 	for (int c = 0; c < RSP_CAT__COUNT; c++)
 		vec_free(&an->contrib[c]);
 }
