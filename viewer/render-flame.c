@@ -545,47 +545,20 @@ static size_t first_from(const struct rsp_flame_data *d, const uint32_t *kids, s
 	return lo;
 }
 
-/* Siblings follow one another: their ends are (nearly) sorted too. */
-static size_t first_ending_after(const struct rsp_flame_data *d, const uint32_t *kids, size_t n,
-				 double t)
-{
-	const struct _rsp_kspan *ks = spans(d, kids);
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if ((double)ks[mid].e <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
- * The same from @from on, galloping: the child wanted is usually a few
- * siblings on, and a binary search over all of them touches nodes all over
- * the array (one cache miss each).
+ * The first child from @from on that ends after @t: siblings follow one
+ * another, so their ends are (nearly) sorted too.  Galloping: the child
+ * wanted is usually a few siblings on, and a search over all of them touches
+ * spans all over the array.
  */
 static size_t next_ending_after(const struct rsp_flame_data *d, const uint32_t *kids, size_t n,
 				size_t from, double t)
 {
 	const struct _rsp_kspan *ks = spans(d, kids);
-	size_t lo, hi, step = 1;
+	size_t j;
 
-	if (from >= n || (double)ks[from].e > t)
-		return from;
-	lo = from; /* ends at or before t */
-	hi = from + 1;
-	while (hi < n && (double)ks[hi].e <= t) {
-		lo = hi;
-		step *= 2;
-		hi = from + step;
-	}
-	if (hi > n)
-		hi = n;
-	return lo + 1 + first_ending_after(d, kids + lo + 1, hi - lo - 1, t);
+	RSP_GALLOP_BOUND(ks, n, e, t, from, j);
+	return j;
 }
 
 static void visit_kids(struct flay *F, const uint32_t *kids, size_t n, uint32_t parent_serial,

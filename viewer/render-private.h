@@ -73,29 +73,22 @@ void _rsp_append_dur(GString *out, uint64_t ns);
  */
 #define RSP_GALLOP_BOUND(v, n, field, t, from, out)                                                \
 	do {                                                                                       \
-		size_t f_ = (from), lo_, hi_, st_ = 1;                                             \
-		if (f_ >= (n) || (double)(v)[f_].field > (double)(t)) {                            \
-			(out) = f_;                                                                \
+		size_t gf_ = (from), glo_, ghi_, gst_ = 1, gin_;                                   \
+		if (gf_ >= (n) || (double)(v)[gf_].field > (double)(t)) {                          \
+			(out) = gf_;                                                               \
 			break;                                                                     \
 		}                                                                                  \
-		lo_ = f_;                                                                          \
-		hi_ = f_ + 1;                                                                      \
-		while (hi_ < (n) && (double)(v)[hi_].field <= (double)(t)) {                       \
-			lo_ = hi_;                                                                 \
-			st_ *= 2;                                                                  \
-			hi_ = f_ + st_;                                                            \
+		glo_ = gf_;                                                                        \
+		ghi_ = gf_ + 1;                                                                    \
+		while (ghi_ < (n) && (double)(v)[ghi_].field <= (double)(t)) {                     \
+			glo_ = ghi_;                                                               \
+			gst_ *= 2;                                                                 \
+			ghi_ = gf_ + gst_;                                                         \
 		}                                                                                  \
-		if (hi_ > (n))                                                                     \
-			hi_ = (n);                                                                 \
-		lo_++;                                                                             \
-		while (lo_ < hi_) {                                                                \
-			size_t mid_ = lo_ + (hi_ - lo_) / 2;                                       \
-			if ((double)(v)[mid_].field <= (double)(t))                                \
-				lo_ = mid_ + 1;                                                    \
-			else                                                                       \
-				hi_ = mid_;                                                        \
-		}                                                                                  \
-		(out) = lo_;                                                                       \
+		if (ghi_ > (n))                                                                    \
+			ghi_ = (n);                                                                \
+		RSP_LOWER_BOUND((v) + glo_ + 1, ghi_ - glo_ - 1, field, t, gin_);                  \
+		(out) = glo_ + 1 + gin_;                                                           \
 	} while (0)
 
 /* ---- the flame data (render-flame.c; the consolidated tree reads it) ------------------- */
