@@ -648,7 +648,7 @@ void synth_switch_ustack(struct synth *s, int cpu, uint64_t t, int prev, const c
 			 size_t nstack, const uint64_t regs[3], const void *copy, size_t copy_size,
 			 uint64_t dyn_size)
 {
-	struct ucopy u = { regs, copy, copy_size, dyn_size };
+	struct ucopy u = { regs, copy, copy_size, dyn_size }; /* regs NULL: no copy */
 	struct payload pl;
 
 	pl_begin(&pl, s, SE_SWITCH, 0, prev);
@@ -666,17 +666,8 @@ void synth_switch_stack(struct synth *s, int cpu, uint64_t t, int prev, const ch
 			long prev_state, int next, const char *next_comm, const uint64_t *stack,
 			size_t nstack)
 {
-	struct payload pl;
-
-	pl_begin(&pl, s, SE_SWITCH, 0, prev);
-	pl_str(&pl, "prev_comm", prev_comm);
-	pl_int(&pl, "prev_pid", prev);
-	pl_int(&pl, "prev_prio", 120);
-	pl_int(&pl, "prev_state", prev_state);
-	pl_str(&pl, "next_comm", next_comm);
-	pl_int(&pl, "next_pid", next);
-	pl_int(&pl, "next_prio", 120);
-	tp(s, &pl, cpu, t, prev, 1000 + SE_SWITCH, true, stack, nstack);
+	synth_switch_ustack(s, cpu, t, prev, prev_comm, prev_state, next, next_comm, stack, nstack,
+			    NULL, NULL, 0, 0);
 }
 
 void synth_preempt_count(struct synth *s, unsigned n)

@@ -22,9 +22,10 @@ struct expect {
 	uint64_t us;
 };
 
-static struct rsp_trace *open_synth(struct synth *s)
+/* @symbols: names from the kallsyms the stream carries */
+static struct rsp_trace *open_synth_sym(struct synth *s, bool symbols)
 {
-	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace_opts o = { .no_symbols = !symbols };
 	struct rsp_trace *t = NULL;
 	char err[256];
 	size_t len;
@@ -35,6 +36,11 @@ static struct rsp_trace *open_synth(struct synth *s)
 		return NULL;
 	}
 	return t;
+}
+
+static struct rsp_trace *open_synth(struct synth *s)
+{
+	return open_synth_sym(s, false);
 }
 
 static struct rsp_analysis *analyze(struct rsp_trace *t, int pid, uint64_t tol_us)
@@ -601,21 +607,6 @@ static struct synth *two_samplers(int pa, int pb)
 	return s;
 }
 
-static struct rsp_trace *open_with_symbols(struct synth *s)
-{
-	struct rsp_trace_opts o = { 0 };
-	struct rsp_trace *t = NULL;
-	char err[256];
-	size_t len;
-	const void *buf = synth_finish(s, &len);
-
-	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err))) {
-		CHECK(0, "open: %s", err);
-		return NULL;
-	}
-	return t;
-}
-
 /* the stack of @pid's first sample */
 static uint32_t sample_stack_of(struct rsp_trace *t, int pid)
 {
@@ -638,7 +629,7 @@ static void test_label_collision(void)
 	uint32_t binv = B, s1, s2;
 	int pa = 0, pb = 0;
 	struct synth *s = two_samplers(100, 200);
-	struct rsp_trace *t = open_with_symbols(s);
+	struct rsp_trace *t = open_synth_sym(s, true);
 
 	if (!t) {
 		synth_free(s);
@@ -664,7 +655,7 @@ static void test_label_collision(void)
 	if (!pb)
 		return;
 	s = two_samplers(pa, pb);
-	t = open_with_symbols(s);
+	t = open_synth_sym(s, true);
 	if (t) {
 		struct rsp_analysis *a = NULL;
 		const int pids[] = { pa, pb };
