@@ -70,6 +70,18 @@ static void slice_of(struct rsp_trace *t, int tid, size_t i, struct rsp_slice_in
 	rsp_thread_slice(t, thread_of(t, tid), i, s);
 }
 
+/* The slice of @thread covering @time; false (and *s zeroed) if none. */
+static bool slice_at(struct rsp_trace *t, size_t thread, uint64_t time, struct rsp_slice_info *s)
+{
+	size_t k = rsp_thread_find_slice(t, thread, time);
+
+	memset(s, 0, sizeof(*s));
+	if (k == RSP_NO_INDEX)
+		return false;
+	rsp_thread_slice(t, thread, k, s);
+	return true;
+}
+
 /* A and B pass control on one CPU */
 static void pingpong_events(struct synth *s)
 {
@@ -742,26 +754,21 @@ static void test_long_pingpong(void)
 			uint64_t t0 = US(1000) + i * D(100);
 			struct rsp_slice_info sl;
 			struct rsp_link_info l;
-			size_t k;
 
-			k = rsp_thread_find_slice(t, ia, t0 + D(50));
-			if (k == RSP_NO_INDEX) {
+			if (!slice_at(t, ia, t0 + D(50), &sl)) {
 				bad++;
 				break;
 			}
-			rsp_thread_slice(t, ia, k, &sl);
 			bad += sl.kind != RSP_SLICE_SLEEP || sl.start_ns != t0 + D(20) ||
 			       sl.end_ns != t0 + D(80) || sl.wake_ns != t0 + D(60);
 			if (!bad && sl.link != RSP_NO_INDEX) {
 				rsp_trace_link(t, sl.link, &l);
 				bad += l.waker_thread != ib;
 			}
-			k = rsp_thread_find_slice(t, ib, t0 + D(90));
-			if (k == RSP_NO_INDEX) {
+			if (!slice_at(t, ib, t0 + D(90), &sl)) {
 				bad++;
 				break;
 			}
-			rsp_thread_slice(t, ib, k, &sl);
 			bad += sl.kind != RSP_SLICE_SLEEP || sl.start_ns != t0 + D(70) ||
 			       sl.end_ns != t0 + D(130) || sl.link == RSP_NO_INDEX;
 			if (!bad) {
@@ -809,21 +816,16 @@ static void test_user_stack_copies(void)
 	t = open_synth(s, err, sizeof(err));
 	CHECK(t != NULL, "samples with user-stack copies open (%s)", t ? "" : err);
 	if (t) {
-		size_t ia = thread_of(t, 100), k;
-		struct rsp_slice_info sl = { 0 };
+		size_t ia = thread_of(t, 100);
+		struct rsp_slice_info sl;
+		bool found = slice_at(t, ia, US(1150), &sl);
 
-		k = rsp_thread_find_slice(t, ia, US(1150));
-		if (k != RSP_NO_INDEX)
-			rsp_thread_slice(t, ia, k, &sl);
-		CHECK(k != RSP_NO_INDEX && sl.kind == RSP_SLICE_SLEEP && sl.stack &&
+		CHECK(found && sl.kind == RSP_SLICE_SLEEP && sl.stack &&
 			      rsp_stack_n_frames(t, sl.stack) == 3,
 		      "an empty copy (dyn_size 0): the callchain, kernel and user (%zu frames)",
 		      sl.stack ? rsp_stack_n_frames(t, sl.stack) : 0);
-		memset(&sl, 0, sizeof(sl));
-		k = rsp_thread_find_slice(t, ia, US(1350));
-		if (k != RSP_NO_INDEX)
-			rsp_thread_slice(t, ia, k, &sl);
-		CHECK(k != RSP_NO_INDEX && sl.kind == RSP_SLICE_SLEEP && sl.stack &&
+		found = slice_at(t, ia, US(1350), &sl);
+		CHECK(found && sl.kind == RSP_SLICE_SLEEP && sl.stack &&
 			      rsp_stack_n_frames(t, sl.stack) == 2,
 		      "a copy to unwind, with nothing to unwind it: its kernel part (%zu frames)",
 		      sl.stack ? rsp_stack_n_frames(t, sl.stack) : 0);
