@@ -53,7 +53,8 @@ int stacks_init(struct stacks *s);
 void stacks_free(struct stacks *s);
 uint32_t stacks_intern(struct stacks *s, const uint64_t *ips, size_t n);
 /* A sample's callchain without perf's context markers; only its kernel part if asked. */
-size_t _rsp_clean_chain(const struct rsp_sample *s, uint64_t *out, size_t max, bool kernel_only);
+size_t _rsp_clean_chain(const uint64_t *chain, uint64_t nr, uint64_t *out, size_t max,
+			bool kernel_only);
 uint32_t stacks_add_pending(struct stacks *s, uint32_t kernel, int32_t pid, uint64_t time,
 			    uint64_t rec_off);
 

@@ -388,7 +388,7 @@ uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack)
 		 * The kernel copied none of the user stack (loading does not read
 		 * that far): the sample's callchain, as for a sample without a copy.
 		 */
-		p->resolved = stacks_intern(&t->stacks, ips, _rsp_clean_chain(&s, ips, 4096, false));
+		p->resolved = stacks_intern(&t->stacks, ips, _rsp_clean_chain(s.callchain, s.callchain_nr, ips, 4096, false));
 		if (!p->resolved)
 			p->resolved = p->kernel;
 		return p->resolved;

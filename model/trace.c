@@ -370,12 +370,13 @@ enum op_kind { OP_SAMPLE = 1, OP_RECORD, OP_END };
 /* A sample as the first stage read it, or a record for the second to read. */
 struct op {
 	uint8_t kind;
-	uint32_t attr, cpu, tid, pid, stack, raw_size;
+	uint32_t attr, cpu, tid, pid, raw_size;
 	uint64_t time, off;
 	const void *raw;
 	const uint64_t *callchain; /* the stack: interned by the second stage */
 	uint32_t callchain_nr;
-	bool ucopy; /* a user-stack copy to unwind when asked */
+	bool copy; /* a user-stack copy came with it */
+	bool ucopy; /* one to unwind when asked (with registers, not empty) */
 };
 
 #define OPQ 1024 /* ops in the ring: a power of two */
@@ -474,13 +475,14 @@ static void op_done(struct opq *q)
 }
 
 /* perf's callchain without the context markers (PERF_CONTEXT_*) */
-size_t _rsp_clean_chain(const struct rsp_sample *s, uint64_t *out, size_t max, bool kernel_only)
+size_t _rsp_clean_chain(const uint64_t *chain, uint64_t nr, uint64_t *out, size_t max,
+			bool kernel_only)
 {
 	size_t n = 0;
 	bool user = false;
 
-	for (uint64_t i = 0; i < s->callchain_nr && n < max; i++) {
-		uint64_t ip = s->callchain[i];
+	for (uint64_t i = 0; i < nr && n < max; i++) {
+		uint64_t ip = chain[i];
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			user = ip == (uint64_t)PERF_CONTEXT_USER;
@@ -493,43 +495,27 @@ size_t _rsp_clean_chain(const struct rsp_sample *s, uint64_t *out, size_t max, b
 	return n;
 }
 
-static uint32_t sample_stack(struct walk *w, const struct rsp_sample *s, uint64_t off)
+/* The stack id of a sample the first stage read (0: none). */
+static uint32_t sample_stack(struct walk *w, const struct op *o)
 {
 	struct rsp_trace *t = w->t;
 	size_t n;
 	uint32_t kstack;
 
-	if (!s->callchain_nr && !s->stack)
+	if (!o->callchain_nr && !o->copy)
 		return 0;
-	if (s->stack && s->regs && s->stack_size) {
+	if (o->ucopy) {
 		/*
-		 * A copy of the user stack to unwind when asked (stack_size is its
-		 * size here: where the kernel copied nothing, the resolution takes
-		 * the callchain as below)
+		 * A copy of the user stack to unwind when asked (loading does not
+		 * read its dyn_size: where the kernel copied nothing, the
+		 * resolution takes the callchain as below)
 		 */
-		n = _rsp_clean_chain(s, w->cbuf, 512, true);
+		n = _rsp_clean_chain(o->callchain, o->callchain_nr, w->cbuf, 512, true);
 		kstack = stacks_intern(&t->stacks, w->cbuf, n);
-		return stacks_add_pending(&t->stacks, kstack, (int32_t)s->pid, s->time, off);
+		return stacks_add_pending(&t->stacks, kstack, (int32_t)o->pid, o->time, o->off);
 	}
-	n = _rsp_clean_chain(s, w->cbuf, 512, false);
+	n = _rsp_clean_chain(o->callchain, o->callchain_nr, w->cbuf, 512, false);
 	return stacks_intern(&t->stacks, w->cbuf, n);
-}
-
-/* sample_stack() from what the first stage read */
-static uint32_t op_stack(struct walk *w, const struct op *o)
-{
-	static const uint64_t one;
-	struct rsp_sample s = { 0 };
-
-	s.callchain = o->callchain;
-	s.callchain_nr = o->callchain_nr;
-	s.pid = o->pid;
-	s.time = o->time;
-	/* only whether they are there matters to sample_stack() */
-	s.stack = o->stack ? &one : NULL;
-	s.regs = o->ucopy ? &one : NULL;
-	s.stack_size = o->ucopy ? 1 : 0;
-	return sample_stack(w, &s, o->off);
 }
 
 /* The better of two stacks for one event: a user-stack copy, with the other as fallback. */
@@ -572,7 +558,7 @@ static bool same_event(const struct rsp_decoder *dec, const struct dup *d, const
 /* true if o is the second copy of an event already built; *gained is set
  * when the merged event got its stack from this copy */
 static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_decoder *dec,
-		       bool *gained)
+		       uint32_t stack, bool *gained)
 {
 	struct dup *ring = w->ring[o->cpu];
 
@@ -586,9 +572,9 @@ static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_deco
 		if (!same_event(dec, d, o))
 			continue;
 		d->matched = true;
-		*gained = o->stack && !d->stack;
-		if (o->stack) {
-			uint32_t m = merge_stacks(w->t, d->stack, o->stack);
+		*gained = stack && !d->stack;
+		if (stack) {
+			uint32_t m = merge_stacks(w->t, d->stack, stack);
 
 			if (m != d->stack) {
 				builder_attach_stack(w->b, d->prod, m);
@@ -601,7 +587,7 @@ static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_deco
 	return false;
 }
 
-static void remember(struct walk *w, const struct op *o, uint64_t tp)
+static void remember(struct walk *w, const struct op *o, uint64_t tp, uint32_t stack)
 {
 	struct dup *d = &w->ring[o->cpu][w->pos[o->cpu]++ % DUP_RING];
 
@@ -610,7 +596,7 @@ static void remember(struct walk *w, const struct op *o, uint64_t tp)
 	d->raw = o->raw;
 	d->raw_size = o->raw_size;
 	d->attr = o->attr;
-	d->stack = o->stack;
+	d->stack = stack;
 	d->prod = builder_last_product(w->b);
 	d->matched = false;
 }
@@ -652,8 +638,8 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	o->tid = s.tid;
 	o->callchain = s.callchain;
 	o->callchain_nr = (uint32_t)(s.callchain_nr < 0xffffffffu ? s.callchain_nr : 0xffffffffu);
+	o->copy = s.stack != NULL;
 	o->ucopy = s.stack && s.regs && s.stack_size;
-	o->stack = s.stack ? 1 : 0; /* any stack at all; the id is made by the second stage */
 	o->time = s.time;
 	o->off = off;
 	o->raw = s.raw;
@@ -663,40 +649,37 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 }
 
 /* The second stage's part of a sample: its stack, merge, decode, build. */
-static void build_sample(struct walk *w, const struct op *op)
+static void build_sample(struct walk *w, const struct op *o)
 {
 	struct rsp_trace *t = w->t;
-	const struct rsp_decoder *d = &t->dec[op->attr];
+	const struct rsp_decoder *d = &t->dec[o->attr];
+	uint32_t stack = sample_stack(w, o);
 	struct rsp_dev ev;
 	bool gained = false;
-	struct op so = *op;
-	const struct op *o = &so;
-
-	so.stack = (op->callchain_nr || op->stack) ? op_stack(w, op) : 0;
 
 	if (d->is_sampler) {
-		count_event(w, o->attr, false, o->stack != 0);
-		builder_sample(w->b, o->time, o->cpu, o->tid, o->pid, o->stack);
+		count_event(w, o->attr, false, stack != 0);
+		builder_sample(w->b, o->time, o->cpu, o->tid, o->pid, stack);
 		return;
 	}
 	if (d->kind == TP_NONE || d->kind == TP_OTHER) {
-		count_event(w, o->attr, false, o->stack != 0);
+		count_event(w, o->attr, false, stack != 0);
 		return;
 	}
-	if (w->multi[o->attr] && o->raw && merged_dup(w, o, d, &gained)) {
+	if (w->multi[o->attr] && o->raw && merged_dup(w, o, d, stack, &gained)) {
 		count_event(w, o->attr, true, gained);
 		return;
 	}
-	count_event(w, o->attr, false, o->stack != 0);
+	count_event(w, o->attr, false, stack != 0);
 	w->s.raw = o->raw;
 	w->s.raw_size = o->raw_size;
 	w->s.tid = o->tid;
 	if (!rsp_decode(d, &w->s, &ev))
 		return;
 	t->n_events++;
-	builder_event(w->b, o->time, o->cpu, &ev, o->stack, o->off);
+	builder_event(w->b, o->time, o->cpu, &ev, stack, o->off);
 	if (w->multi[o->attr] && o->raw)
-		remember(w, o, d->tp_id);
+		remember(w, o, d->tp_id, stack);
 }
 
 /* The first stage: a record. */
@@ -850,6 +833,18 @@ static void *first_stage(void *arg)
 	o->kind = OP_END;
 	op_commit(w);
 	return NULL;
+}
+
+/* The walk's share of loading's progress, @i of @n records on; false if cancelled. */
+static bool walk_progress(const struct rsp_trace_opts *o, size_t i, size_t n)
+{
+	if (!o)
+		return true;
+	if (cancelled(o))
+		return false;
+	if (o->progress)
+		o->progress(1 / 3.0 + 2 / 3.0 * (i < n ? i : n) / n, o->progress_ctx);
+	return true;
 }
 
 /* ---- opening ------------------------------------------------------------------------------ */
@@ -1064,14 +1059,9 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		size_t i = 0;
 
 		while ((op = op_next(&q))) {
-			if (++i % PROGRESS_EVERY == 0 && o && !cancel) {
-				cancel = cancelled(o);
-				if (cancel)
-					__atomic_store_n(&q.stop, 1, __ATOMIC_RELAXED);
-				else if (o->progress)
-					o->progress(1 / 3.0 + 2 / 3.0 * (i < sc.idx.n ? i : sc.idx.n) /
-								 sc.idx.n,
-						    o->progress_ctx);
+			if (++i % PROGRESS_EVERY == 0 && !cancel && !walk_progress(o, i, sc.idx.n)) {
+				cancel = true;
+				__atomic_store_n(&q.stop, 1, __ATOMIC_RELAXED);
 			}
 			if (!cancel)
 				apply(&w, op);
@@ -1086,15 +1076,11 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		}
 	} else {
 		for (size_t i = 0; i < sc.idx.n; i++) {
-			if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1 && o) {
-				if (cancelled(o)) {
-					snprintf(err, errlen, "loading cancelled");
-					ret = -ECANCELED;
-					goto out;
-				}
-				if (o->progress)
-					o->progress(1 / 3.0 + 2 / 3.0 * i / sc.idx.n,
-						    o->progress_ctx);
+			if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1 &&
+			    !walk_progress(o, i, sc.idx.n)) {
+				snprintf(err, errlen, "loading cancelled");
+				ret = -ECANCELED;
+				goto out;
 			}
 			walk_record(&w, &sc.idx.v[i]);
 		}
