@@ -547,11 +547,11 @@ static int open_common(struct rsp_reader *r, char *err, size_t errlen)
 /*
  * The inflated image: one anonymous mapping reserved at its limit (virtual
  * only, MAP_NORESERVE; pages exist once written).  zstd decompresses straight
- * into it
- * (ZSTD_d_stableOutBuffer: no copy through a window buffer or a file), so
- * the decompressed stream must stay contiguous while it is written: a record
- * of the original that is not compressed but lies between compressed ones
- * (perf -z writes FINISHED_ROUND so) is noted and moved into place at the end.
+ * into it (ZSTD_d_stableOutBuffer: no copy through a window buffer or a
+ * file), so the decompressed stream must stay contiguous while it is
+ * written: a record of the original that is not compressed but lies between
+ * compressed ones (perf -z writes FINISHED_ROUND so) is noted and moved into
+ * place at the end.
  */
 struct insertion {
 	uint64_t at; /* where it goes in the stream: a record boundary */
@@ -712,7 +712,7 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	ZSTD_DStream *ds = NULL;
 	uint64_t off = r->data_start, skip;
 	bool any = false;
-	void *img = NULL;
+	void *img;
 	int ret = 0;
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 
@@ -752,14 +752,13 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 		f.limit /= 2;
 	}
 	ds = ZSTD_createDStream();
-	if (img == MAP_FAILED || !ds) {
+	f.img = img == MAP_FAILED ? NULL : img; /* this function's until the reader has it */
+	if (!f.img || !ds) {
 		ret = errf(err, errlen, -ENOMEM, "cannot inflate the compressed trace: %s",
-			   img == MAP_FAILED ? "no room for it in this process (memory, or a ulimit -v)"
-					     : "out of memory");
-		img = NULL;
+			   !f.img ? "no room for it in this process (memory, or a ulimit -v)"
+				  : "out of memory");
 		goto out;
 	}
-	f.img = img;
 	/*
 	 * Not MADV_HUGEPAGE: 512 times fewer faults, but on a VM whose freed
 	 * memory goes back to the host (free page reporting works on blocks of
@@ -818,12 +817,12 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 		if (keep < f.limit)
 			munmap(f.img + keep, f.limit - keep);
 		mprotect(f.img, f.len, PROT_READ);
-		img = NULL; /* the reader owns it now */
 	}
 	r->orig_buf = r->buf;
 	r->orig_size = r->size;
 	r->orig_mapped = r->mapped;
 	r->buf = f.img;
+	f.img = NULL; /* the reader's now */
 	r->size = f.len;
 	r->mapped = true;
 	r->data_end = f.len;
@@ -831,8 +830,8 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 out:
 	ZSTD_freeDStream(ds);
 	free(f.ins);
-	if (img)
-		munmap(img, f.limit);
+	if (f.img)
+		munmap(f.img, f.limit);
 	return ret;
 }
 
