@@ -924,7 +924,9 @@ static int append_trimmed(struct recorder *r, const union perf_event *ev,
 	    rsp_ustack_locate(ev, ev->header.size, a->sample_type, a->sample_regs_user,
 			      PERF_REG_X86_SP, &loc))
 		return rsp_writer_append(r->w, ev, ev->header.size);
-	keep = rsp_ustack_keep(r->ustack, loc.pid, loc.tid, loc.sp, loc.size);
+	keep = rsp_ustack_keep(r->ustack, loc.pid, loc.tid, loc.sp, loc.size,
+			       (const unsigned char *)ev + loc.size_off + 8,
+			       loc.dyn_size < loc.size ? loc.dyn_size : loc.size);
 	if (keep >= loc.size)
 		return rsp_writer_append(r->w, ev, ev->header.size);
 	n = rsp_ustack_trim(ev, ev->header.size, &loc, keep, r->trim_buf);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,9 @@
 struct slot {
 	uint32_t tid; /* 0: empty */
 	uint32_t pid;
-	uint64_t lo, hi; /* the mapping (threads) or [0, startstack] (main threads) */
+	uint64_t lo, hi; /* the mapping (threads), or up to startstack (main threads) */
 	uint16_t wait; /* a lookup failed: samples to let pass before the next one */
+	uint64_t miss; /* the stack pointer it failed for */
 };
 
 struct rsp_ustack {
@@ -134,8 +136,71 @@ static int mapping_of(uint32_t pid, uint64_t sp, uint64_t *lo, uint64_t *hi)
 	return ret;
 }
 
+/*
+ * A failed lookup is not repeated for the thread's next samples within
+ * MISS_NEAR of its stack pointer; one further off is on another stack (an
+ * exec's new image) and looked up at once.
+ */
+#define MISS_NEAR (1ull << 20)
+
+/* a pointer into the strings the kernel put above the vectors at @at, at exec */
+static bool exec_string(uint64_t p, uint64_t at)
+{
+	return p > at && p - at < (64u << 20);
+}
+
+uint64_t rsp_ustack_entry_top(const void *copy, uint64_t len, uint64_t sp)
+{
+	const unsigned char *c = copy;
+	size_t n = (size_t)(len / 8);
+
+	for (size_t i = 0; i + 3 < n; i++) {
+		uint64_t at = sp + 8 * i, argc, w, type = 1, val;
+		bool pagesz = false;
+		size_t j;
+
+		memcpy(&argc, c + 8 * i, 8);
+		if ((at & 15) || argc == 0 || argc > 4096 || i + argc + 2 >= n)
+			continue;
+		for (j = i + 1; j <= i + argc; j++) {
+			memcpy(&w, c + 8 * j, 8);
+			if (!exec_string(w, at))
+				break;
+		}
+		memcpy(&w, c + 8 * j, 8);
+		if (j <= i + argc || w != 0)
+			continue;
+		/* envp[], then NULL */
+		for (j++; j < n; j++) {
+			memcpy(&w, c + 8 * j, 8);
+			if (!w || !exec_string(w, at))
+				break;
+		}
+		if (j >= n || w)
+			continue;
+		/* the auxiliary vector: (type, value) pairs up to AT_NULL, with AT_PAGESZ */
+		for (j++; j + 1 < n; j += 2) {
+			memcpy(&type, c + 8 * j, 8);
+			memcpy(&val, c + 8 * j + 8, 8);
+			if (type == 0 || type > 64)
+				break;
+			if (type == 6)
+				pagesz = val >= 4096 && !(val & (val - 1));
+		}
+		if (j + 1 < n && type == 0 && pagesz)
+			return at;
+	}
+	return 0;
+}
+
+/* @sp in the thread's known stack (at startstack: a sample at the entry point) */
+static bool live(const struct slot *s, uint64_t sp)
+{
+	return s->hi && sp >= s->lo && sp <= s->hi;
+}
+
 uint64_t rsp_ustack_keep(struct rsp_ustack *u, uint32_t pid, uint32_t tid, uint64_t sp,
-			 uint64_t have)
+			 uint64_t have, const void *copy, uint64_t copy_len)
 {
 	struct slot *s = find(u, tid, 1);
 	uint64_t keep;
@@ -143,23 +208,37 @@ uint64_t rsp_ustack_keep(struct rsp_ustack *u, uint32_t pid, uint32_t tid, uint6
 	if (!s || !pid || !tid)
 		return have;
 	s->pid = pid;
-	if (!(sp >= s->lo && sp < s->hi) && s->wait) {
-		s->wait--; /* the last lookup failed: try again now and then */
-	} else if (!(sp >= s->lo && sp < s->hi)) {
+	if (!live(s, sp) && s->wait && sp - s->miss + MISS_NEAR < 2 * MISS_NEAR) {
+		s->wait--; /* the last lookup failed near here: try again now and then */
+	} else if (!live(s, sp)) {
 		/* first sight, or the stack moved (exec, a thread reused): look up */
 		s->lo = s->hi = 0;
 		if (tid == pid) {
-			uint64_t top = startstack(pid);
+			/*
+			 * From startstack up to the stack mapping's low end: a
+			 * sample of the image before an exec, read after it (the
+			 * exec's COMM comes through another ring), or of the new
+			 * image, read before it, lies outside.
+			 */
+			uint64_t top = startstack(pid), lo, hi;
 
-			if (top > sp)
+			if (top >= sp && mapping_of(pid, sp, &lo, &hi) == 0 && top <= hi) {
+				s->lo = lo;
 				s->hi = top;
+			} else if (copy && (top = rsp_ustack_entry_top(copy, copy_len, sp))) {
+				/* the process is gone, or is another image now: the copy tells */
+				s->lo = (sp & ~4095ull) > (128u << 10) ? (sp & ~4095ull) - (128u << 10) : 0;
+				s->hi = top;
+			}
 		} else {
 			mapping_of(pid, sp, &s->lo, &s->hi);
 		}
-		if (!(sp >= s->lo && sp < s->hi))
+		if (!live(s, sp)) {
 			s->wait = 1000;
+			s->miss = sp;
+		}
 	}
-	if (!(sp >= s->lo && sp < s->hi))
+	if (!live(s, sp))
 		return have;
 	keep = s->hi - sp + RSP_USTACK_MARGIN;
 	keep = (keep + 7) & ~7ull;

@@ -31,9 +31,19 @@ void rsp_ustack_forget(struct rsp_ustack *u, uint32_t pid);
 /*
  * How many bytes of a copy taken at stack pointer @sp in thread @tid of
  * process @pid are live (plus the margin), at most @have; @have when unknown.
+ * @copy (@copy_len bytes from @sp, or NULL): the copy itself, read when the
+ * process is gone before its /proc entry could be (rsp_ustack_entry_top).
  */
 uint64_t rsp_ustack_keep(struct rsp_ustack *u, uint32_t pid, uint32_t tid, uint64_t sp,
-			 uint64_t have);
+			 uint64_t have, const void *copy, uint64_t copy_len);
+
+/*
+ * A main thread's startstack read off a copy of its stack taken at @sp: the
+ * address of argc, found by what exec put there (argc, argv[], NULL, envp[],
+ * NULL, the auxiliary vector with AT_PAGESZ up to AT_NULL, argv and envp
+ * pointing above).  0 if the copy does not reach it.
+ */
+uint64_t rsp_ustack_entry_top(const void *copy, uint64_t len, uint64_t sp);
 
 /*
  * Where a sample's user stack lies: for a PERF_RECORD_SAMPLE of @sample_type

@@ -241,11 +241,11 @@ static void ustack(void)
 	      "a record cut short is refused");
 	rsp_ustack_locate(rec, n, st, 0xff0fffull, PERF_REG_X86_SP, &loc);
 	/* this process's main thread: live from sp up to startstack */
-	keep = rsp_ustack_keep(u, pid, pid, sp, 1u << 20);
+	keep = rsp_ustack_keep(u, pid, pid, sp, 1u << 20, NULL, 0);
 	CHECK(keep > RSP_USTACK_MARGIN && keep < (1u << 20) && keep % 8 == 0,
 	      "a main thread's live stack is found (%llu bytes above sp)", (unsigned long long)keep);
-	CHECK(rsp_ustack_keep(u, pid, pid, sp, 64) == 64, "never more than the copy has");
-	CHECK(rsp_ustack_keep(u, 999999999, 999999999, sp, 4096) == 4096,
+	CHECK(rsp_ustack_keep(u, pid, pid, sp, 64, NULL, 0) == 64, "never more than the copy has");
+	CHECK(rsp_ustack_keep(u, 999999999, 999999999, sp, 4096, NULL, 0) == 4096,
 	      "an unknown task keeps its whole copy");
 	m = rsp_ustack_trim(rec, n, &loc, 1024, out);
 	CHECK(m == n - 3072, "trimming 4096 to 1024 bytes shortens the record by 3072");
@@ -268,10 +268,111 @@ static void ustack(void)
 	rsp_ustack_free(u);
 }
 
+/* /proc/self/stat's startstack and the top of the [stack] mapping */
+static int self_stack(uint64_t *start, uint64_t *top)
+{
+	char buf[4096], *p;
+	FILE *f = fopen("/proc/self/stat", "re");
+	size_t n;
+
+	*start = *top = 0;
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	for (int field = 2; field < 28 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		*start = strtoull(p + 1, NULL, 10);
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f)) {
+		unsigned long long a, b;
+
+		if (strstr(buf, "[stack]") && sscanf(buf, "%llx-%llx", &a, &b) == 2)
+			*top = b;
+	}
+	fclose(f);
+	return *start && *top > *start ? 0 : -1;
+}
+
+/*
+ * A process gone before its /proc entry was read: its startstack read off
+ * the copy, from what exec left at the top of the stack.  This process's own
+ * stack is the copy.
+ */
+static void ustack_entry(void)
+{
+	static unsigned char copy[1 << 16];
+	uint64_t start, top, sp = (uint64_t)(uintptr_t)&start & ~(uint64_t)7, len, t;
+	struct rsp_ustack *u = rsp_ustack_new();
+	unsigned char noise[4096];
+
+	if (self_stack(&start, &top)) {
+		CHECK(0, "/proc/self/stat and maps give this process's stack");
+		return;
+	}
+	len = top - sp < sizeof(copy) ? top - sp : sizeof(copy);
+	memcpy(copy, (const void *)(uintptr_t)sp, len);
+	t = rsp_ustack_entry_top(copy, len, sp);
+	CHECK(t == start, "startstack found in a copy of this process's stack (%#llx, want %#llx)",
+	      (unsigned long long)t, (unsigned long long)start);
+	CHECK(rsp_ustack_entry_top(copy, start - sp + 16, sp) == 0,
+	      "a copy that ends inside argv/envp/auxv tells nothing");
+	CHECK(rsp_ustack_entry_top(copy + 16, len - 16, sp + 16) == start,
+	      "nor does the copy's start matter, above or below a frame");
+	for (size_t i = 0; i < sizeof(noise); i++)
+		noise[i] = (unsigned char)(i * 2654435761u >> 13);
+	CHECK(rsp_ustack_entry_top(noise, sizeof(noise), sp) == 0, "noise holds no entry frame");
+	memset(noise, 0, sizeof(noise));
+	CHECK(rsp_ustack_entry_top(noise, sizeof(noise), sp) == 0, "nor do zeroes");
+	/* an unknown pid (gone): the copy decides the cut */
+	t = rsp_ustack_keep(u, 999999998, 999999998, sp, len, copy, len);
+	CHECK(t == ((start - sp + RSP_USTACK_MARGIN + 7) & ~7ull),
+	      "a gone process's copy is cut at its startstack (%llu of %llu bytes kept)",
+	      (unsigned long long)t, (unsigned long long)len);
+	CHECK(rsp_ustack_keep(u, 999999998, 999999998, sp + 64, len - 64, NULL, 0) ==
+		      ((start - sp - 64 + RSP_USTACK_MARGIN + 7) & ~7ull),
+	      "and what the copy told is kept for the thread's next samples");
+	/*
+	 * This process's pid with its stack 32 MiB lower: the image before or
+	 * after an exec whose COMM is read later or sooner than this sample.
+	 * /proc names the current image; the copy's own entry frame decides.
+	 */
+	t = rsp_ustack_keep(u, (uint32_t)getpid(), (uint32_t)getpid(), sp, len, NULL, 0);
+	CHECK(t == ((start - sp + RSP_USTACK_MARGIN + 7) & ~7ull),
+	      "this process's copy is cut at its startstack from /proc");
+	t = rsp_ustack_keep(u, (uint32_t)getpid(), (uint32_t)getpid(), sp - (32u << 20), len, copy,
+			    len);
+	CHECK(t == ((start - sp + RSP_USTACK_MARGIN + 7) & ~7ull),
+	      "another image's copy, /proc's startstack above it, is cut at its own (%llu bytes)",
+	      (unsigned long long)t);
+	/* a sample at the entry point (after exec, before _start ran): sp is startstack */
+	t = rsp_ustack_keep(u, 999999996, 999999996, start, len - (start - sp),
+			    copy + (start - sp), len - (start - sp));
+	CHECK(t == RSP_USTACK_MARGIN, "a copy taken at the entry point keeps the margin (%llu)",
+	      (unsigned long long)t);
+	/* a lookup that failed (a copy too short to tell) holds back only nearby ones */
+	CHECK(rsp_ustack_keep(u, 999999997, 999999997, sp - (64u << 20), 256, copy, 256) == 256,
+	      "a gone process's short copy is kept whole");
+	CHECK(rsp_ustack_keep(u, 999999997, 999999997, sp - (64u << 20) + 512, 256, copy, 256) ==
+		      256,
+	      "and so is the next one on that stack");
+	t = rsp_ustack_keep(u, 999999997, 999999997, sp, len, copy, len);
+	CHECK(t == ((start - sp + RSP_USTACK_MARGIN + 7) & ~7ull),
+	      "a sample on another stack (after an exec) is cut at once (%llu bytes)",
+	      (unsigned long long)t);
+	rsp_ustack_free(u);
+}
+
 int main(void)
 {
 	tidmap();
 	ustack();
+	ustack_entry();
 	pathset();
 	buildid_notes();
 	writer_framing();
