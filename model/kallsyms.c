@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "symbols-private.h"
 
 #define KSYM_NAME_MAX 512 /* the kernel's KSYM_NAME_LEN */
@@ -55,15 +56,11 @@ static int add_name(struct builder *b, const char *s, size_t len, uint32_t *off)
 {
 	if (b->names_len + len + 1 > b->names_cap) {
 		size_t cap = b->names_cap ? b->names_cap * 2 : 64 * 1024;
-		char *p;
 
 		while (cap < b->names_len + len + 1)
 			cap *= 2;
-		p = realloc(b->k->names, cap);
-		if (!p)
+		if (!_rsp_grow_warm((void **)&b->k->names, &b->names_cap, cap, b->names_len, 1))
 			return -ENOMEM;
-		b->k->names = p;
-		b->names_cap = cap;
 	}
 	memcpy(b->k->names + b->names_len, s, len);
 	b->k->names[b->names_len + len] = '\0';
@@ -153,16 +150,13 @@ static int parse_line(struct builder *b, const char *p, const char *end)
 
 	if (k->n == b->cap_syms) {
 		size_t cap = b->cap_syms ? b->cap_syms * 2 : 4096;
-		struct _rsp_ksym *s = realloc(k->syms, cap * sizeof(*s));
-		unsigned char *r;
+		size_t had = b->cap_syms;
 
-		if (!s)
+		if (!_rsp_grow_warm((void **)&k->syms, &had, cap, k->n, sizeof(*k->syms)))
 			return -ENOMEM;
-		k->syms = s;
-		r = realloc(b->rank, cap);
-		if (!r)
+		had = b->cap_syms;
+		if (!_rsp_grow_warm((void **)&b->rank, &had, cap, k->n, 1))
 			return -ENOMEM;
-		b->rank = r;
 		b->cap_syms = cap;
 	}
 	if (mod && (err = module_index(b, mod, mod_len, &dso)))
@@ -199,7 +193,7 @@ static int sort_dedup(struct builder *b)
 
 	if (!k->n)
 		return 0;
-	v = malloc(k->n * sizeof(*v));
+	v = _rsp_malloc_warm(k->n * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < k->n; i++)

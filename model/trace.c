@@ -288,7 +288,7 @@ static int sort_index(struct idx **v, size_t n, uint64_t base)
 		sorted = a[i - 1].time <= a[i].time;
 	if (sorted)
 		return 0;
-	b = spare = malloc(n * sizeof(*b));
+	b = spare = _rsp_malloc_warm(n * sizeof(*b));
 	cnt = calloc(RADIX_PASSES, sizeof(*cnt));
 	if (!b || !cnt) {
 		free(b);
@@ -379,8 +379,10 @@ struct op {
 	bool ucopy; /* one to unwind when asked (with registers, not empty) */
 };
 
+/* the index's pages behind the walk are given back every this many records (4 MiB) */
+#define IDX_RELEASE (1u << 18)
 #define OPQ 1024 /* ops in the ring: a power of two */
-#define PIPELINE_MIN 65536 /* records: fewer are walked on one thread */
+#define PIPELINE_MIN 65536 /* records: fewer are walked on one thread, and sorted on it */
 #define OPQ_BATCH 32 /* published this many at a time */
 
 /* each side's fields on cache lines of their own: the other only reads head or tail */
@@ -397,7 +399,7 @@ struct walk {
 	struct rsp_trace *t;
 	/* the first stage's */
 	bool bad_layout; /* a sample was skipped (warned at the end) */
-	const struct idx *idx;
+	struct idx *idx; /* its pages behind the walk are given back */
 	size_t n_idx;
 	/* the second's */
 	uint64_t cbuf[512];
@@ -828,6 +830,8 @@ static void *first_stage(void *arg)
 		if (i % 4096 == 0 && __atomic_load_n(&w->q->stop, __ATOMIC_RELAXED))
 			break;
 		walk_record(w, &w->idx[i]);
+		if (i % IDX_RELEASE == IDX_RELEASE - 1)
+			_rsp_release(w->idx, (i + 1) * sizeof(*w->idx));
 	}
 	o = op_begin(w);
 	o->kind = OP_END;
@@ -985,7 +989,9 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	if (!t->nr_cpus)
 		t->nr_cpus = 1;
 	sorter = (struct sorter){ sc.idx.v, sc.idx.n, t->t_start, 0 };
-	sorting = pthread_create(&sorter_tid, NULL, sort_thread, &sorter) == 0;
+	/* a thread costs more than sorting a small index (and a fuzzer runs thousands) */
+	if (sc.idx.n >= PIPELINE_MIN && _rsp_usable_cpus() > 1)
+		sorting = pthread_create(&sorter_tid, NULL, sort_thread, &sorter) == 0;
 	if (in->tracing_data) {
 		char terr[256];
 
@@ -1083,6 +1089,8 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 				goto out;
 			}
 			walk_record(&w, &sc.idx.v[i]);
+			if (i % IDX_RELEASE == IDX_RELEASE - 1)
+				_rsp_release(sc.idx.v, (i + 1) * sizeof(*sc.idx.v));
 		}
 	}
 	builder_finish(w.b);
