@@ -699,15 +699,17 @@ static void test_sockets(void)
  * thread and builds on another): a ping-pong of N rounds on two CPUs, each
  * wakeup delivered twice (the ftrace copy without a stack, perf's with the
  * waker's stack), with a fork, comm and exit among them.  Every run, sleep,
- * link and merged copy is where the construction put it.
+ * link and merged copy is where the construction put it.  With @piece, the
+ * stream compressed in pieces of that size, inflating to more than @min_mb
+ * MB (from 8 MB a thread maps the image ahead of the decompressor).
  */
-static void test_long_pingpong(void)
+static void test_long_pingpong(size_t N, size_t piece, size_t min_mb)
 {
 	struct synth_opts so = { .second_waking_attr = true };
 	struct synth *s = synth_new(&so);
-	struct rsp_trace *t;
+	struct rsp_trace *t = NULL;
+	unsigned char *z = NULL;
 	char err[256];
-	const size_t N = 12000; /* 6 records a round: 72 k */
 #define D(x) ((uint64_t)(x) * 1000ull) /* a duration in us */
 	uint64_t stack[3] = { 0xffffffff81100000ull, 0xffffffff81200000ull, 0x401234 };
 
@@ -732,8 +734,21 @@ static void test_long_pingpong(void)
 			synth_round(s);
 	}
 	synth_exit(s, US(1000) + N * D(100), 100, 100);
-	t = open_synth(s, err, sizeof(err));
-	CHECK(t != NULL, "a %zu-round ping-pong opens (%s)", N, t ? "" : err);
+	if (piece) {
+		struct rsp_trace_opts o = { .no_symbols = true };
+		size_t len, zlen;
+		const void *buf = synth_finish(s, &len);
+
+		CHECK(len > (min_mb << 20), "the stream inflates to %zu MB (more than %zu)",
+		      len >> 20, min_mb);
+		z = synth_compress(buf, len, piece, false, &zlen);
+		if (z && rsp_trace_open_mem(z, zlen, &o, &t, err, sizeof(err)))
+			t = NULL;
+	} else {
+		t = open_synth(s, err, sizeof(err));
+	}
+	CHECK(t != NULL, "a %zu-round ping-pong%s opens (%s)", N, piece ? ", compressed," : "",
+	      t ? "" : err);
 	if (t) {
 		struct rsp_trace_summary sum;
 		struct rsp_thread_info ta, tb;
@@ -782,6 +797,7 @@ static void test_long_pingpong(void)
 		      nostack);
 		rsp_trace_free(t);
 	}
+	free(z);
 	synth_free(s);
 #undef D
 }
@@ -1027,7 +1043,8 @@ int main(void)
 	test_exit_sample();
 	test_compressed();
 	test_compressed_interleaved();
-	test_long_pingpong();
+	test_long_pingpong(12000, 0, 0); /* 6 records a round: 72 k */
+	test_long_pingpong(24000, 1 << 16, 16);
 	test_user_stack_copies();
 	test_sideband_id0();
 	test_fork();
