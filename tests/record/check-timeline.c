@@ -144,8 +144,14 @@ static void check_odirect(const struct rsp_trace *t)
 		io++;
 		own += o.thread == ti && o.issue_ns >= s.start_ns - 1000000;
 	}
-	/* 600 O_DIRECT reads, plus the fsync of the file it writes first */
-	check(d >= 600, "odirect: %zu uninterruptible sleeps (600 reads)", d);
+	/*
+	 * 600 O_DIRECT reads, plus the fsync of the file it writes first.  A
+	 * read whose completion interrupt is already pending when odirect is
+	 * about to sleep does not sleep: on a VM whose host holds the vCPU
+	 * back for a moment (seen here: 3 to 18 of 600 reads completed by an
+	 * interrupt taken in odirect's own context, with no switch-out).
+	 */
+	check(d >= 570, "odirect: %zu uninterruptible sleeps (600 reads; 95%% sleep)", d);
 	check(io * 100 >= d * 95, "odirect: %zu of %zu end in a block completion", io, d);
 	check(own * 100 >= io * 90, "odirect: %zu of those requests issued by odirect itself", own);
 }
