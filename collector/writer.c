@@ -59,6 +59,7 @@ struct rsp_writer {
 	unsigned char *zbuf; /* one PERF_RECORD_COMPRESSED record */
 	uint64_t raw_bytes; /* of the compressed chunks, before compression */
 	uint64_t z_bytes; /* and after */
+	uint64_t frame_in; /* input bytes in the zstd frame not yet ended */
 	unsigned char *stage; /* BLOCK bytes: what follows on_disk */
 	size_t staged;
 	uint64_t on_disk; /* the file's size */
@@ -179,28 +180,53 @@ static int stage_put(struct rsp_writer *w, const unsigned char *p, size_t len)
 	return 0;
 }
 /*
- * A chunk as PERF_RECORD_COMPRESSED records: one zstd stream for the whole
- * file, flushed every RSP_COMPRESS_PIECE input bytes so that each record
- * holds a bounded piece (perf's reader decompresses one record at a time into
- * a buffer of HEADER_COMPRESSED's mmap_len) and its output fits a record.
+ * A chunk as PERF_RECORD_COMPRESSED records: a zstd stream flushed every
+ * RSP_COMPRESS_PIECE input bytes so that each record holds a bounded piece
+ * (perf's reader decompresses one record at a time into a buffer of
+ * HEADER_COMPRESSED's mmap_len) and its output fits a record.  The stream's
+ * frame ends at the first record boundary past RSP_COMPRESS_FRAME input
+ * bytes: each frame then holds whole records and decompresses on its own, so
+ * a reader can inflate the stream a frame at a time, in any order (model/
+ * reader.c), instead of all of it at once.  A reader that takes the stream
+ * as one (perf) reads the frames one after the other.
  */
 static int write_compressed(struct rsp_writer *w, const struct chunk *c, uint64_t *out_bytes)
 {
-	size_t done = 0;
+	size_t done = 0, rec = 0; /* rec: the first record boundary not before done */
 
 	*out_bytes = 0;
 	while (done < c->used) {
 		size_t piece = c->used - done < RSP_COMPRESS_PIECE ? c->used - done :
 								       RSP_COMPRESS_PIECE;
-		ZSTD_inBuffer in = { c->data + done, piece, 0 };
+		ZSTD_EndDirective how = ZSTD_e_flush;
 		ZSTD_outBuffer out = { w->zbuf + sizeof(struct perf_event_header),
 				       RSP_COMPRESS_RECORD - sizeof(struct perf_event_header), 0 };
 		struct perf_event_header h = { .type = RSP_PF_RECORD_COMPRESSED };
+		ZSTD_inBuffer in;
 		size_t left;
 		int err;
 
+		if (w->frame_in + piece >= RSP_COMPRESS_FRAME) {
+			/* the frame ends at the first boundary past its size, if in this piece */
+			size_t want = done + (w->frame_in < RSP_COMPRESS_FRAME ?
+						      RSP_COMPRESS_FRAME - w->frame_in : 0);
+
+			while (rec < want && rec < c->used) {
+				struct perf_event_header rh;
+
+				memcpy(&rh, c->data + rec, sizeof(rh));
+				if (rh.size < sizeof(rh))
+					return -EINVAL; /* cannot happen: chunks hold whole records */
+				rec += rh.size;
+			}
+			if (rec <= done + piece && rec > done) {
+				piece = rec - done;
+				how = ZSTD_e_end;
+			}
+		}
+		in = (ZSTD_inBuffer){ c->data + done, piece, 0 };
 		do {
-			left = ZSTD_compressStream2(w->zc, &out, &in, ZSTD_e_flush);
+			left = ZSTD_compressStream2(w->zc, &out, &in, how);
 			if (ZSTD_isError(left))
 				return -EIO;
 		} while (left && out.pos < out.size);
@@ -213,6 +239,7 @@ static int write_compressed(struct rsp_writer *w, const struct chunk *c, uint64_
 			return err;
 		*out_bytes += h.size;
 		done += piece;
+		w->frame_in = how == ZSTD_e_end ? 0 : w->frame_in + piece;
 	}
 	return 0;
 }

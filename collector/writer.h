@@ -43,6 +43,8 @@ int rsp_writer_set_compression(struct rsp_writer *w, int level);
  * one record's output, with a record left over from the one before). */
 #define RSP_COMPRESS_PIECE (32u << 10)
 #define RSP_COMPRESS_RECORD 65528u /* a record's size is a u16; 8-byte multiple */
+/* Input bytes after which the zstd frame ends, at the next record boundary. */
+#define RSP_COMPRESS_FRAME (256u << 10)
 /* Bytes of the compressed chunks before and after compression (call after
  * rsp_writer_close has drained them, or expect a partial count). */
 void rsp_writer_bytes_compressed(struct rsp_writer *w, uint64_t *raw, uint64_t *z);

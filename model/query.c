@@ -382,7 +382,7 @@ uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack)
 	nk = k->n < 4096 ? k->n : 4096;
 	memcpy(ips, &t->stacks.frames.v[k->off], nk * sizeof(uint64_t));
 	h = rsp_reader_record_at(t->reader, p->rec_off);
-	parsed = rsp_reader_parse_sample(t->reader, h, &s) == 0;
+	parsed = h && rsp_reader_parse_sample(t->reader, h, &s) == 0;
 	if (parsed && s.stack && !s.stack_size && !p->fallback) {
 		/*
 		 * The kernel copied none of the user stack (loading does not read

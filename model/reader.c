@@ -43,6 +43,7 @@ struct rsp_reader {
 	size_t orig_size;
 	bool orig_mapped;
 	bool inflate_cut; /* the compressed stream broke off: read up to there */
+	struct segs *zs; /* a compressed stream in frames read one at a time, or NULL */
 	bool comp_declared; /* HEADER_COMPRESSED in the file-mode features */
 	uint64_t inflate_cut_at; /* its offset in the original */
 	VEC(struct realigned) tails;
@@ -817,6 +818,31 @@ static bool top_record(const struct rsp_reader *r, uint64_t off, struct perf_eve
 }
 
 /*
+ * Is the stream compressed?  perf record -z and rsp record declare it with
+ * HEADER_COMPRESSED: a feature section in file mode, a feature record among
+ * the header records before the first event in pipe mode.
+ */
+static bool declares_compression(const struct rsp_reader *r)
+{
+	struct perf_event_header h;
+	uint64_t off = r->data_start, skip;
+	bool any = r->comp_declared;
+
+	while (!any && top_record(r, off, &h, &skip) && h.type >= 64) {
+		if (h.type == RSP_PF_RECORD_COMPRESSED)
+			any = true;
+		if (h.type == RSP_PF_RECORD_HEADER_FEATURE && h.size >= 16) {
+			uint64_t feat;
+
+			memcpy(&feat, r->buf + off + 8, 8);
+			any = feat == RSP_PF_FEAT_COMPRESSED;
+		}
+		off += h.size + skip;
+	}
+	return any;
+}
+
+/*
  * perf record -z (and rsp record by default) writes PERF_RECORD_COMPRESSED
  * records: one zstd stream cut into records whose content is the original
  * records, one of which may straddle two compressed records.  The stream is
@@ -832,29 +858,11 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	struct perf_event_header h;
 	ZSTD_DStream *ds = NULL;
 	uint64_t off = r->data_start, skip;
-	bool any = false;
 	void *img;
 	int ret = 0;
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 
-	/*
-	 * Anything to do?  perf record -z and rsp record declare it with
-	 * HEADER_COMPRESSED: a feature section in file mode, a feature record
-	 * among the header records before the first event in pipe mode.
-	 */
-	any = r->comp_declared;
-	while (!any && top_record(r, off, &h, &skip) && h.type >= 64) {
-		if (h.type == RSP_PF_RECORD_COMPRESSED)
-			any = true;
-		if (h.type == RSP_PF_RECORD_HEADER_FEATURE && h.size >= 16) {
-			uint64_t feat;
-
-			memcpy(&feat, r->buf + off + 8, 8);
-			any = feat == RSP_PF_FEAT_COMPRESSED;
-		}
-		off += h.size + skip;
-	}
-	if (!any)
+	if (!declares_compression(r))
 		return 0;
 	/* an image larger than half the memory would push everything else out */
 	f.limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
@@ -961,6 +969,351 @@ out:
 	return ret;
 }
 
+/* ---- compressed streams in frames ------------------------------------------------ */
+
+/*
+ * rsp record ends its zstd frame at a record boundary every 256 KiB of input
+ * (collector/writer.c): each frame then holds whole records and inflates on
+ * its own.  Such a stream is not inflated at open.  Each frame is a
+ * *segment*: the scan inflates one at a time into one buffer; loading's walk
+ * inflates a segment when its first record in time order comes up and
+ * drops it after its last (rsp_reader_segment_load/drop), so only the
+ * segments that time order interleaves are held at once (a few MB where
+ * the whole stream inflates to hundreds); a record asked for later (a
+ * user-stack copy to unwind) is inflated again into a small cache.  A
+ * record's offset in a segment is RSP_SEG_BIT | segment << 32 | offset in
+ * the segment.
+ *
+ * A stream is read so when it has more than one frame, every frame begins
+ * a compressed record (zstd's magic number: a block of a frame already
+ * begun never starts with it) and no other record lies between the
+ * compressed records of one frame.  Any other (perf record -z: one frame for
+ * the whole stream) is inflated at open (inflate()).
+ */
+struct seg {
+	uint64_t first, end; /* file offsets: its first compressed record, past its last */
+	uint64_t len; /* bytes inflated (whole records), once scanned */
+	unsigned char *buf; /* held by the walk, or NULL */
+	size_t cap;
+};
+
+struct segbuf {
+	unsigned char *p;
+	size_t cap;
+};
+
+#define SEG_CACHE 8 /* segments kept for records asked for after loading */
+
+struct segs {
+	struct seg *v;
+	size_t n;
+	uint64_t limit; /* the most one segment may inflate to */
+	/* the scan's */
+	unsigned char *scan;
+	size_t scan_cap;
+	ZSTD_DCtx *dc_scan;
+	/* the walk's loads (one thread at a time) and the buffers it gives back */
+	ZSTD_DCtx *dc_load;
+	pthread_mutex_t pool_lock;
+	struct segbuf *pool;
+	size_t n_pool, cap_pool;
+	/* records asked for outside the walk */
+	pthread_mutex_t cache_lock;
+	ZSTD_DCtx *dc_cache;
+	struct {
+		uint32_t seg;
+		bool valid;
+		uint64_t used;
+		struct segbuf b;
+	} cache[SEG_CACHE];
+	uint64_t tick;
+	unsigned char *tracing_data; /* a TRACING_DATA record's payload found in a segment */
+};
+
+static bool zstd_frame_start(const unsigned char *p, size_t n)
+{
+	uint32_t magic;
+
+	if (n < 4)
+		return false;
+	memcpy(&magic, p, 4);
+	return magic == ZSTD_MAGICNUMBER;
+}
+
+/* Does the stream read as segments?  Then r->zs holds them. */
+static int probe_segments(struct rsp_reader *r)
+{
+	struct perf_event_header h;
+	uint64_t off = r->data_start, skip;
+	VEC(struct seg) v = { 0 };
+	bool open = false, ok = true;
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+	if (!declares_compression(r))
+		return 0;
+	while (ok && top_record(r, off, &h, &skip)) {
+		if (h.type == RSP_PF_RECORD_COMPRESSED) {
+			const unsigned char *p = r->buf + off + sizeof(h);
+
+			if (zstd_frame_start(p, h.size - sizeof(h))) {
+				struct seg z = { .first = off };
+
+				if (open)
+					v.v[v.n - 1].end = off;
+				ok = vec_push(&v, z) != NULL;
+				open = true;
+			} else {
+				ok = open; /* the rest of a frame, right after its start */
+			}
+		} else if (open) {
+			v.v[v.n - 1].end = off;
+			open = false;
+		}
+		off += h.size + skip;
+	}
+	if (open)
+		v.v[v.n - 1].end = off;
+	if (!ok || v.n < 2) {
+		vec_free(&v);
+		return 0;
+	}
+	r->zs = calloc(1, sizeof(*r->zs));
+	if (!r->zs) {
+		vec_free(&v);
+		return -ENOMEM;
+	}
+	r->zs->v = v.v;
+	r->zs->n = v.n;
+	r->zs->limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
+	if (r->zs->limit > (1ull << 32) - 1)
+		r->zs->limit = (1ull << 32) - 1; /* an offset in a segment is 32 bits */
+	pthread_mutex_init(&r->zs->pool_lock, NULL);
+	pthread_mutex_init(&r->zs->cache_lock, NULL);
+	r->info.compressed = true;
+	return 0;
+}
+
+static void segs_free(struct segs *zs)
+{
+	if (!zs)
+		return;
+	for (size_t i = 0; i < zs->n; i++)
+		free(zs->v[i].buf);
+	for (size_t i = 0; i < zs->n_pool; i++)
+		free(zs->pool[i].p);
+	for (int i = 0; i < SEG_CACHE; i++)
+		free(zs->cache[i].b.p);
+	free(zs->pool);
+	free(zs->v);
+	free(zs->scan);
+	free(zs->tracing_data);
+	ZSTD_freeDCtx(zs->dc_scan);
+	ZSTD_freeDCtx(zs->dc_load);
+	ZSTD_freeDCtx(zs->dc_cache);
+	pthread_mutex_destroy(&zs->pool_lock);
+	pthread_mutex_destroy(&zs->cache_lock);
+	free(zs);
+}
+
+/*
+ * Inflate segment @z into @dst (@cap bytes) with *@dc (made on first use).
+ * 0 and *@len; -EFBIG if it needs more room; -EINVAL if the stream is broken.
+ */
+static int seg_inflate(const struct rsp_reader *r, ZSTD_DCtx **dc, const struct seg *z,
+		       unsigned char *dst, size_t cap, uint64_t *len)
+{
+	ZSTD_outBuffer out = { dst, cap, 0 };
+	struct perf_event_header h;
+	uint64_t off = z->first, skip;
+	int ret = 0;
+
+	if (!*dc) {
+		*dc = ZSTD_createDCtx();
+		if (!*dc) {
+			*len = 0;
+			return -ENOMEM;
+		}
+		/* straight into the buffer; without it (an older libzstd) through its window */
+		(void)ZSTD_DCtx_setParameter(*dc, ZSTD_d_stableOutBuffer, 1);
+	}
+	ZSTD_DCtx_reset(*dc, ZSTD_reset_session_only);
+	while (!ret && off < z->end && top_record(r, off, &h, &skip)) {
+		ZSTD_inBuffer in = { r->buf + off + sizeof(h), h.size - sizeof(h), 0 };
+
+		while (!ret && in.pos < in.size) {
+			size_t was = in.pos, at = out.pos, n = ZSTD_decompressStream(*dc, &out, &in);
+
+			if (ZSTD_isError(n))
+				ret = ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall ? -EFBIG : -EINVAL;
+			else if (in.pos == was && out.pos == at)
+				ret = out.pos == out.size ? -EFBIG : -EINVAL; /* no progress */
+			else if (n == 0 && in.pos < in.size)
+				ret = -EINVAL; /* a second frame in one segment */
+		}
+		off += h.size + skip;
+	}
+	*len = out.pos;
+	return ret;
+}
+
+/* The scan's: segment @i inflated into zs->scan; its whole records' length in v[i].len. */
+static int seg_scan_inflate(struct rsp_reader *r, size_t i)
+{
+	struct segs *zs = r->zs;
+	uint64_t len = 0, whole = 0;
+	int ret;
+
+	for (;;) {
+		if (!zs->scan_cap) {
+			zs->scan_cap = 1u << 20;
+			zs->scan = _rsp_malloc_warm(zs->scan_cap);
+			if (!zs->scan)
+				return -ENOMEM;
+		}
+		ret = seg_inflate(r, &zs->dc_scan, &zs->v[i], zs->scan, zs->scan_cap, &len);
+		if (ret != -EFBIG)
+			break;
+		if (zs->scan_cap >= zs->limit)
+			return -EFBIG;
+		free(zs->scan);
+		zs->scan_cap = zs->scan_cap * 2 < zs->limit ? zs->scan_cap * 2 : zs->limit;
+		zs->scan = _rsp_malloc_warm(zs->scan_cap);
+		if (!zs->scan) {
+			zs->scan_cap = 0;
+			return -ENOMEM;
+		}
+	}
+	/* whole records only: a frame cut short (the recorder killed) ends on the last */
+	while (!ret && len - whole >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+
+		memcpy(&h, zs->scan + whole, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - whole)
+			break;
+		whole += h.size;
+	}
+	zs->v[i].len = whole;
+	return ret ? ret : whole < len ? -EINVAL : 0;
+}
+
+uint64_t rsp_reader_file_offset(const struct rsp_reader *r, uint64_t offset)
+{
+	long i = rsp_reader_segment_of(offset);
+
+	if (i < 0)
+		return offset;
+	return r->zs && (size_t)i < r->zs->n ? r->zs->v[i].first : r->orig_size;
+}
+
+size_t rsp_reader_n_segments(const struct rsp_reader *r)
+{
+	return r->zs ? r->zs->n : 0;
+}
+
+int rsp_reader_segment_load(struct rsp_reader *r, size_t i)
+{
+	struct segs *zs = r->zs;
+	struct seg *z;
+	struct segbuf b = { 0 };
+	uint64_t len;
+	int ret;
+
+	if (!zs || i >= zs->n)
+		return -EINVAL;
+	z = &zs->v[i];
+	if (z->buf)
+		return 0;
+	if (!z->len)
+		return -ENODATA; /* not scanned, or nothing in it */
+	pthread_mutex_lock(&zs->pool_lock);
+	if (zs->n_pool)
+		b = zs->pool[--zs->n_pool];
+	pthread_mutex_unlock(&zs->pool_lock);
+	if (b.cap < z->len) {
+		free(b.p);
+		b.cap = z->len;
+		b.p = _rsp_malloc_warm(b.cap);
+		if (!b.p)
+			return -ENOMEM;
+	}
+	/* a frame broken or cut after its last whole record: the records before it */
+	ret = seg_inflate(r, &zs->dc_load, z, b.p, z->len, &len);
+	if (ret != -ENOMEM)
+		ret = len >= z->len ? 0 : -EINVAL;
+	if (ret) {
+		free(b.p);
+		return ret;
+	}
+	z->cap = b.cap;
+	__atomic_store_n(&z->buf, b.p, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void rsp_reader_segment_drop(struct rsp_reader *r, size_t i)
+{
+	struct segs *zs = r->zs;
+	struct segbuf b;
+
+	if (!zs || i >= zs->n || !zs->v[i].buf)
+		return;
+	b = (struct segbuf){ zs->v[i].buf, zs->v[i].cap };
+	__atomic_store_n(&zs->v[i].buf, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&zs->pool_lock);
+	if (zs->n_pool == zs->cap_pool) {
+		size_t cap = zs->cap_pool ? zs->cap_pool * 2 : 16;
+		struct segbuf *p = realloc(zs->pool, cap * sizeof(*p));
+
+		if (p) {
+			zs->pool = p;
+			zs->cap_pool = cap;
+		}
+	}
+	if (zs->n_pool < zs->cap_pool)
+		zs->pool[zs->n_pool++] = b;
+	else
+		free(b.p);
+	pthread_mutex_unlock(&zs->pool_lock);
+}
+
+/* A record in a segment the walk does not hold: from the cache, inflated again if need be. */
+static const unsigned char *seg_cached(const struct rsp_reader *r, size_t i, uint64_t within)
+{
+	struct segs *zs = r->zs;
+	const struct seg *z = &zs->v[i];
+	const unsigned char *p = NULL;
+	int slot = -1;
+	uint64_t len = 0;
+
+	pthread_mutex_lock(&zs->cache_lock);
+	for (int k = 0; k < SEG_CACHE; k++)
+		if (zs->cache[k].valid && zs->cache[k].seg == i)
+			slot = k;
+	if (slot < 0) {
+		/* an empty slot, else the least recently used */
+		slot = 0;
+		for (int k = 1; k < SEG_CACHE && zs->cache[slot].valid; k++)
+			if (!zs->cache[k].valid || zs->cache[k].used < zs->cache[slot].used)
+				slot = k;
+		zs->cache[slot].valid = false;
+		if (zs->cache[slot].b.cap < z->len) {
+			free(zs->cache[slot].b.p);
+			zs->cache[slot].b.p = malloc(z->len);
+			zs->cache[slot].b.cap = zs->cache[slot].b.p ? z->len : 0;
+		}
+		if (zs->cache[slot].b.p)
+			seg_inflate(r, &zs->dc_cache, z, zs->cache[slot].b.p, z->len, &len);
+		if (len < z->len)
+			goto out; /* no memory */
+		zs->cache[slot].valid = true;
+		zs->cache[slot].seg = (uint32_t)i;
+	}
+	zs->cache[slot].used = ++zs->tick;
+	p = zs->cache[slot].b.p + within;
+out:
+	pthread_mutex_unlock(&zs->cache_lock);
+	return p;
+}
+
 int rsp_reader_open_mem(const void *buf, size_t len, struct rsp_reader **out, char *err,
 			size_t errlen)
 {
@@ -974,6 +1327,8 @@ int rsp_reader_open_mem(const void *buf, size_t len, struct rsp_reader **out, ch
 	r->size = len;
 	ret = open_common(r, err, errlen);
 	if (!ret)
+		ret = probe_segments(r);
+	if (!ret && !r->zs)
 		ret = inflate(r, err, errlen);
 	if (ret) {
 		rsp_reader_free(r);
@@ -1104,6 +1459,7 @@ void rsp_reader_free(struct rsp_reader *r)
 	if (!r)
 		return;
 	prefault_stop(r->prefault);
+	segs_free(r->zs);
 	in = &r->info;
 	for (size_t i = 0; i < r->n_attrs; i++) {
 		free(r->attrs[i].ids);
@@ -1202,18 +1558,196 @@ static void absorb_event_update(struct rsp_reader *r, const struct perf_event_he
 	ra->name = strndup(u->data, h->size - sizeof(*u));
 }
 
+/* What a record does to the scan: go on, the stream is cut there, or stop (error, @fn's word). */
+enum { SCAN_ON, SCAN_CUT, SCAN_STOP };
+
+/*
+ * One record at @off (in the file, or in a segment), @avail bytes from its
+ * start to the end of what holds it: absorbed if it defines the stream, then
+ * given to @fn.  SCAN_ON and *@next, the bytes it takes (a payload that
+ * follows it included); SCAN_CUT; SCAN_STOP and *@ret.
+ */
+static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uint64_t off,
+		    uint64_t avail, rsp_record_fn fn, void *ctx, uint64_t *next, int *ret,
+		    char *err, size_t errlen)
+{
+	uint64_t skip = 0;
+
+	if (h->size < sizeof(*h)) {
+		if (r->info.n_records == 0) {
+			*ret = errf(err, errlen, -EINVAL,
+				    "not a valid perf.data stream: bad first record at offset %llu",
+				    (unsigned long long)off);
+			return SCAN_STOP;
+		}
+		return SCAN_CUT; /* zeros after the last record: a file cut mid-write */
+	}
+	if (h->size > avail)
+		return SCAN_CUT;
+	if (r->info.n_records == 0 && r->info.pipe_mode &&
+	    (h->type == 0 || h->type >= RSP_PF_RECORD_HEADER_MAX)) {
+		*ret = errf(err, errlen, -EINVAL,
+			    "not a valid perf.data stream: first record has type %u", h->type);
+		return SCAN_STOP;
+	}
+	switch (h->type) {
+	case RSP_PF_RECORD_HEADER_ATTR:
+		if (!r->scanned) {
+			size_t body = h->size - sizeof(*h);
+			const unsigned char *a = (const unsigned char *)(h + 1);
+			uint32_t asize = 0;
+
+			if (body >= PERF_ATTR_SIZE_VER0)
+				memcpy(&asize, a + offsetof(struct perf_event_attr, size), 4);
+			if (asize < PERF_ATTR_SIZE_VER0 || asize > body || (body - asize) % 8) {
+				if (!r->n_attrs) {
+					*ret = errf(err, errlen, -EINVAL,
+						    "bad event attribute record at offset %llu",
+						    (unsigned long long)off);
+					return SCAN_STOP;
+				}
+				break;
+			}
+			*ret = add_attr(r, a, asize, a + asize, (body - asize) / 8, err, errlen);
+			if (*ret)
+				return SCAN_STOP;
+		}
+		break;
+	case RSP_PF_RECORD_EVENT_UPDATE:
+		if (!r->scanned)
+			absorb_event_update(r, h);
+		break;
+	case RSP_PF_RECORD_HEADER_FEATURE:
+		if (!r->scanned && h->size >= sizeof(struct rsp_pf_feature_rec)) {
+			const struct rsp_pf_feature_rec *f = (const void *)h;
+
+			parse_feature(r, f->feat_id, f->data, h->size - sizeof(*f));
+		}
+		break;
+	case RSP_PF_RECORD_HEADER_TRACING_DATA: {
+		const struct rsp_pf_tracing_data *td = (const void *)h;
+
+		if (h->size < 12)
+			break;
+		skip = td->size;
+		if (skip > avail - h->size)
+			return SCAN_CUT;
+		if (!r->scanned) {
+			const unsigned char *payload = (const unsigned char *)h + h->size;
+
+			if (off & RSP_SEG_BIT) {
+				/* the segment's buffer is the scan's: keep a copy */
+				free(r->zs->tracing_data);
+				r->zs->tracing_data = malloc(skip ? skip : 1);
+				if (!r->zs->tracing_data) {
+					*ret = errf(err, errlen, -ENOMEM, "out of memory reading the trace");
+					return SCAN_STOP;
+				}
+				memcpy(r->zs->tracing_data, payload, skip);
+				payload = r->zs->tracing_data;
+			}
+			r->info.tracing_data = payload;
+			r->info.tracing_data_len = td->size;
+		}
+		break;
+	}
+	case RSP_PF_RECORD_AUXTRACE: {
+		uint64_t sz;
+
+		if (h->size < 16)
+			break;
+		memcpy(&sz, (const char *)h + 8, 8);
+		if (sz > avail - h->size)
+			return SCAN_CUT;
+		skip = sz;
+		break;
+	}
+	case RSP_PF_RECORD_HEADER_BUILD_ID:
+		if (!r->scanned)
+			parse_build_ids(r, (const unsigned char *)h, (const unsigned char *)h + h->size);
+		break;
+	case RSP_PF_RECORD_THREAD_MAP:
+		if (!r->scanned)
+			absorb_thread_map(r, h);
+		break;
+	case RSP_PF_RECORD_COMPRESSED:
+		/* left only after a break in the stream, or undeclared */
+		if (!r->inflate_cut)
+			r->info.compressed_skipped++;
+		break;
+	default:
+		break;
+	}
+	r->info.n_records++;
+	if (fn) {
+		struct rsp_record rec = { h, off };
+
+		*ret = fn(ctx, &rec);
+		if (*ret)
+			return SCAN_STOP;
+	}
+	*next = h->size + skip;
+	return SCAN_ON;
+}
+
+/* The records of segment @i, inflated into the scan's buffer. */
+static int scan_segment(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *ctx, int *ret,
+			char *err, size_t errlen)
+{
+	struct segs *zs = r->zs;
+	uint64_t p = 0, next;
+	int e = seg_scan_inflate(r, i), st;
+
+	if (e == -ENOMEM || e == -EFBIG) {
+		*ret = errf(err, errlen, e,
+			    e == -ENOMEM ? "out of memory inflating the compressed trace" :
+					   "a frame of the compressed trace inflates to more than "
+					   "%llu MB, more than this process can hold",
+			    (unsigned long long)(zs->limit >> 20));
+		return SCAN_STOP;
+	}
+	/* a broken frame (-EINVAL): its records up to the break are read, then the scan stops */
+	while (p < zs->v[i].len) {
+		const struct perf_event_header *h = (const void *)(zs->scan + p);
+
+		st = scan_one(r, h, RSP_SEG_BIT | (uint64_t)i << 32 | p, zs->v[i].len - p, fn, ctx,
+			      &next, ret, err, errlen);
+		if (st == SCAN_STOP)
+			return st;
+		if (st == SCAN_CUT) {
+			e = -EINVAL;
+			break;
+		}
+		p += next;
+	}
+	if (e) {
+		r->inflate_cut = true;
+		r->inflate_cut_at = zs->v[i].first;
+		return SCAN_CUT;
+	}
+	return SCAN_ON;
+}
+
 int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err, size_t errlen)
 {
-	uint64_t off = r->data_start;
-	int ret;
+	uint64_t off = r->data_start, next;
+	size_t si = 0;
+	int ret = 0, st;
 
 	r->info.n_records = 0;
 	r->info.truncated = false;
 	while (off < r->data_end) {
 		const struct perf_event_header *h;
-		struct rsp_record rec;
-		uint64_t skip = 0;
 
+		if (r->zs && si < r->zs->n && off == r->zs->v[si].first) {
+			st = scan_segment(r, si, fn, ctx, &ret, err, errlen);
+			if (st == SCAN_STOP)
+				return ret;
+			if (st == SCAN_CUT)
+				break;
+			off = r->zs->v[si++].end;
+			continue;
+		}
 		if (r->data_end - off < sizeof(*h)) {
 			r->info.truncated = true;
 			r->info.truncated_at = off;
@@ -1225,121 +1759,16 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 				return errf(err, errlen, -ENOMEM, "out of memory reading the trace");
 			h = (const void *)at(r, off);
 		}
-		if (h->size < sizeof(*h)) {
-			if (r->info.n_records == 0)
-				return errf(err, errlen, -EINVAL,
-					    "not a valid perf.data stream: bad first record at "
-					    "offset %llu",
-					    (unsigned long long)off);
-			/* zeros after the last record: a file cut mid-write */
+		st = scan_one(r, h, off, r->data_end - off, fn, ctx, &next, &ret, err, errlen);
+		if (st == SCAN_STOP)
+			return ret;
+		if (st == SCAN_CUT) {
 			r->info.truncated = true;
 			r->info.truncated_at = off;
 			break;
 		}
-		if (h->size > r->data_end - off) {
-			r->info.truncated = true;
-			r->info.truncated_at = off;
-			break;
-		}
-		if (r->info.n_records == 0 && r->info.pipe_mode &&
-		    (h->type == 0 || h->type >= RSP_PF_RECORD_HEADER_MAX))
-			return errf(err, errlen, -EINVAL,
-				    "not a valid perf.data stream: first record has type %u",
-				    h->type);
-		switch (h->type) {
-		case RSP_PF_RECORD_HEADER_ATTR:
-			if (!r->scanned) {
-				size_t body = h->size - sizeof(*h);
-				const unsigned char *a = (const unsigned char *)(h + 1);
-				uint32_t asize = 0;
-
-				if (body >= PERF_ATTR_SIZE_VER0)
-					memcpy(&asize, a + offsetof(struct perf_event_attr, size), 4);
-				if (asize < PERF_ATTR_SIZE_VER0 || asize > body ||
-				    (body - asize) % 8) {
-					if (!r->n_attrs)
-						return errf(err, errlen, -EINVAL,
-							    "bad event attribute record at "
-							    "offset %llu",
-							    (unsigned long long)off);
-					break;
-				}
-				ret = add_attr(r, a, asize, a + asize, (body - asize) / 8, err,
-					       errlen);
-				if (ret)
-					return ret;
-			}
-			break;
-		case RSP_PF_RECORD_EVENT_UPDATE:
-			if (!r->scanned)
-				absorb_event_update(r, h);
-			break;
-		case RSP_PF_RECORD_HEADER_FEATURE:
-			if (!r->scanned && h->size >= sizeof(struct rsp_pf_feature_rec)) {
-				const struct rsp_pf_feature_rec *f = (const void *)h;
-
-				parse_feature(r, f->feat_id, f->data, h->size - sizeof(*f));
-			}
-			break;
-		case RSP_PF_RECORD_HEADER_TRACING_DATA: {
-			const struct rsp_pf_tracing_data *td = (const void *)h;
-
-			if (h->size < 12)
-				break;
-			skip = td->size;
-			if (skip > r->data_end - off - h->size) {
-				r->info.truncated = true;
-				r->info.truncated_at = off;
-				goto out;
-			}
-			if (!r->scanned) {
-				r->info.tracing_data = (const unsigned char *)h + h->size;
-				r->info.tracing_data_len = td->size;
-			}
-			break;
-		}
-		case RSP_PF_RECORD_AUXTRACE: {
-			uint64_t sz;
-
-			if (h->size < 16)
-				break;
-			memcpy(&sz, (const char *)h + 8, 8);
-			if (sz > r->data_end - off - h->size) {
-				r->info.truncated = true;
-				r->info.truncated_at = off;
-				goto out;
-			}
-			skip = sz;
-			break;
-		}
-		case RSP_PF_RECORD_HEADER_BUILD_ID:
-			if (!r->scanned)
-				parse_build_ids(r, (const unsigned char *)h,
-						(const unsigned char *)h + h->size);
-			break;
-		case RSP_PF_RECORD_THREAD_MAP:
-			if (!r->scanned)
-				absorb_thread_map(r, h);
-			break;
-		case RSP_PF_RECORD_COMPRESSED:
-			/* left only after a break in the stream, or undeclared */
-			if (!r->inflate_cut)
-				r->info.compressed_skipped++;
-			break;
-		default:
-			break;
-		}
-		r->info.n_records++;
-		if (fn) {
-			rec.h = h;
-			rec.offset = off;
-			ret = fn(ctx, &rec);
-			if (ret)
-				return ret;
-		}
-		off += h->size + skip;
+		off += next;
 	}
-out:
 	if (r->inflate_cut && !r->info.truncated) {
 		r->info.truncated = true;
 		r->info.truncated_at = r->inflate_cut_at;
@@ -1350,6 +1779,16 @@ out:
 
 const struct perf_event_header *rsp_reader_record_at(const struct rsp_reader *r, uint64_t offset)
 {
+	if (offset & RSP_SEG_BIT) {
+		size_t i = (size_t)(offset >> 32 & 0x7fffffff);
+		uint64_t within = offset & 0xffffffffu;
+		const unsigned char *b;
+
+		if (!r->zs || i >= r->zs->n || within >= r->zs->v[i].len)
+			return NULL;
+		b = __atomic_load_n(&r->zs->v[i].buf, __ATOMIC_ACQUIRE);
+		return (const void *)(b ? b + within : seg_cached(r, i, within));
+	}
 	return (const void *)at(r, offset);
 }
 

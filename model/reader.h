@@ -104,8 +104,33 @@ int rsp_reader_open_mem(const void *buf, size_t len, struct rsp_reader **out, ch
 typedef int (*rsp_record_fn)(void *ctx, const struct rsp_record *rec);
 int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err, size_t errlen);
 
-/* The record at @offset (as given to the scan callback). */
+/*
+ * The record at @offset (as given to the scan callback); NULL if it cannot be
+ * had (no memory to inflate it again).  A record of a segment the caller
+ * does not hold (below) is inflated into a small cache: the pointer is good
+ * until the next such call.
+ */
 const struct perf_event_header *rsp_reader_record_at(const struct rsp_reader *r, uint64_t offset);
+
+/*
+ * A compressed stream made of many zstd frames (rsp record's) is not
+ * inflated at open: each frame is a *segment*, inflated by the scan one at a
+ * time and by whoever reads its records later.  A record in segment S at
+ * byte B of it has the offset RSP_SEG_BIT | S << 32 | B.  Loading holds a
+ * segment from its first record in time order to its last: load and drop
+ * may be called from different threads, not at once for one segment.
+ */
+#define RSP_SEG_BIT (1ull << 63)
+static inline long rsp_reader_segment_of(uint64_t offset)
+{
+	return offset & RSP_SEG_BIT ? (long)(offset >> 32 & 0x7fffffff) : -1;
+}
+size_t rsp_reader_n_segments(const struct rsp_reader *r);
+/* Where the record at @offset lies in the file (a segment's: where the segment starts). */
+uint64_t rsp_reader_file_offset(const struct rsp_reader *r, uint64_t offset);
+/* Inflate segment @i and hold it: 0, -ENOMEM, or -EINVAL (the stream changed). */
+int rsp_reader_segment_load(struct rsp_reader *r, size_t i);
+void rsp_reader_segment_drop(struct rsp_reader *r, size_t i);
 
 const struct rsp_reader_info *rsp_reader_info(const struct rsp_reader *r);
 size_t rsp_reader_n_attrs(const struct rsp_reader *r);

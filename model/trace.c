@@ -29,6 +29,7 @@
 
 #define DUP_WINDOW_NS 50000
 #define DUP_RING 16
+#define DUP_RAW 256 /* payload bytes a remembered event keeps (its record may be gone) */
 
 struct idx {
 	uint64_t time;
@@ -216,10 +217,12 @@ static int scan_record(void *ctx, const struct rsp_record *rec)
 	int ret;
 
 	if (++sc->n % PROGRESS_EVERY == 0 && sc->o) {
+		uint64_t at = rsp_reader_file_offset(sc->t->reader, rec->offset);
+
 		if (cancelled(sc->o))
 			return -ECANCELED;
 		if (sc->o->progress && sc->size)
-			sc->o->progress(rec->offset < sc->size ? rec->offset / 3.0 / sc->size : 1 / 3.0,
+			sc->o->progress(at < sc->size ? at / 3.0 / sc->size : 1 / 3.0,
 					sc->o->progress_ctx);
 	}
 	switch (h->type) {
@@ -349,12 +352,12 @@ static void *sort_thread(void *arg)
 struct dup {
 	uint64_t time;
 	uint64_t tp;
-	const void *raw;
-	uint32_t raw_size;
+	uint32_t raw_size; /* 0: none */
 	unsigned attr;
 	uint32_t stack;
 	struct product prod;
 	bool matched;
+	_Alignas(8) unsigned char raw[DUP_RAW];
 };
 
 /*
@@ -365,9 +368,13 @@ struct dup {
  * both, the ops in a ring between them; else one after the other, op by op.
  * The first only reads the file and the decoders.
  */
-enum op_kind { OP_SAMPLE = 1, OP_RECORD, OP_END };
+enum op_kind { OP_SAMPLE = 1, OP_RECORD, OP_DROP, OP_END };
 
-/* A sample as the first stage read it, or a record for the second to read. */
+/*
+ * A sample as the first stage read it, a record for the second to read, or
+ * a segment of the stream the second may drop (its number in off): every
+ * op that pointed into it is done.
+ */
 struct op {
 	uint8_t kind;
 	uint32_t attr, cpu, tid, pid, raw_size;
@@ -401,6 +408,9 @@ struct walk {
 	bool bad_layout; /* a sample was skipped (warned at the end) */
 	struct idx *idx; /* its pages behind the walk are given back */
 	size_t n_idx;
+	size_t *seg_last; /* per segment of the stream: 1 + its last record's index, 0: none */
+	uint8_t *seg_held; /* per segment: SEG_HELD, SEG_FAILED or 0 */
+	size_t seg_failed; /* records of segments that could not be inflated again */
 	/* the second's */
 	uint64_t cbuf[512];
 	struct builder *b;
@@ -567,7 +577,7 @@ static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_deco
 	for (int k = 0; k < DUP_RING; k++) {
 		struct dup *d = &ring[k];
 
-		if (d->matched || d->tp != dec->tp_id || d->attr == o->attr || !d->raw)
+		if (d->matched || d->tp != dec->tp_id || d->attr == o->attr || !d->raw_size)
 			continue;
 		if ((o->time > d->time ? o->time - d->time : d->time - o->time) > DUP_WINDOW_NS)
 			continue;
@@ -595,8 +605,9 @@ static void remember(struct walk *w, const struct op *o, uint64_t tp, uint32_t s
 
 	d->time = o->time;
 	d->tp = tp;
-	d->raw = o->raw;
-	d->raw_size = o->raw_size;
+	/* a copy: the record's segment may be dropped before a second copy comes */
+	d->raw_size = o->raw_size <= DUP_RAW ? o->raw_size : 0;
+	memcpy(d->raw, o->raw, d->raw_size);
 	d->attr = o->attr;
 	d->stack = stack;
 	d->prod = builder_last_product(w->b);
@@ -690,6 +701,8 @@ static void walk_record(struct walk *w, const struct idx *e)
 	const struct perf_event_header *h = rsp_reader_record_at(w->t->reader, e->off);
 	struct op *o;
 
+	if (!h)
+		return;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		walk_sample(w, h, e->off);
@@ -719,6 +732,8 @@ static void build_record(struct walk *w, const struct idx *e)
 	const struct perf_event_header *h = rsp_reader_record_at(t->reader, e->off);
 	struct rsp_sample s;
 
+	if (!h)
+		return;
 	switch (h->type) {
 	case PERF_RECORD_COMM: {
 		const struct rsp_pf_comm *c = (const void *)h;
@@ -817,6 +832,41 @@ static void apply(struct walk *w, const struct op *o)
 		struct idx e = { o->time, o->off };
 
 		build_record(w, &e);
+	} else if (o->kind == OP_DROP) {
+		rsp_reader_segment_drop(w->t->reader, o->off);
+	}
+}
+
+#define SEG_HELD 1
+#define SEG_FAILED 2
+
+/*
+ * The first stage: record @i, its segment of the stream (if any) inflated
+ * first, and dropped after it if it is the segment's last.
+ */
+static void walk_one(struct walk *w, size_t i)
+{
+	const struct idx *e = &w->idx[i];
+	long s = rsp_reader_segment_of(e->off);
+	struct op *o;
+
+	if (s < 0) {
+		walk_record(w, e);
+		return;
+	}
+	if (!w->seg_held[s])
+		w->seg_held[s] = rsp_reader_segment_load(w->t->reader, (size_t)s) ? SEG_FAILED :
+										    SEG_HELD;
+	if (w->seg_held[s] == SEG_FAILED) {
+		w->seg_failed++;
+		return;
+	}
+	walk_record(w, e);
+	if (w->seg_last[s] == i + 1) {
+		o = op_begin(w);
+		o->kind = OP_DROP;
+		o->off = (uint64_t)s;
+		op_commit(w);
 	}
 }
 
@@ -829,7 +879,7 @@ static void *first_stage(void *arg)
 	for (size_t i = 0; i < w->n_idx; i++) {
 		if (i % 4096 == 0 && __atomic_load_n(&w->q->stop, __ATOMIC_RELAXED))
 			break;
-		walk_record(w, &w->idx[i]);
+		walk_one(w, i);
 		if (i % IDX_RELEASE == IDX_RELEASE - 1)
 			_rsp_release(w->idx, (i + 1) * sizeof(*w->idx));
 	}
@@ -954,7 +1004,7 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	pthread_t sorter_tid, first;
 	struct opq q = { 0 };
 	bool sorting = false, piped = false;
-	size_t na;
+	size_t na, n_segs = 0;
 	int ret;
 
 	ret = rsp_reader_scan(t->reader, scan_record, &sc, err, errlen);
@@ -1049,6 +1099,22 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	}
 	w.idx = sc.idx.v;
 	w.n_idx = sc.idx.n;
+	n_segs = rsp_reader_n_segments(t->reader);
+	if (n_segs) {
+		/* a segment is held from its first record in time order to its last */
+		w.seg_last = calloc(n_segs, sizeof(*w.seg_last));
+		w.seg_held = calloc(n_segs, sizeof(*w.seg_held));
+		if (!w.seg_last || !w.seg_held) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < sc.idx.n; i++) {
+			long s = rsp_reader_segment_of(sc.idx.v[i].off);
+
+			if (s >= 0 && (size_t)s < n_segs)
+				w.seg_last[s] = i + 1;
+		}
+	}
 	if (sc.idx.n >= PIPELINE_MIN && _rsp_usable_cpus() > 1) {
 		q.v = malloc(OPQ * sizeof(*q.v));
 		w.q = &q;
@@ -1088,12 +1154,16 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 				ret = -ECANCELED;
 				goto out;
 			}
-			walk_record(&w, &sc.idx.v[i]);
+			walk_one(&w, i);
 			if (i % IDX_RELEASE == IDX_RELEASE - 1)
 				_rsp_release(sc.idx.v, (i + 1) * sizeof(*sc.idx.v));
 		}
 	}
 	builder_finish(w.b);
+	if (w.seg_failed)
+		trace_warn(t, "%zu records skipped: their part of the compressed trace could not be "
+			      "inflated again (out of memory)",
+			   w.seg_failed);
 	if (w.bad_layout)
 		trace_warn(t, "records that do not fit their event's layout were skipped");
 	if (!t->have_waking)
@@ -1112,6 +1182,10 @@ out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory loading the trace");
 	builder_free(w.b);
+	for (size_t i = 0; i < n_segs; i++)
+		rsp_reader_segment_drop(t->reader, i); /* a cancelled walk's */
+	free(w.seg_last);
+	free(w.seg_held);
 	free(q.v);
 	free(w.ring);
 	free(w.pos);

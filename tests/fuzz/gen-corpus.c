@@ -70,6 +70,16 @@ int main(int argc, char **argv)
 			}
 			fclose(f);
 			free(z);
+			/* and in frames of about 512 bytes, as rsp record ends its zstd frames */
+			z = synth_compress_framed(buf, len, 256, 512, false, &zlen);
+			snprintf(path, sizeof(path), "%s/synth-framed.data", dir);
+			f = fopen(path, "wb");
+			if (!z || !f || fwrite(z, 1, zlen, f) != zlen) {
+				perror(path);
+				return 1;
+			}
+			fclose(f);
+			free(z);
 		}
 		synth_free(s);
 	}

@@ -59,10 +59,15 @@ cat "$T/full.err"
 [ "$(cat "$T/full.rc")" -eq 1 ] || fail "disk full: exit $(cat "$T/full.rc"), want 1"
 grep -q 'No space left on device' "$T/full.err" || fail "disk full not reported"
 [ "$(cat "$T/full.n")" -gt 100 ] || fail "disk full: only $(cat "$T/full.n") switches readable"
-# a compressed recording that inflates to more than the process can hold (here ~130 MB
-# of records against a ulimit -v of 200 MB, of which rsp's libraries take a part): one
-# line, exit 1
+# rsp's compressed recordings are read a zstd frame at a time: one that inflates to
+# ~130 MB opens under a ulimit -v of 200 MB (of which rsp's libraries take a part)
 "$RSP" record -q -o "$T/big.data" -- "$WL/pass" 30000 || fail "record pass 30000"
-expect 1 "more than this process can hold" sh -c "ulimit -v 200000; exec '$RSP' info '$T/big.data'"
-"$RSP" info "$T/big.data" >/dev/null || fail "without the limit the same file opens"
+sh -c "ulimit -v 200000; exec '$RSP' info '$T/big.data'" >/dev/null 2>"$T/big.err" ||
+  fail "rsp's compressed recording of ~130 MB does not open under ulimit -v 200 MB: $(cat "$T/big.err")"
+# perf record -z writes one zstd frame, inflated whole at open: one that inflates to
+# more than the process can hold (DWARF stack copies, ~8 KiB a sample): one line, exit 1
+perf record -q -z -e sched:sched_switch --call-graph dwarf -o "$T/pz.data" -- "$WL/pass" 10000 \
+  >/dev/null 2>&1 || fail "perf record -z"
+expect 1 "more than this process can hold" sh -c "ulimit -v 200000; exec '$RSP' info '$T/pz.data'"
+"$RSP" info "$T/pz.data" >/dev/null || fail "without the limit the same file opens"
 note "ok"

@@ -68,6 +68,13 @@ unsigned char *synth_compress(const void *in, size_t len, size_t piece, bool cor
 #define SYNTH_ROUND_MARK 0x5e5e000000000000ull
 unsigned char *synth_compress_ex(const void *in, size_t len, size_t piece, bool corrupt,
 				 bool interleave, size_t *out_len);
+/*
+ * The same as rsp record writes it: the zstd frame ends at the first record
+ * boundary past @frame input bytes, so each frame holds whole records and
+ * inflates on its own.
+ */
+unsigned char *synth_compress_framed(const void *in, size_t len, size_t piece, size_t frame,
+				     bool corrupt, size_t *out_len);
 void synth_free(struct synth *s);
 
 /* The finished file (valid until synth_free). */

@@ -15,11 +15,13 @@
 #include <asm/perf_regs.h>
 #include <elf.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <string.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 static void tidmap(void)
 {
@@ -368,6 +370,128 @@ static void ustack_entry(void)
 	rsp_ustack_free(u);
 }
 
+/*
+ * Compressed chunks: PERF_RECORD_COMPRESSED records of at most
+ * RSP_COMPRESS_RECORD bytes; the zstd frame ends at the first record boundary
+ * past RSP_COMPRESS_FRAME input bytes, so every frame inflates on its own to
+ * whole records, and the frames in order give back every record.
+ */
+static void writer_frames(void)
+{
+	char path[] = "/tmp/rsp-unit-XXXXXX", err[256];
+	struct rsp_writer *w;
+	unsigned char *buf, *orig = malloc(2u << 20), *got = malloc(3u << 20), *dec = malloc(1u << 20);
+	size_t len, olen = 0, glen = 0, off = 16, frames = 0, small = 0, notwhole = 0, big = 0;
+	int fd = mkstemp(path);
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	ZSTD_outBuffer out = { NULL, 0, 0 };
+	bool in_frame = false, bad_start = false;
+
+	close(fd);
+	unlink(path);
+	CHECK(orig && got && dec && dc && rsp_writer_open(&w, path, err, sizeof(err)) == 0,
+	      "writer opens %s", path);
+	if (!orig || !got || !dec || !dc) {
+		free(orig);
+		free(got);
+		free(dec);
+		ZSTD_freeDCtx(dc);
+		return;
+	}
+	rsp_writer_set_compression(w, 1);
+	/* 1.5 MB of records of 24 to 4016 bytes, handed over in chunks of varying size */
+	for (unsigned i = 0; olen < (3u << 19); i++) {
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+		unsigned char rec[4016];
+
+		h.size = (uint16_t)(24 + (i * 2654435761u >> 7) % 3992 / 8 * 8);
+		for (size_t k = 0; k < h.size; k++)
+			rec[k] = (unsigned char)(i * 31 + k % 13);
+		memcpy(rec, &h, sizeof(h));
+		rsp_writer_append(w, rec, h.size);
+		memcpy(orig + olen, rec, h.size);
+		olen += h.size;
+		if (i % 700 == 699)
+			rsp_writer_flush(w);
+	}
+	CHECK(rsp_writer_close(w, NULL, NULL, NULL) == 0, "writer closes cleanly");
+	buf = slurp(path, &len);
+	/* the frames, one at a time */
+	while (buf && off + 8 <= len) {
+		struct perf_event_header h;
+		ZSTD_inBuffer in;
+
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.size < 8 || off + h.size > len)
+			break;
+		if (h.type != RSP_PF_RECORD_COMPRESSED) {
+			off += h.size;
+			continue;
+		}
+		big += h.size > RSP_COMPRESS_RECORD;
+		if (!in_frame) {
+			uint32_t magic;
+
+			memcpy(&magic, buf + off + 8, 4);
+			bad_start |= magic != ZSTD_MAGICNUMBER;
+			ZSTD_DCtx_reset(dc, ZSTD_reset_session_only);
+			out = (ZSTD_outBuffer){ dec, 1u << 20, 0 };
+			in_frame = true;
+		}
+		in = (ZSTD_inBuffer){ buf + off + 8, h.size - 8u, 0 };
+		while (in.pos < in.size) {
+			size_t r = ZSTD_decompressStream(dc, &out, &in);
+
+			if (ZSTD_isError(r)) {
+				bad_start = true;
+				break;
+			}
+			if (r == 0) {
+				/* a frame's end: whole records, as big as the writer makes them */
+				size_t at = 0;
+
+				while (at + 8 <= out.pos) {
+					struct perf_event_header rh;
+
+					memcpy(&rh, dec + at, sizeof(rh));
+					if (rh.size < 8)
+						break;
+					at += rh.size;
+				}
+				notwhole += at != out.pos;
+				frames++;
+				small += out.pos < RSP_COMPRESS_FRAME || out.pos > RSP_COMPRESS_FRAME + 4016;
+				memcpy(got + glen, dec, out.pos);
+				glen += out.pos;
+				in_frame = false;
+				if (in.pos < in.size)
+					bad_start = true; /* a frame begins inside a record */
+				break;
+			}
+		}
+		off += h.size;
+	}
+	if (in_frame) {
+		/* the last frame, flushed but not ended */
+		memcpy(got + glen, dec, out.pos);
+		glen += out.pos;
+	}
+	CHECK(!big, "every compressed record within %u bytes", RSP_COMPRESS_RECORD);
+	CHECK(!bad_start, "every frame begins a compressed record and inflates on its own");
+	CHECK(frames >= 5 && !small && !notwhole,
+	      "%zu frames ended, each on a record boundary just past %u bytes (%zu not whole, %zu "
+	      "of another size)",
+	      frames, RSP_COMPRESS_FRAME, notwhole, small);
+	CHECK(glen == olen && !memcmp(got, orig, olen), "the frames give back every record (%zu of "
+	      "%zu bytes)", glen, olen);
+	free(buf);
+	free(orig);
+	free(got);
+	free(dec);
+	ZSTD_freeDCtx(dc);
+	unlink(path);
+}
+
 int main(void)
 {
 	tidmap();
@@ -376,5 +500,6 @@ int main(void)
 	pathset();
 	buildid_notes();
 	writer_framing();
+	writer_frames();
 	return tap_done();
 }

@@ -29,6 +29,36 @@ static struct rsp_trace *open_synth(struct synth *s, char *err, size_t errlen)
 	return t;
 }
 
+/*
+ * @s's stream compressed as rsp record writes it (a frame ends every @frame
+ * input bytes and inflates on its own), opened; *@segments: how many the
+ * reader found (more than one: it reads them a frame at a time).  *@z: the
+ * compressed bytes, to free after the trace.
+ */
+static struct rsp_trace *open_framed(struct synth *s, size_t piece, size_t frame, bool corrupt,
+				     size_t *segments, unsigned char **z, char *err, size_t errlen)
+{
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	struct rsp_reader *r = NULL;
+	size_t len, zlen;
+	const void *buf = synth_finish(s, &len);
+
+	*segments = 0;
+	*z = synth_compress_framed(buf, len, piece, frame, corrupt, &zlen);
+	if (!*z) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (rsp_reader_open_mem(*z, zlen, &r, err, errlen) == 0) {
+		*segments = rsp_reader_n_segments(r);
+		rsp_reader_free(r);
+	}
+	if (rsp_trace_open_mem(*z, zlen, &o, &t, err, errlen))
+		return NULL;
+	return t;
+}
+
 static size_t thread_of(struct rsp_trace *t, int tid)
 {
 	for (size_t i = 0; i < rsp_trace_n_threads(t); i++) {
@@ -275,6 +305,67 @@ static void test_compressed_interleaved(void)
 	      rounds);
 	rsp_reader_free(r);
 	free(z);
+	synth_free(s);
+}
+
+/*
+ * rsp record's compressed streams: a zstd frame ends at a record boundary
+ * every so many bytes, and the reader inflates one frame at a time (loading
+ * holds only the frames time order interleaves).  The same timeline; a
+ * broken frame or a cut file is read up to the break.
+ */
+static void test_compressed_framed(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	unsigned char *z = NULL;
+	size_t segs = 0;
+	char err[256];
+
+	pingpong_events(s);
+	/* pieces of 100 bytes (records straddle compressed records), frames of about 300 */
+	t = open_framed(s, 100, 300, false, &segs, &z, err, sizeof(err));
+	CHECK(t && segs >= 3, "a stream in %zu frames opens (%s)", segs, t ? "" : err);
+	if (t) {
+		struct rsp_trace_summary sum;
+
+		check_pingpong(t, "framed");
+		rsp_trace_get_summary(t, &sum);
+		CHECK(!sum.truncated && sum.start_ns == US(1000) &&
+			      sum.end_ns == US(1400),
+		      "framed: whole, same time span");
+		rsp_trace_free(t);
+	}
+	free(z);
+	t = open_framed(s, 100, 300, true, &segs, &z, err, sizeof(err));
+	CHECK(t != NULL, "a stream with a broken frame opens (%s)", t ? "" : err);
+	if (t) {
+		struct rsp_trace_summary sum;
+
+		rsp_trace_get_summary(t, &sum);
+		CHECK(sum.truncated, "and says it was cut short");
+		rsp_trace_free(t);
+	}
+	free(z);
+	{
+		struct rsp_trace_opts o = { .no_symbols = true };
+		size_t len, zlen;
+		const void *buf = synth_finish(s, &len);
+
+		z = synth_compress_framed(buf, len, 100, 300, false, &zlen);
+		t = NULL;
+		/* cut inside the last compressed record: everything before it is read */
+		CHECK(z && rsp_trace_open_mem(z, zlen - 5, &o, &t, err, sizeof(err)) == 0 && t,
+		      "a framed stream cut short opens (%s)", t ? "" : err);
+		if (t) {
+			struct rsp_trace_summary sum;
+
+			rsp_trace_get_summary(t, &sum);
+			CHECK(sum.truncated && dump(t, 100)[0] == 'S', "and says so, with what it read");
+			rsp_trace_free(t);
+		}
+		free(z);
+	}
 	synth_free(s);
 }
 
@@ -703,7 +794,7 @@ static void test_sockets(void)
  * stream compressed in pieces of that size, inflating to more than @min_mb
  * MB (from 8 MB a thread maps the image ahead of the decompressor).
  */
-static void test_long_pingpong(size_t N, size_t piece, size_t min_mb)
+static void test_long_pingpong(size_t N, size_t piece, size_t frame, size_t min_mb)
 {
 	struct synth_opts so = { .second_waking_attr = true };
 	struct synth *s = synth_new(&so);
@@ -741,14 +832,21 @@ static void test_long_pingpong(size_t N, size_t piece, size_t min_mb)
 
 		CHECK(len > (min_mb << 20), "the stream inflates to %zu MB (more than %zu)",
 		      len >> 20, min_mb);
-		z = synth_compress(buf, len, piece, false, &zlen);
-		if (z && rsp_trace_open_mem(z, zlen, &o, &t, err, sizeof(err)))
-			t = NULL;
+		if (frame) {
+			size_t segs;
+
+			t = open_framed(s, piece, frame, false, &segs, &z, err, sizeof(err));
+			CHECK(segs > len / frame / 2, "read a frame at a time: %zu segments", segs);
+		} else {
+			z = synth_compress(buf, len, piece, false, &zlen);
+			if (z && rsp_trace_open_mem(z, zlen, &o, &t, err, sizeof(err)))
+				t = NULL;
+		}
 	} else {
 		t = open_synth(s, err, sizeof(err));
 	}
-	CHECK(t != NULL, "a %zu-round ping-pong%s opens (%s)", N, piece ? ", compressed," : "",
-	      t ? "" : err);
+	CHECK(t != NULL, "a %zu-round ping-pong%s opens (%s)", N,
+	      frame ? ", compressed in frames," : piece ? ", compressed," : "", t ? "" : err);
 	if (t) {
 		struct rsp_trace_summary sum;
 		struct rsp_thread_info ta, tb;
@@ -808,11 +906,13 @@ static void test_long_pingpong(size_t N, size_t piece, size_t min_mb)
  * without a copy; one with a copy is unwound when asked (no symbols here:
  * its kernel part).  Loading does not read dyn_size; the resolution does.
  */
-static void test_user_stack_copies(void)
+static void test_user_stack_copies(bool framed)
 {
 	struct synth_opts so = { .user_stack = true };
 	struct synth *s = synth_new(&so);
 	struct rsp_trace *t;
+	unsigned char *z = NULL;
+	size_t segs = 0;
 	char err[256];
 	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81100000ull,
 			     0xffffffff81200000ull, (uint64_t)PERF_CONTEXT_USER, 0x401234 };
@@ -829,8 +929,14 @@ static void test_user_stack_copies(void)
 	synth_switch_ustack(s, 0, US(1300), 100, "a", S_INT, 0, "swapper/0", chain, 5, regs, copy,
 			    sizeof(copy), sizeof(copy));
 	synth_switch(s, 0, US(1400), 0, "swapper/0", 0, 100, "a");
-	t = open_synth(s, err, sizeof(err));
-	CHECK(t != NULL, "samples with user-stack copies open (%s)", t ? "" : err);
+	/*
+	 * framed: a record a frame; the copies are unwound after loading, their
+	 * frames inflated again
+	 */
+	t = framed ? open_framed(s, 4096, 1, false, &segs, &z, err, sizeof(err)) :
+		     open_synth(s, err, sizeof(err));
+	CHECK(t != NULL && (!framed || segs >= 5), "samples with user-stack copies%s open (%s)",
+	      framed ? ", a frame each," : "", t ? "" : err);
 	if (t) {
 		size_t ia = thread_of(t, 100);
 		struct rsp_slice_info sl;
@@ -847,6 +953,7 @@ static void test_user_stack_copies(void)
 		      sl.stack ? rsp_stack_n_frames(t, sl.stack) : 0);
 		rsp_trace_free(t);
 	}
+	free(z);
 	synth_free(s);
 }
 
@@ -1043,9 +1150,12 @@ int main(void)
 	test_exit_sample();
 	test_compressed();
 	test_compressed_interleaved();
-	test_long_pingpong(12000, 0, 0); /* 6 records a round: 72 k */
-	test_long_pingpong(24000, 1 << 16, 16);
-	test_user_stack_copies();
+	test_compressed_framed();
+	test_long_pingpong(12000, 0, 0, 0); /* 6 records a round: 72 k */
+	test_long_pingpong(24000, 1 << 16, 0, 16);
+	test_long_pingpong(24000, 32 << 10, 256 << 10, 16); /* rsp record's framing */
+	test_user_stack_copies(false);
+	test_user_stack_copies(true);
 	test_sideband_id0();
 	test_fork();
 	return tap_done();
