@@ -1105,7 +1105,8 @@ static void segs_free(struct segs *zs)
 		free(zs->cache[i].b.p);
 	free(zs->pool);
 	free(zs->v);
-	free(zs->scan);
+	if (zs->scan)
+		munmap(zs->scan, zs->scan_cap);
 	free(zs->tracing_data);
 	ZSTD_freeDCtx(zs->dc_scan);
 	ZSTD_freeDCtx(zs->dc_load);
@@ -1156,6 +1157,34 @@ static int seg_inflate(const struct rsp_reader *r, ZSTD_DCtx **dc, const struct 
 	return ret;
 }
 
+/*
+ * The scan's buffer: a reservation as large as one segment may be (virtual
+ * only: pages exist once written), so that a segment of any size inflates in
+ * one go; the first MB mapped in bulk (rsp record's segments are ~300 KiB).
+ * Where overcommit is strict the reservation is halved down to 64 MB.
+ */
+#define SEG_WARM (1u << 20)
+#define SEG_TRIM (16u << 20) /* pages of a larger segment are given back after it */
+
+static int seg_scan_buffer(struct segs *zs)
+{
+	void *p;
+
+	for (;;) {
+		p = mmap(NULL, zs->limit, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED || errno != ENOMEM || zs->limit <= (64u << 20))
+			break;
+		zs->limit /= 2;
+	}
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	zs->scan = p;
+	zs->scan_cap = zs->limit;
+	_rsp_warm(zs->scan, zs->scan_cap < SEG_WARM ? zs->scan_cap : SEG_WARM);
+	return 0;
+}
+
 /* The scan's: segment @i inflated into zs->scan; its whole records' length in v[i].len. */
 static int seg_scan_inflate(struct rsp_reader *r, size_t i)
 {
@@ -1163,28 +1192,13 @@ static int seg_scan_inflate(struct rsp_reader *r, size_t i)
 	uint64_t len = 0, whole = 0;
 	int ret;
 
-	for (;;) {
-		if (!zs->scan_cap) {
-			zs->scan_cap = 1u << 20;
-			zs->scan = _rsp_malloc_warm(zs->scan_cap);
-			if (!zs->scan)
-				return -ENOMEM;
-		}
-		ret = seg_inflate(r, &zs->dc_scan, &zs->v[i], zs->scan, zs->scan_cap, &len);
-		if (ret != -EFBIG)
-			break;
-		if (zs->scan_cap >= zs->limit)
-			return -EFBIG;
-		free(zs->scan);
-		zs->scan_cap = zs->scan_cap * 2 < zs->limit ? zs->scan_cap * 2 : zs->limit;
-		zs->scan = _rsp_malloc_warm(zs->scan_cap);
-		if (!zs->scan) {
-			zs->scan_cap = 0;
-			return -ENOMEM;
-		}
-	}
-	/* whole records only: a frame cut short (the recorder killed) ends on the last */
-	while (!ret && len - whole >= sizeof(struct perf_event_header)) {
+	if (!zs->scan && seg_scan_buffer(zs))
+		return -ENOMEM;
+	ret = seg_inflate(r, &zs->dc_scan, &zs->v[i], zs->scan, zs->scan_cap, &len);
+	if (ret == -EFBIG || ret == -ENOMEM)
+		return ret;
+	/* whole records only: a frame cut short or broken ends on its last */
+	while (len - whole >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
 
 		memcpy(&h, zs->scan + whole, sizeof(h));
@@ -1193,6 +1207,8 @@ static int seg_scan_inflate(struct rsp_reader *r, size_t i)
 		whole += h.size;
 	}
 	zs->v[i].len = whole;
+	if (len > SEG_TRIM)
+		madvise(zs->scan + SEG_TRIM, len - SEG_TRIM, MADV_DONTNEED);
 	return ret ? ret : whole < len ? -EINVAL : 0;
 }
 
