@@ -813,6 +813,8 @@ static bool top_record(const struct rsp_reader *r, uint64_t off, struct perf_eve
 	if (h->type == RSP_PF_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
 		memcpy(&sz, r->buf + off + 8, 4);
 		*skip = sz;
+	} else if (h->type == RSP_PF_RECORD_AUXTRACE && h->size >= 16) {
+		memcpy(skip, r->buf + off + 8, 8); /* as the scan reads it */
 	}
 	return *skip <= r->data_end - off - h->size;
 }
