@@ -37,6 +37,8 @@ struct idx {
 };
 
 static void check_completeness(struct rsp_trace *t);
+struct setup;
+static void setup_start(struct setup *su);
 
 /* ---- strings, warnings, threads ---------------------------------------------------------- */
 
@@ -193,6 +195,7 @@ uint32_t trace_thread_of(struct rsp_trace *t, uint32_t tid, uint32_t pid, uint64
 
 struct scan {
 	struct rsp_trace *t;
+	struct setup *su; /* started from a large trace's first records */
 	VEC(struct idx) idx;
 	uint64_t last_time;
 	bool nomem;
@@ -202,6 +205,7 @@ struct scan {
 };
 
 #define PROGRESS_EVERY 65536
+#define SETUP_AFTER 16384 /* records: the set-up's thread starts then (tracing data known) */
 
 static bool cancelled(const struct rsp_trace_opts *o)
 {
@@ -216,6 +220,8 @@ static int scan_record(void *ctx, const struct rsp_record *rec)
 	struct idx e;
 	int ret;
 
+	if (sc->n % SETUP_AFTER == SETUP_AFTER - 1)
+		setup_start(sc->su);
 	if (++sc->n % PROGRESS_EVERY == 0 && sc->o) {
 		uint64_t at = rsp_reader_file_offset(sc->t->reader, rec->offset);
 
@@ -276,75 +282,141 @@ static inline uint64_t key(uint64_t time, uint64_t base)
 }
 
 /*
- * Stable LSD radix sort on time, 11 bits a pass, skipping passes with one
- * bucket; the counts of every pass from one read.
+ * Stable LSD radix sort on time, 11 bits a pass, skipping the digits every
+ * key shares, on up to SORT_THREADS threads: each counts the digits of its
+ * part of the array, then scatters it to its own offsets in each bucket
+ * (after the parts before it: stable).
  */
 #define RADIX_PASSES 6 /* 6 x 11 bits >= 64 */
+#define SORT_THREADS 2
+#define SORT_PAR_MIN 65536 /* entries: fewer are sorted on one thread */
 
-static int sort_index(struct idx **v, size_t n, uint64_t base)
+struct sorter {
+	struct idx *v, *spare;
+	size_t n;
+	uint64_t base;
+	int nt;
+	pthread_barrier_t bar;
+	uint64_t and_[SORT_THREADS], or_[SORT_THREADS];
+	bool sorted[SORT_THREADS];
+	size_t cnt[SORT_THREADS][2048];
+	struct idx *result;
+};
+
+struct sort_part {
+	struct sorter *so;
+	int t;
+};
+
+static void sort_sync(struct sorter *so)
 {
-	struct idx *orig = *v, *a = *v, *b, *spare;
-	size_t(*cnt)[2048];
-	bool sorted = true;
+	if (so->nt > 1)
+		pthread_barrier_wait(&so->bar);
+}
 
-	for (size_t i = 1; i < n && sorted; i++)
-		sorted = a[i - 1].time <= a[i].time;
-	if (sorted)
-		return 0;
-	b = spare = _rsp_malloc_warm(n * sizeof(*b));
-	cnt = calloc(RADIX_PASSES, sizeof(*cnt));
-	if (!b || !cnt) {
-		free(b);
-		free(cnt);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint64_t k = key(a[i].time, base);
+static void sort_part(struct sorter *so, int t)
+{
+	size_t lo = so->n * (size_t)t / (size_t)so->nt, hi = so->n * (size_t)(t + 1) / (size_t)so->nt;
+	struct idx *a = so->v, *b = so->spare;
+	uint64_t and_ = ~0ull, or_ = 0, differ = 0;
+	bool sorted = lo == 0 || a[lo - 1].time <= a[lo].time;
 
-		for (int p = 0; p < RADIX_PASSES; p++)
-			cnt[p][(k >> (11 * p)) & 2047]++;
+	/* fresh pages for the other buffer, each thread its part */
+	_rsp_warm(b + lo, (hi - lo) * sizeof(*b));
+	for (size_t i = lo; i < hi; i++) {
+		uint64_t k = key(a[i].time, so->base);
+
+		and_ &= k;
+		or_ |= k;
+		sorted &= i == lo || a[i - 1].time <= a[i].time;
 	}
+	so->and_[t] = and_;
+	so->or_[t] = or_;
+	so->sorted[t] = sorted;
+	sort_sync(so);
+	sorted = true;
+	and_ = ~0ull;
+	or_ = 0;
+	for (int u = 0; u < so->nt; u++) {
+		sorted &= so->sorted[u];
+		and_ &= so->and_[u];
+		or_ |= so->or_[u];
+	}
+	if (sorted) {
+		if (t == 0)
+			so->result = a;
+		return;
+	}
+	differ = and_ ^ or_;
 	for (int p = 0; p < RADIX_PASSES; p++) {
-		size_t sum = 0;
-		bool one = false;
+		int shift = 11 * p;
+		size_t *c = so->cnt[t], off[2048], sum = 0;
 		struct idx *tmp;
 
+		if (!((differ >> shift) & 2047))
+			continue; /* every key has the same digit here */
+		memset(c, 0, sizeof(so->cnt[t]));
+		for (size_t i = lo; i < hi; i++)
+			c[(key(a[i].time, so->base) >> shift) & 2047]++;
+		sort_sync(so);
+		/* bucket k of part t: after all of buckets < k, and after the parts < t in k */
 		for (size_t k = 0; k < 2048; k++) {
-			size_t c = cnt[p][k];
+			size_t before = 0, all = 0;
 
-			one |= c == n;
-			cnt[p][k] = sum;
-			sum += c;
+			for (int u = 0; u < so->nt; u++) {
+				before += u < t ? so->cnt[u][k] : 0;
+				all += so->cnt[u][k];
+			}
+			off[k] = sum + before;
+			sum += all;
 		}
-		if (one)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			b[cnt[p][(key(a[i].time, base) >> (11 * p)) & 2047]++] = a[i];
+		for (size_t i = lo; i < hi; i++)
+			b[off[(key(a[i].time, so->base) >> shift) & 2047]++] = a[i];
+		sort_sync(so);
 		tmp = a;
 		a = b;
 		b = tmp;
 	}
-	free(cnt);
-	/* the result is in a; whichever buffer it is not goes */
-	free(a == orig ? spare : orig);
-	*v = a;
-	return 0;
+	if (t == 0)
+		so->result = a;
 }
 
-/* Sorting runs beside the rest of the set-up (formats, symbols): a thread. */
-struct sorter {
-	struct idx *v;
-	size_t n;
-	uint64_t base;
-	int ret;
-};
-
-static void *sort_thread(void *arg)
+static void *sort_part_thread(void *arg)
 {
-	struct sorter *so = arg;
+	struct sort_part *sp = arg;
 
-	so->ret = sort_index(&so->v, so->n, so->base);
+	sort_part(sp->so, sp->t);
 	return NULL;
+}
+
+static int sort_index(struct idx **v, size_t n, uint64_t base)
+{
+	struct sorter so = { .v = *v, .n = n, .base = base, .nt = 1 };
+	struct sort_part helper = { &so, 1 };
+	pthread_t tid;
+
+	if (n < 2)
+		return 0;
+	so.spare = malloc(n * sizeof(*so.spare));
+	if (!so.spare)
+		return -ENOMEM;
+	/* SORT_THREADS is 2: this thread and one more */
+	if (n >= SORT_PAR_MIN && _rsp_usable_cpus() > 1 && !pthread_barrier_init(&so.bar, NULL, 2)) {
+		so.nt = 2;
+		if (pthread_create(&tid, NULL, sort_part_thread, &helper)) {
+			pthread_barrier_destroy(&so.bar);
+			so.nt = 1;
+		}
+	}
+	sort_part(&so, 0);
+	if (so.nt > 1) {
+		pthread_join(tid, NULL);
+		pthread_barrier_destroy(&so.bar);
+	}
+	/* the result is in one buffer; the other goes */
+	free(so.result == *v ? so.spare : *v);
+	*v = so.result;
+	return 0;
 }
 
 /* ---- pass 2 ----------------------------------------------------------------------------- */
@@ -949,17 +1021,70 @@ static char *read_proc_kallsyms(size_t *len)
 	return buf;
 }
 
-static int setup_symbols(struct rsp_trace *t, const struct rsp_trace_opts *o)
-{
-	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
-	struct rsp_sym_opts so = { .debug_dir = o ? o->debug_dir : NULL };
-	int ret;
+/*
+ * The set-up that needs only the header records: the tracepoint formats,
+ * and the symbolizer with the kallsyms the file holds (parsing and sorting
+ * them is most of it).  From a large trace's first records on, a thread does
+ * it while the scan goes on; it warns through err only.
+ */
+struct setup {
+	struct rsp_trace *t;
+	const struct rsp_trace_opts *o;
+	pthread_t tid;
+	bool started, done;
+	int ret; /* the symbolizer's */
+	char terr[256]; /* the formats' warning, or "" */
+};
 
-	ret = rsp_sym_new(&t->sym, &so);
-	if (ret)
-		return ret;
-	if (t->td.kallsyms && t->td.kallsyms_len) {
+static void setup_early(struct setup *su)
+{
+	struct rsp_trace *t = su->t;
+	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
+	struct rsp_sym_opts so = { .debug_dir = su->o ? su->o->debug_dir : NULL };
+
+	su->done = true;
+	if (in->tracing_data &&
+	    rsp_tracedata_parse(&t->td, in->tracing_data, in->tracing_data_len, su->terr,
+				sizeof(su->terr)) == 0)
+		su->terr[0] = '\0';
+	if (su->o && su->o->no_symbols)
+		return;
+	su->ret = rsp_sym_new(&t->sym, &so);
+	if (!su->ret && t->td.kallsyms && t->td.kallsyms_len)
 		rsp_sym_set_kallsyms(t->sym, t->td.kallsyms, t->td.kallsyms_len);
+}
+
+static void *setup_thread(void *arg)
+{
+	setup_early(arg);
+	return NULL;
+}
+
+/* Start the thread once the formats are known (a large trace: the scan is far enough). */
+static void setup_start(struct setup *su)
+{
+	if (!su->started && !su->done && rsp_reader_info(su->t->reader)->tracing_data &&
+	    _rsp_usable_cpus() > 1)
+		su->started = pthread_create(&su->tid, NULL, setup_thread, su) == 0;
+}
+
+/* After the scan: what the thread did, or all of it now; then what needs the whole stream. */
+static int setup_finish(struct setup *su)
+{
+	struct rsp_trace *t = su->t;
+	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
+
+	if (su->started)
+		pthread_join(su->tid, NULL);
+	else if (!su->done)
+		setup_early(su);
+	su->started = false;
+	if (su->terr[0])
+		trace_warn(t, "%s: tracepoint fields cannot be decoded", su->terr);
+	if (su->ret || !t->sym)
+		return su->ret;
+	if (t->td.kallsyms && t->td.kallsyms_len) {
+		/* set by the early part */
 	} else if (running_kernel_matches(in)) {
 		size_t len;
 		char *ks = read_proc_kallsyms(&len);
@@ -998,17 +1123,19 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		size_t errlen)
 {
 	const struct rsp_reader_info *in;
-	struct scan sc = { .t = t, .o = o, .size = size };
+	struct setup su = { .t = t, .o = o };
+	struct scan sc = { .t = t, .su = &su, .o = o, .size = size };
 	struct walk w = { .t = t };
-	struct sorter sorter;
-	pthread_t sorter_tid, first;
+	pthread_t first;
 	struct opq q = { 0 };
-	bool sorting = false, piped = false;
+	bool piped = false;
 	size_t na, n_segs = 0;
 	int ret;
 
 	ret = rsp_reader_scan(t->reader, scan_record, &sc, err, errlen);
 	if (ret) {
+		if (su.started)
+			pthread_join(su.tid, NULL);
 		vec_free(&sc.idx);
 		if (sc.nomem)
 			snprintf(err, errlen, "out of memory reading the trace");
@@ -1023,6 +1150,8 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 			   (unsigned long long)in->compressed_skipped);
 	na = rsp_reader_n_attrs(t->reader);
 	if (na == 0) {
+		if (su.started)
+			pthread_join(su.tid, NULL);
 		vec_free(&sc.idx);
 		snprintf(err, errlen, "no event descriptions in the file: not a perf recording");
 		return -EINVAL;
@@ -1038,17 +1167,9 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		t->nr_cpus = in->nr_cpus_avail;
 	if (!t->nr_cpus)
 		t->nr_cpus = 1;
-	sorter = (struct sorter){ sc.idx.v, sc.idx.n, t->t_start, 0 };
-	/* a thread costs more than sorting a small index (and a fuzzer runs thousands) */
-	if (sc.idx.n >= PIPELINE_MIN && _rsp_usable_cpus() > 1)
-		sorting = pthread_create(&sorter_tid, NULL, sort_thread, &sorter) == 0;
-	if (in->tracing_data) {
-		char terr[256];
-
-		if (rsp_tracedata_parse(&t->td, in->tracing_data, in->tracing_data_len, terr,
-					sizeof(terr)))
-			trace_warn(t, "%s: tracepoint fields cannot be decoded", terr);
-	}
+	ret = setup_finish(&su);
+	if (ret)
+		goto out;
 	t->dec = calloc(na, sizeof(*t->dec));
 	w.multi = calloc(na, sizeof(*w.multi));
 	w.count_of = calloc(na, sizeof(*w.count_of));
@@ -1075,19 +1196,7 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 			    rsp_reader_attr(t->reader, i)->attr.type == PERF_TYPE_TRACEPOINT &&
 			    rsp_reader_attr(t->reader, j)->attr.type == PERF_TYPE_TRACEPOINT)
 				w.multi[i] = true;
-	if (!o || !o->no_symbols) {
-		ret = setup_symbols(t, o);
-		if (ret)
-			goto out;
-	}
-	if (sorting) {
-		pthread_join(sorter_tid, NULL);
-		sorting = false;
-	} else {
-		sort_thread(&sorter);
-	}
-	sc.idx.v = sorter.v;
-	ret = sorter.ret;
+	ret = sort_index(&sc.idx.v, sc.idx.n, t->t_start);
 	if (ret)
 		goto out;
 	w.ring = calloc(t->nr_cpus, sizeof(*w.ring));
@@ -1175,10 +1284,6 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 			      "keeps them");
 	check_completeness(t);
 out:
-	if (sorting) {
-		pthread_join(sorter_tid, NULL);
-		sc.idx.v = sorter.v;
-	}
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory loading the trace");
 	builder_free(w.b);

@@ -794,7 +794,8 @@ static void test_sockets(void)
  * stream compressed in pieces of that size, inflating to more than @min_mb
  * MB (from 8 MB a thread maps the image ahead of the decompressor).
  */
-static void test_long_pingpong(size_t N, size_t piece, size_t frame, size_t min_mb)
+static void test_long_pingpong(size_t N, size_t piece, size_t frame, size_t min_mb,
+			       bool scrambled)
 {
 	struct synth_opts so = { .second_waking_attr = true };
 	struct synth *s = synth_new(&so);
@@ -804,6 +805,8 @@ static void test_long_pingpong(size_t N, size_t piece, size_t frame, size_t min_
 #define D(x) ((uint64_t)(x) * 1000ull) /* a duration in us */
 	uint64_t stack[3] = { 0xffffffff81100000ull, 0xffffffff81200000ull, 0x401234 };
 
+	/* scrambled: each round's records in CPU-drain order, so loading sorts them */
+	synth_scramble_rounds(s, scrambled);
 	synth_fork(s, 0, 100, 1, 100, 1);
 	synth_comm(s, 0, 100, 100, "a", false);
 	synth_fork(s, 0, 200, 1, 200, 1);
@@ -845,8 +848,9 @@ static void test_long_pingpong(size_t N, size_t piece, size_t frame, size_t min_
 	} else {
 		t = open_synth(s, err, sizeof(err));
 	}
-	CHECK(t != NULL, "a %zu-round ping-pong%s opens (%s)", N,
-	      frame ? ", compressed in frames," : piece ? ", compressed," : "", t ? "" : err);
+	CHECK(t != NULL, "a %zu-round ping-pong%s%s opens (%s)", N,
+	      frame ? ", compressed in frames," : piece ? ", compressed," : "",
+	      scrambled ? " in CPU-drain order" : "", t ? "" : err);
 	if (t) {
 		struct rsp_trace_summary sum;
 		struct rsp_thread_info ta, tb;
@@ -1151,9 +1155,10 @@ int main(void)
 	test_compressed();
 	test_compressed_interleaved();
 	test_compressed_framed();
-	test_long_pingpong(12000, 0, 0, 0); /* 6 records a round: 72 k */
-	test_long_pingpong(24000, 1 << 16, 0, 16);
-	test_long_pingpong(24000, 32 << 10, 256 << 10, 16); /* rsp record's framing */
+	test_long_pingpong(12000, 0, 0, 0, false); /* 6 records a round: 72 k */
+	test_long_pingpong(12000, 0, 0, 0, true); /* sorted on two threads */
+	test_long_pingpong(24000, 1 << 16, 0, 16, false);
+	test_long_pingpong(24000, 32 << 10, 256 << 10, 16, true); /* rsp record's framing */
 	test_user_stack_copies(false);
 	test_user_stack_copies(true);
 	test_sideband_id0();
