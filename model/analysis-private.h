@@ -55,6 +55,8 @@ struct rsp_analysis {
 
 	/* labels: per (unwound stack, kernel?, pid), cached */
 	struct _rsp_u64map labels;
+	/* "comm: what" per (thread, what); "comm preempted by comm" per (thread, by) */
+	struct _rsp_u64map comm_labels, pair_labels;
 	/* contributors per category, built by analysis_finish() */
 	VEC(struct contrib) contrib[RSP_CAT__COUNT];
 	/* (category, label) -> its contributor's index */
@@ -67,6 +69,10 @@ uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, ui
 uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category cat, uint64_t s,
 		       uint64_t e, uint32_t parent, uint32_t depth, uint32_t thread);
 
+/* @v by start: a merge of the runs already in order (qsort where there are many) */
+void analysis_sort_claims(struct interval *v, size_t n);
+/* the first slice of @th that ends after @a (slices.n if none) */
+size_t analysis_first_slice(const struct thread *th, uint64_t a);
 /* the stack id after unwinding (pending copies resolved), for comparing stacks */
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack);
 bool analysis_started_by_rsp(const struct rsp_trace *t);

@@ -388,7 +388,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 
 /* ---- walking a window ---------------------------------------------------------------- */
 
-static size_t first_slice(const struct thread *th, uint64_t a)
+size_t analysis_first_slice(const struct thread *th, uint64_t a)
 {
 	size_t lo = 0, hi = th->slices.n;
 
@@ -494,7 +494,7 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 	f.parent = root;
 	f.depth = 0;
 	f.cursor = a;
-	f.k = first_slice(&an->t->threads.v[thread], a);
+	f.k = analysis_first_slice(&an->t->threads.v[thread], a);
 	if (!vec_push(&st, f))
 		return -ENOMEM;
 	an->on_stack[thread]++;
@@ -504,7 +504,7 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 		if (walk(an, top, &child)) {
 			/* this window of the waker's time explains someone's sleep */
 			claim(an, child.thread, child.a, child.b);
-			child.k = first_slice(&an->t->threads.v[child.thread], child.a);
+			child.k = analysis_first_slice(&an->t->threads.v[child.thread], child.a);
 			an->on_stack[child.thread]++;
 			if (!vec_push(&st, child)) {
 				an->nomem = true;
@@ -627,6 +627,58 @@ static void add_idle(struct rsp_analysis *an, uint32_t ti)
 	}
 }
 
+static size_t run_end(const struct interval *v, size_t i, size_t n)
+{
+	for (i++; i < n && v[i].s >= v[i - 1].s; i++)
+		;
+	return i;
+}
+
+/*
+ * Claims sorted by start.  They come in a few runs already in order (each
+ * root's walk in time order, then the thread's own idle sleeps): the runs
+ * are merged, pairwise, until one is left.
+ */
+void analysis_sort_claims(struct interval *v, size_t n)
+{
+	struct interval *src = v, *dst, *tmp;
+	size_t runs = 1;
+
+	for (size_t i = 1; i < n; i++)
+		runs += v[i].s < v[i - 1].s;
+	if (runs == 1)
+		return;
+	dst = runs <= 64 ? malloc(n * sizeof(*dst)) : NULL;
+	if (!dst) {
+		qsort(v, n, sizeof(*v), cmp_iv);
+		return;
+	}
+	tmp = dst;
+	while (runs > 1) {
+		size_t i = 0;
+
+		runs = 0;
+		while (i < n) {
+			size_t a1 = run_end(src, i, n), b1 = a1 < n ? run_end(src, a1, n) : n;
+			size_t x = i, y = a1, o = i;
+
+			while (x < a1 && y < b1)
+				dst[o++] = src[y].s < src[x].s ? src[y++] : src[x++];
+			while (x < a1)
+				dst[o++] = src[x++];
+			while (y < b1)
+				dst[o++] = src[y++];
+			runs++;
+			i = b1;
+		}
+		src = dst;
+		dst = src == v ? tmp : v;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+}
+
 static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t parent_path)
 {
 	VEC(struct interval) *cl = (void *)&an->claims[ti];
@@ -638,7 +690,7 @@ static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t par
 		return 0;
 	add_idle(an, ti);
 	if (cl->n)
-		qsort(cl->v, cl->n, sizeof(*cl->v), cmp_iv);
+		analysis_sort_claims(cl->v, cl->n);
 	cur = a;
 	for (size_t i = 0; i <= cl->n && !ret; i++) {
 		uint64_t s = i < cl->n ? cl->v[i].s : b;

@@ -179,14 +179,23 @@ static uint32_t cached_label(struct rsp_analysis *an, uint32_t stack, int pid, u
 	return label;
 }
 
+/* "comm: what" (what a label, 0: the comm alone), once per (thread, what): a leaf each */
 static uint32_t with_comm(struct rsp_analysis *an, uint32_t thread, uint32_t what)
 {
+	uint64_t key = (uint64_t)thread << 32 | what;
 	char buf[320];
+	uint32_t l;
 
-	if (!what)
-		return trace_intern(an->t, thread_comm(an, thread));
-	snprintf(buf, sizeof(buf), "%s: %s", thread_comm(an, thread), trace_str(an->t, what));
-	return trace_intern(an->t, buf);
+	if (_rsp_u64map_get(&an->comm_labels, key, &l))
+		return l;
+	if (!what) {
+		l = trace_intern(an->t, thread_comm(an, thread));
+	} else {
+		snprintf(buf, sizeof(buf), "%s: %s", thread_comm(an, thread), trace_str(an->t, what));
+		l = trace_intern(an->t, buf);
+	}
+	_rsp_u64map_put(&an->comm_labels, key, l); /* no room: made again next time */
+	return l;
 }
 
 bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack)
@@ -318,11 +327,17 @@ void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net)
 
 void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread)
 {
+	uint64_t key = (uint64_t)thread << 32 | RSP_NONE;
 	char buf[160];
+	uint32_t l;
 
-	snprintf(buf, sizeof(buf), "%s (tid %u)", thread_comm(an, thread),
-		 an->t->threads.v[thread].tid);
-	an->nodes.v[node].label = trace_intern(an->t, buf);
+	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
+		snprintf(buf, sizeof(buf), "%s (tid %u)", thread_comm(an, thread),
+			 an->t->threads.v[thread].tid);
+		l = trace_intern(an->t, buf);
+		_rsp_u64map_put(&an->pair_labels, key, l);
+	}
+	an->nodes.v[node].label = l;
 }
 
 void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread)
@@ -333,11 +348,17 @@ void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thre
 void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			      uint32_t by)
 {
+	uint64_t key = (uint64_t)thread << 32 | by; /* by is a thread: never RSP_NONE here */
 	char buf[160];
+	uint32_t l;
 
-	snprintf(buf, sizeof(buf), "%s preempted by %s", thread_comm(an, thread),
-		 thread_comm(an, by));
-	an->nodes.v[node].label = trace_intern(an->t, buf);
+	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
+		snprintf(buf, sizeof(buf), "%s preempted by %s", thread_comm(an, thread),
+			 thread_comm(an, by));
+		l = trace_intern(an->t, buf);
+		_rsp_u64map_put(&an->pair_labels, key, l);
+	}
+	an->nodes.v[node].label = l;
 }
 
 /* The other thread of the same process that ran most during [lo, hi]. */
@@ -353,7 +374,7 @@ static uint32_t ran_meanwhile(struct rsp_analysis *an, uint32_t thread, uint64_t
 
 		if (i == thread || o->pid != me->pid)
 			continue;
-		for (size_t k = 0; k < o->slices.n; k++) {
+		for (size_t k = analysis_first_slice(o, lo); k < o->slices.n; k++) {
 			const struct slice *s = &o->slices.v[k];
 			uint64_t a = s->start > lo ? s->start : lo, b = s->end < hi ? s->end : hi;
 
@@ -464,6 +485,8 @@ int analysis_finish(struct rsp_analysis *an)
 void analysis_labels_free(struct rsp_analysis *an)
 {
 	_rsp_u64map_free(&an->labels);
+	_rsp_u64map_free(&an->comm_labels);
+	_rsp_u64map_free(&an->pair_labels);
 	_rsp_u64map_free(&an->contribs);
 	for (int c = 0; c < RSP_CAT__COUNT; c++)
 		vec_free(&an->contrib[c]);
