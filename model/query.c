@@ -492,10 +492,12 @@ static bool voluntary_with_stack(const struct rsp_slice_info *s)
 	return s->kind == RSP_SLICE_SLEEP && s->state != RSP_SLEEP_PREEMPTED && s->stack;
 }
 
+#define COVERAGE_RUNS 16
+
 void rsp_trace_stack_coverage(struct rsp_trace *t, bool targets, size_t max,
 			      struct rsp_stack_coverage *out)
 {
-	size_t nt = rsp_trace_n_threads(t), n_pids = rsp_trace_n_targets(t), stride, k = 0;
+	size_t nt = rsp_trace_n_threads(t), n_pids = rsp_trace_n_targets(t), stride, per, runs, k = 0;
 	int *pids = calloc(n_pids ? n_pids : 1, sizeof(int));
 	struct rsp_thread_filter f = { .pids = pids, .n_pids = n_pids, .descendants = true };
 	uint8_t *sel = NULL;
@@ -517,7 +519,14 @@ void rsp_trace_stack_coverage(struct rsp_trace *t, bool targets, size_t max,
 			rsp_thread_slice(t, ti, i, &s);
 			out->sleeps += voluntary_with_stack(&s);
 		}
-	stride = out->sleeps > max ? (size_t)((out->sleeps + max - 1) / max) : 1;
+	/*
+	 * More than @max: COVERAGE_RUNS runs of consecutive sleeps, spread evenly.
+	 * Consecutive sleeps lie close in the file, so the records to unwind come
+	 * from a few segments of a compressed trace (reader.c), not one each.
+	 */
+	runs = out->sleeps > max ? (max < COVERAGE_RUNS ? max : COVERAGE_RUNS) : 1;
+	per = out->sleeps > max ? max / runs : out->sleeps;
+	stride = out->sleeps > max ? (size_t)(out->sleeps / runs) : out->sleeps + 1;
 	for (size_t ti = 0; ti < nt; ti++) {
 		struct rsp_thread_info th;
 
@@ -528,7 +537,7 @@ void rsp_trace_stack_coverage(struct rsp_trace *t, bool targets, size_t max,
 			struct rsp_slice_info s;
 
 			rsp_thread_slice(t, ti, i, &s);
-			if (!voluntary_with_stack(&s) || k++ % stride)
+			if (!voluntary_with_stack(&s) || k++ % stride >= per || out->checked >= max)
 				continue;
 			out->checked++;
 			if (!stack_has_user(t, s.stack))

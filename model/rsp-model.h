@@ -249,7 +249,8 @@ bool rsp_stack_complete(struct rsp_trace *t, uint32_t stack, int pid, uint64_t t
  * How many voluntary sleeps' switch-out stacks have a user part that reaches
  * main or a thread start routine: of the recorded targets' process trees
  * (@targets) or of every thread.  At most @max stacks are checked (each is
- * unwound and symbolized), spread evenly over the trace.
+ * unwound and symbolized): 16 runs of consecutive sleeps spread evenly over
+ * the trace.
  */
 struct rsp_stack_coverage {
 	uint64_t sleeps; /* voluntary sleeps with a stack */
