@@ -406,7 +406,7 @@ int rsp_cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rsp_trace_opts to = { 0 };
-	struct rsp_analysis_opts ao = { 0 };
+	struct rsp_analysis_opts ao = { .summary = true }; /* the table needs no tree */
 	struct report r = { .path = "rsp.data", .top = 5 };
 	const char *target = NULL;
 	enum fmt fmt = FMT_TEXT;

@@ -40,7 +40,11 @@ struct rsp_analysis {
 	size_t max_nodes, max_depth;
 	bool started_by_rsp;
 
-	VEC(struct anode) nodes;
+	VEC(struct anode) nodes; /* summary: a ring of NODE_RING, node i at i % NODE_RING */
+	bool summary;
+	size_t n_made; /* nodes made (summary: more than the ring holds) */
+	uint8_t *thread_seen; /* per thread: a node of it was made (for n_processes) */
+	size_t n_processes;
 	VEC(struct apath) paths;
 	uint32_t cur_path;
 	uint64_t cat_ns[RSP_CAT__COUNT];
@@ -62,6 +66,19 @@ struct rsp_analysis {
 	/* (category, label) -> its contributor's index */
 	struct _rsp_u64map contribs;
 };
+
+/*
+ * Node @n: while the analysis runs, a node's fields are set right after it is
+ * made; in summary mode only the last NODE_RING nodes are kept, and a node
+ * leaving the ring is accounted for (analysis_retire()).
+ */
+#define NODE_RING 1024u
+static inline struct anode *analysis_node(struct rsp_analysis *an, uint32_t n)
+{
+	return &an->nodes.v[an->summary ? n % NODE_RING : n];
+}
+/* a node done with: its time to its category's contributors, its process counted */
+void analysis_retire(struct rsp_analysis *an, const struct anode *n);
 
 uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,
 			   uint32_t parent, uint32_t depth);

@@ -40,7 +40,7 @@ struct frame {
 uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,
 			 uint32_t parent, uint32_t depth)
 {
-	struct anode n;
+	struct anode n, *slot;
 
 	memset(&n, 0, sizeof(n));
 	n.start = s;
@@ -51,13 +51,22 @@ uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, ui
 	n.path = an->cur_path;
 	n.thread = n.slice = n.io = n.net = n.link = n.other = RSP_NONE;
 	n.cat = 0xff;
-	if (!vec_push(&an->nodes, n)) {
+	if (an->n_made >= RSP_NONE - 1) {
+		an->nomem = true; /* node numbers are 32 bits */
+		return RSP_NONE;
+	}
+	if (an->summary) {
+		/* the ring: the node made NODE_RING ago leaves it */
+		slot = &an->nodes.v[an->n_made % NODE_RING];
+		if (an->n_made >= NODE_RING)
+			analysis_retire(an, slot);
+		*slot = n;
+	} else if (!vec_push(&an->nodes, n)) {
 		an->nomem = true;
 		return RSP_NONE;
 	}
-	return (uint32_t)(an->nodes.n - 1);
+	return (uint32_t)an->n_made++;
 }
-
 static void claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
 {
 	struct interval iv = { s, e };
@@ -78,8 +87,8 @@ uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category 
 	n = analysis_add_node(an, kind, s, e, parent, depth);
 	if (n == RSP_NONE)
 		return n;
-	an->nodes.v[n].cat = (uint8_t)cat;
-	an->nodes.v[n].thread = thread;
+	analysis_node(an, n)->cat = (uint8_t)cat;
+	analysis_node(an, n)->thread = thread;
 	an->cat_ns[cat] += e - s;
 	an->paths.v[an->cur_path].cat_ns[cat] += e - s;
 	return n;
@@ -163,7 +172,7 @@ static void io_leaves(struct rsp_analysis *an, const struct io_op *io, uint32_t 
 				  RSP_NONE);
 
 		if (n != RSP_NONE) {
-			an->nodes.v[n].io = ioi;
+			analysis_node(an, n)->io = ioi;
 			analysis_label_io(an, n, io);
 		}
 	}
@@ -190,7 +199,7 @@ static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *
 	wl = &an->t->links.v[r->link];
 	if (wl->waker != th || (wl->kind != LINK_WAKEUP && wl->kind != LINK_NET))
 		return false;
-	if (d + 1 >= an->max_depth || (an->max_nodes && an->nodes.n >= an->max_nodes))
+	if (d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes))
 		return false;
 	end = r->end < hi ? r->end : hi;
 	if (end <= lo)
@@ -225,12 +234,12 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 
 	if (node == RSP_NONE)
 		return false;
-	an->nodes.v[node].thread = f->thread;
-	an->nodes.v[node].slice = k;
-	an->nodes.v[node].link = s->link;
+	analysis_node(an, node)->thread = f->thread;
+	analysis_node(an, node)->slice = k;
+	analysis_node(an, node)->link = s->link;
 	if (f->depth > 0 && s->start < lo) {
 		/* it began before its parent waited: the earlier part is cut */
-		an->nodes.v[node].flags |= RSP_NODE_CUT;
+		analysis_node(an, node)->flags |= RSP_NODE_CUT;
 		an->n_cut++;
 	}
 	if (s->flags & SL_PREEMPTED) {
@@ -247,7 +256,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		if (n == RSP_NONE)
 			return false;
 		if (pl && pl->kind == LINK_PREEMPT && pl->waker != RSP_NONE) {
-			an->nodes.v[n].other = pl->waker;
+			analysis_node(an, n)->other = pl->waker;
 			analysis_label_preempted(an, n, f->thread, pl->waker);
 		} else {
 			analysis_label_thread(an, n, f->thread);
@@ -274,7 +283,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 						  (d + 1), RSP_NONE);
 
 				if (n != RSP_NONE) {
-					an->nodes.v[n].net = l->extra;
+					analysis_node(an, n)->net = l->extra;
 					analysis_label_net(an, n, l->extra);
 				}
 				break;
@@ -295,7 +304,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;
 			dstart = defacto_start(an, f->thread, k, &merged);
 			if (merged)
-				an->nodes.v[node].flags |= RSP_NODE_DEFACTO;
+				analysis_node(an, node)->flags |= RSP_NODE_DEFACTO;
 			/* a sleep cut at its parent's start is re-checked with its shorter,
 			 * cut duration (the paper's triangles) */
 			if (dstart < f->a)
@@ -305,17 +314,17 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 						  wait_end, node, (d + 1), RSP_NONE);
 
 				if (n != RSP_NONE) {
-					an->nodes.v[n].other = w;
+					analysis_node(an, n)->other = w;
 					analysis_label_other(an, n, w);
 				}
 				break;
 			}
-			if (d + 1 >= an->max_depth || (an->max_nodes && an->nodes.n >= an->max_nodes)) {
+			if (d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes)) {
 				uint32_t n = analysis_leaf(an, RSP_NODE_UNACCOUNTED, RSP_CAT_UNACCOUNTED, lo,
 						  wait_end, node, (d + 1), RSP_NONE);
 
 				if (n != RSP_NONE)
-					an->nodes.v[n].flags |= RSP_NODE_BOUNDED;
+					analysis_node(an, n)->flags |= RSP_NODE_BOUNDED;
 				an->n_bounded++;
 				break;
 			}
@@ -357,7 +366,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 					  node, (d + 1), RSP_NONE);
 
 			if (n != RSP_NONE)
-				an->nodes.v[n].label =
+				analysis_node(an, n)->label =
 					l->extra != RSP_NONE ? l->extra :
 							       trace_intern(an->t, "interrupt");
 			break;
@@ -455,7 +464,7 @@ static bool walk(struct rsp_analysis *an, struct frame *f, struct frame *child)
 						       (f->depth + 1));
 
 			if (n != RSP_NONE && f->depth > 0 && s->start < lo) {
-				an->nodes.v[n].flags |= RSP_NODE_CUT;
+				analysis_node(an, n)->flags |= RSP_NODE_CUT;
 				an->n_cut++;
 			}
 			break;
@@ -486,7 +495,7 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 
 	if (root == RSP_NONE)
 		return -ENOMEM;
-	an->nodes.v[root].thread = thread;
+	analysis_node(an, root)->thread = thread;
 	memset(&f, 0, sizeof(f));
 	f.thread = thread;
 	f.a = a;
@@ -735,12 +744,19 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 	an->tol = o && o->tolerance_ns ? o->tolerance_ns : RSP_DEFAULT_TOLERANCE_NS;
 	an->max_nodes = o ? o->max_nodes : 0;
 	an->max_depth = o && o->max_depth ? o->max_depth : DEFAULT_MAX_DEPTH;
+	an->summary = o && o->summary;
 	an->cur_path = RSP_NONE;
 	an->is_target = calloc(nt ? nt : 1, 1);
 	an->on_stack = calloc(nt ? nt : 1, sizeof(*an->on_stack));
 	an->path_of_thread = calloc(nt ? nt : 1, sizeof(*an->path_of_thread));
 	an->claims = calloc(nt ? nt : 1, sizeof(*an->claims));
-	if (!an->is_target || !an->on_stack || !an->path_of_thread || !an->claims) {
+	an->thread_seen = calloc(nt ? nt : 1, 1);
+	if (an->summary) {
+		an->nodes.v = calloc(NODE_RING, sizeof(*an->nodes.v));
+		an->nodes.n = an->nodes.cap = an->nodes.warm = an->nodes.v ? NODE_RING : 0;
+	}
+	if (!an->is_target || !an->on_stack || !an->path_of_thread || !an->claims ||
+	    !an->thread_seen || (an->summary && !an->nodes.v)) {
 		rsp_analysis_free(an);
 		return -ENOMEM;
 	}
@@ -813,6 +829,7 @@ void rsp_analysis_free(struct rsp_analysis *an)
 	free(an->is_target);
 	free(an->on_stack);
 	free(an->path_of_thread);
+	free(an->thread_seen);
 	vec_free(&an->nodes);
 	vec_free(&an->paths);
 	analysis_labels_free(an);

@@ -278,8 +278,8 @@ uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t sl
 		best = with_comm(an, thread, 0);
 	}
 	if (n != RSP_NONE) {
-		an->nodes.v[n].slice = slice;
-		an->nodes.v[n].label = best;
+		analysis_node(an, n)->slice = slice;
+		analysis_node(an, n)->label = best;
 	}
 	return n;
 }
@@ -293,7 +293,7 @@ void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, uint32
 				   thread);
 
 	if (n != RSP_NONE)
-		an->nodes.v[n].label =
+		analysis_node(an, n)->label =
 			with_comm(an, thread,
 				  cached_label(an, s->stack, thread_pid(an, thread), s->start, d));
 }
@@ -305,7 +305,7 @@ void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_o
 	snprintf(buf, sizeof(buf), "disk %u:%u %s%s%s", io->dev >> 20, io->dev & 0xfffff,
 		 io->rwbs, io->tid != RSP_NONE ? " by " : "",
 		 io->tid != RSP_NONE ? thread_comm(an, io->tid) : "");
-	an->nodes.v[node].label = trace_intern(an->t, buf);
+	analysis_node(an, node)->label = trace_intern(an->t, buf);
 }
 
 void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net)
@@ -322,7 +322,7 @@ void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net)
 		snprintf(buf, sizeof(buf), "peer %s", so.remote);
 	else
 		snprintf(buf, sizeof(buf), "peer unknown (socket %#llx)", (unsigned long long)so.sk);
-	an->nodes.v[node].label = trace_intern(an->t, buf);
+	analysis_node(an, node)->label = trace_intern(an->t, buf);
 }
 
 void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread)
@@ -337,12 +337,12 @@ void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t threa
 		l = trace_intern(an->t, buf);
 		_rsp_u64map_put(&an->pair_labels, key, l);
 	}
-	an->nodes.v[node].label = l;
+	analysis_node(an, node)->label = l;
 }
 
 void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread)
 {
-	an->nodes.v[node].label = with_comm(an, thread, 0);
+	analysis_node(an, node)->label = with_comm(an, thread, 0);
 }
 
 void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
@@ -358,7 +358,7 @@ void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t t
 		l = trace_intern(an->t, buf);
 		_rsp_u64map_put(&an->pair_labels, key, l);
 	}
-	an->nodes.v[node].label = l;
+	analysis_node(an, node)->label = l;
 }
 
 /* The other thread of the same process that ran most during [lo, hi]. */
@@ -394,7 +394,7 @@ static uint32_t ran_meanwhile(struct rsp_analysis *an, uint32_t thread, uint64_t
 void analysis_label_timeout(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			    const struct slice *s, bool deliberate)
 {
-	struct anode *n = &an->nodes.v[node];
+	struct anode *n = analysis_node(an, node);
 	uint32_t what = cached_label(an, s->stack, thread_pid(an, thread), s->start, false);
 	uint32_t other = deliberate ? RSP_NONE : ran_meanwhile(an, thread, n->start, n->end);
 	char buf[400];
@@ -402,13 +402,13 @@ void analysis_label_timeout(struct rsp_analysis *an, uint32_t node, uint32_t thr
 	if (other != RSP_NONE) {
 		snprintf(buf, sizeof(buf), "%s: %s, while %s ran", thread_comm(an, thread),
 			 what ? trace_str(an->t, what) : "?", thread_comm(an, other));
-		n = &an->nodes.v[node];
+		n = analysis_node(an, node);
 		n->label = trace_intern(an->t, buf);
 		n->other = other;
 	} else {
 		uint32_t l = with_comm(an, thread, what);
 
-		an->nodes.v[node].label = l;
+		analysis_node(an, node)->label = l;
 	}
 }
 
@@ -418,7 +418,7 @@ void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thre
 	uint32_t l = with_comm(an, thread,
 			       cached_label(an, s->stack, thread_pid(an, thread), s->start, true));
 
-	an->nodes.v[node].label = l;
+	analysis_node(an, node)->label = l;
 }
 
 void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu, bool lost)
@@ -427,7 +427,7 @@ void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu, b
 
 	snprintf(buf, sizeof(buf), lost ? "cpu%u: records lost" : "cpu%u: switch records disagree",
 		 cpu);
-	an->nodes.v[node].label = trace_intern(an->t, buf);
+	analysis_node(an, node)->label = trace_intern(an->t, buf);
 }
 
 /* ---- the table ------------------------------------------------------------------------ */
@@ -448,16 +448,47 @@ static int by_ns(const void *x, const void *y)
 	return a->label < b->label ? -1 : a->label > b->label;
 }
 
+void analysis_retire(struct rsp_analysis *an, const struct anode *n)
+{
+	if (n->thread != RSP_NONE)
+		an->thread_seen[n->thread] = 1;
+	/* every leaf but CPU ones (split among samples already) contributes by label */
+	if (n->cat != 0xff && n->cat != RSP_CAT_CPU)
+		contribute(an, (enum rsp_category)n->cat, n->label, n->end - n->start, 1);
+}
+
+/* The distinct processes of the threads that have nodes. */
+static size_t count_processes(const struct rsp_analysis *an)
+{
+	size_t n = 0;
+	int *seen = calloc(an->t->threads.n + 1, sizeof(int));
+
+	if (!seen)
+		return 0;
+	for (size_t th = 0; th < an->t->threads.n; th++) {
+		int pid = (int)an->t->threads.v[th].pid;
+		size_t k;
+
+		if (!an->thread_seen[th])
+			continue;
+		for (k = 0; k < n && seen[k] != pid; k++)
+			;
+		if (k == n)
+			seen[n++] = pid;
+	}
+	free(seen);
+	return n;
+}
+
 int analysis_finish(struct rsp_analysis *an)
 {
-	/* every leaf but CPU ones (split among samples already) contributes by label */
-	for (size_t i = 0; i < an->nodes.n; i++) {
-		const struct anode *n = &an->nodes.v[i];
-
-		if (n->cat == 0xff || n->cat == RSP_CAT_CPU)
-			continue;
-		contribute(an, (enum rsp_category)n->cat, n->label, n->end - n->start, 1);
-	}
+	/* in creation order: the nodes (summary: those still in the ring) */
+	for (size_t i = an->summary && an->n_made > NODE_RING ? an->n_made - NODE_RING : 0;
+	     i < an->n_made; i++)
+		analysis_retire(an, analysis_node(an, (uint32_t)i));
+	an->n_processes = count_processes(an);
+	if (an->summary)
+		vec_free(&an->nodes);
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
 		VEC(struct contrib) *v = (void *)&an->contrib[c];
 		size_t out = 0;
@@ -505,35 +536,12 @@ static void fill(const struct rsp_analysis *an, const uint64_t *cat, uint64_t st
 	memcpy(o->cat_ns, cat, sizeof(o->cat_ns));
 	o->n_paths = paths;
 	o->n_threads = an->n_threads;
-	o->n_nodes = an->nodes.n;
+	o->n_nodes = an->n_made;
 	o->n_cut = an->n_cut;
 	o->n_bounded = an->n_bounded;
 	o->tolerance_ns = an->tol;
 }
 
-static size_t count_processes(const struct rsp_analysis *an)
-{
-	size_t n = 0;
-	int *seen = calloc(an->t->threads.n + 1, sizeof(int));
-
-	if (!seen)
-		return 0;
-	for (size_t i = 0; i < an->nodes.n; i++) {
-		uint32_t th = an->nodes.v[i].thread;
-		int pid;
-		size_t k;
-
-		if (th == RSP_NONE)
-			continue;
-		pid = (int)an->t->threads.v[th].pid;
-		for (k = 0; k < n && seen[k] != pid; k++)
-			;
-		if (k == n)
-			seen[n++] = pid;
-	}
-	free(seen);
-	return n;
-}
 
 void rsp_analysis_explanation(const struct rsp_analysis *an, struct rsp_explanation *o)
 {
@@ -542,7 +550,7 @@ void rsp_analysis_explanation(const struct rsp_analysis *an, struct rsp_explanat
 	for (size_t i = 0; i < an->paths.n; i++)
 		total += an->paths.v[i].span;
 	fill(an, an->cat_ns, an->start, an->end, total, an->paths.n, o);
-	o->n_processes = count_processes(an);
+	o->n_processes = an->n_processes;
 }
 
 void rsp_analysis_path_explanation(const struct rsp_analysis *an, size_t path,
@@ -585,7 +593,7 @@ void rsp_analysis_path(const struct rsp_analysis *an, size_t i, struct rsp_path_
 
 size_t rsp_analysis_n_nodes(const struct rsp_analysis *an)
 {
-	return an->nodes.n;
+	return an->summary ? 0 : an->nodes.n;
 }
 
 static size_t none(uint32_t v)

@@ -45,6 +45,12 @@ struct rsp_analysis_opts {
 	uint64_t tolerance_ns; /* 0: the default (RSP_DEFAULT_TOLERANCE_NS) */
 	size_t max_nodes; /* 0: unlimited; a bound on what one analysis may pull in */
 	size_t max_depth; /* 0: 256 */
+	/*
+	 * Keep only what the table needs (the categories, paths and contributors),
+	 * not the tree: rsp_analysis_n_nodes() is then 0.  rsp report's case: a
+	 * million-record trace makes a million nodes (64 MB) it never reads.
+	 */
+	bool summary;
 };
 
 #define RSP_DEFAULT_TOLERANCE_NS 1000000ull

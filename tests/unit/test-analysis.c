@@ -45,6 +45,50 @@ static struct rsp_trace *open_synth(struct synth *s)
 	return open_synth_sym(s, false);
 }
 
+/*
+ * The summary (rsp report's: no tree kept) gives the same table as the whole
+ * analysis: every total, path and contributor.
+ */
+static void check_summary(struct rsp_trace *t, int pid, const struct rsp_analysis_opts *o,
+			  const struct rsp_analysis *full)
+{
+	struct rsp_analysis_opts so = *o;
+	struct rsp_analysis *a = NULL;
+	struct rsp_explanation ef, es;
+	char err[256];
+	bool same;
+
+	so.summary = true;
+	if (rsp_analyze(t, &pid, 1, 0, &so, &a, err, sizeof(err))) {
+		CHECK(0, "summary: %s", err);
+		return;
+	}
+	rsp_analysis_explanation(full, &ef);
+	rsp_analysis_explanation(a, &es);
+	same = !memcmp(&ef, &es, sizeof(ef)) && rsp_analysis_n_nodes(a) == 0 &&
+	       rsp_analysis_n_paths(a) == rsp_analysis_n_paths(full);
+	for (size_t p = 0; same && p < rsp_analysis_n_paths(a); p++) {
+		rsp_analysis_path_explanation(full, p, &ef);
+		rsp_analysis_path_explanation(a, p, &es);
+		same = !memcmp(&ef, &es, sizeof(ef));
+	}
+	for (int c = 0; same && c < RSP_CAT__COUNT; c++) {
+		same = rsp_analysis_n_contributors(a, (enum rsp_category)c) ==
+		       rsp_analysis_n_contributors(full, (enum rsp_category)c);
+		for (size_t i = 0; same && i < rsp_analysis_n_contributors(a, (enum rsp_category)c);
+		     i++) {
+			struct rsp_contributor x, y;
+
+			rsp_analysis_contributor(full, (enum rsp_category)c, i, &x);
+			rsp_analysis_contributor(a, (enum rsp_category)c, i, &y);
+			same = x.ns == y.ns && x.count == y.count &&
+			       !strcmp(x.what ? x.what : "", y.what ? y.what : "");
+		}
+	}
+	CHECK(same, "the summary (no tree) gives the same table");
+	rsp_analysis_free(a);
+}
+
 static struct rsp_analysis *analyze(struct rsp_trace *t, int pid, uint64_t tol_us)
 {
 	struct rsp_analysis_opts o = { .tolerance_ns = NS(tol_us) };
@@ -55,6 +99,7 @@ static struct rsp_analysis *analyze(struct rsp_trace *t, int pid, uint64_t tol_u
 		CHECK(0, "analyze: %s", err);
 		return NULL;
 	}
+	check_summary(t, pid, &o, a);
 	return a;
 }
 
@@ -151,6 +196,48 @@ static void test_pingpong(void)
  * C running [1201,1480]; A runnable [1480,1500].
  * CPU: A 201 + B 98 + C 279 + A 100 = 678; scheduler 1 + 1 + 20 = 22; total 700.
  */
+/*
+ * A long ping-pong with preemptions, timeouts and runs with samples: many
+ * more nodes than the summary's ring holds, so that nodes leave it while the
+ * analysis runs (analyze() checks the summary against the whole analysis).
+ */
+static void test_long_summary(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	uint64_t ips[2] = { 0xffffffff81000000ull, 0x401000 };
+	const size_t N = 3000;
+
+	existing(s, 100, 100, "a");
+	existing(s, 200, 200, "b");
+	existing(s, 300, 300, "c");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	for (size_t i = 0; i < N; i++) {
+		uint64_t t0 = 1000 + i * 100;
+
+		synth_sample(s, 0, US(t0 + 5), 100, 100, ips, 2);
+		synth_waking(s, 0, US(t0 + 10), 100, 0, 200, "b", 0, false, NULL, 0);
+		synth_switch(s, 0, US(t0 + 11), 100, "a", S_INT, 200, "b");
+		if (i % 3 == 0) {
+			/* b is preempted by c, which times out */
+			synth_switch(s, 0, US(t0 + 30), 200, "b", 0, 300, "c");
+			synth_switch(s, 0, US(t0 + 40), 300, "c", S_INT, 200, "b");
+		}
+		synth_waking(s, 0, US(t0 + 90), 200, 0, 100, "a", 0, false, NULL, 0);
+		synth_switch(s, 0, US(t0 + 100), 200, "b", S_INT, 100, "a");
+	}
+	synth_switch(s, 0, US(1000 + N * 100 + 50), 100, "a", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a)
+		CHECK(rsp_analysis_n_nodes(a) > 4 * 1024, "%zu nodes: four times the ring",
+		      rsp_analysis_n_nodes(a));
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
 static void test_triangle(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -733,6 +820,7 @@ int main(void)
 {
 	test_sort_claims();
 	test_pingpong();
+	test_long_summary();
 	test_triangle();
 	test_poll_timeout();
 	test_defacto();
