@@ -1015,7 +1015,7 @@ struct segs {
 	size_t scan_cap;
 	ZSTD_DCtx *dc_scan;
 	/* the walk's loads (one thread at a time) and the buffers it gives back */
-	ZSTD_DCtx *dc_load;
+	ZSTD_DCtx *dc_load[2];
 	pthread_mutex_t pool_lock;
 	struct segbuf *pool;
 	size_t n_pool, cap_pool;
@@ -1111,7 +1111,8 @@ static void segs_free(struct segs *zs)
 		munmap(zs->scan, zs->scan_cap);
 	free(zs->tracing_data);
 	ZSTD_freeDCtx(zs->dc_scan);
-	ZSTD_freeDCtx(zs->dc_load);
+	ZSTD_freeDCtx(zs->dc_load[0]);
+	ZSTD_freeDCtx(zs->dc_load[1]);
 	ZSTD_freeDCtx(zs->dc_cache);
 	pthread_mutex_destroy(&zs->pool_lock);
 	pthread_mutex_destroy(&zs->cache_lock);
@@ -1228,7 +1229,7 @@ size_t rsp_reader_n_segments(const struct rsp_reader *r)
 	return r->zs ? r->zs->n : 0;
 }
 
-int rsp_reader_segment_load(struct rsp_reader *r, size_t i)
+int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who)
 {
 	struct segs *zs = r->zs;
 	struct seg *z;
@@ -1255,7 +1256,7 @@ int rsp_reader_segment_load(struct rsp_reader *r, size_t i)
 			return -ENOMEM;
 	}
 	/* a frame broken or cut after its last whole record: the records before it */
-	ret = seg_inflate(r, &zs->dc_load, z, b.p, z->len, &len);
+	ret = seg_inflate(r, &zs->dc_load[who & 1], z, b.p, z->len, &len);
 	if (ret != -ENOMEM)
 		ret = len >= z->len ? 0 : -EINVAL;
 	if (ret) {

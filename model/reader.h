@@ -128,8 +128,11 @@ static inline long rsp_reader_segment_of(uint64_t offset)
 size_t rsp_reader_n_segments(const struct rsp_reader *r);
 /* Where the record at @offset lies in the file (a segment's: where the segment starts). */
 uint64_t rsp_reader_file_offset(const struct rsp_reader *r, uint64_t offset);
-/* Inflate segment @i and hold it: 0, -ENOMEM, or -EINVAL (the stream changed). */
-int rsp_reader_segment_load(struct rsp_reader *r, size_t i);
+/*
+ * Inflate segment @i and hold it: 0, -ENOMEM, or -EINVAL (the stream changed).
+ * @who (0 or 1): two threads may load different segments at once.
+ */
+int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who);
 void rsp_reader_segment_drop(struct rsp_reader *r, size_t i);
 
 const struct rsp_reader_info *rsp_reader_info(const struct rsp_reader *r);

@@ -481,8 +481,13 @@ struct walk {
 	struct idx *idx; /* its pages behind the walk are given back */
 	size_t n_idx;
 	size_t *seg_last; /* per segment of the stream: 1 + its last record's index, 0: none */
-	uint8_t *seg_held; /* per segment: SEG_HELD, SEG_FAILED or 0 */
+	uint8_t *seg_state; /* per segment: 0, SEG_LOADING, SEG_HELD or SEG_FAILED (atomic) */
 	size_t seg_failed; /* records of segments that could not be inflated again */
+	size_t first_at; /* the record the first stage is at, now and then (atomic) */
+	/* the second's: segments in the order the first needs them, to inflate ahead of it */
+	uint32_t *sched;
+	size_t *seg_first; /* per segment: its first record's index */
+	size_t n_sched, sched_next;
 	/* the second's */
 	uint64_t cbuf[512];
 	struct builder *b;
@@ -536,15 +541,18 @@ static void op_commit(struct walk *w)
 		__atomic_store_n(&q->head, q->head_local, __ATOMIC_RELEASE);
 }
 
+static bool preload(struct walk *w);
+
 /* The second stage: the next op, NULL when the first has ended. */
-static const struct op *op_next(struct opq *q)
+static const struct op *op_next(struct walk *w)
 {
+	struct opq *q = w->q;
 	const struct op *o;
 	unsigned spins = 0;
 
 	while (q->tail_local == q->head_seen) {
 		q->head_seen = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);
-		if (q->tail_local == q->head_seen)
+		if (q->tail_local == q->head_seen && !(w->sched && preload(w)))
 			relax(&spins);
 	}
 	o = &q->v[q->tail_local & (OPQ - 1)];
@@ -909,27 +917,78 @@ static void apply(struct walk *w, const struct op *o)
 	}
 }
 
-#define SEG_HELD 1
-#define SEG_FAILED 2
+#define SEG_LOADING 1
+#define SEG_HELD 2
+#define SEG_FAILED 3
+/* records: the second stage inflates the segments the first needs this far ahead */
+#define PRELOAD_AHEAD 8192
+
+static inline void cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Inflate segment @s unless another thread does or did; its state after. */
+static uint8_t seg_take(struct walk *w, size_t s, int who)
+{
+	uint8_t st = 0;
+
+	if (__atomic_compare_exchange_n(&w->seg_state[s], &st, SEG_LOADING, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		st = rsp_reader_segment_load(w->t->reader, s, who) ? SEG_FAILED : SEG_HELD;
+		__atomic_store_n(&w->seg_state[s], st, __ATOMIC_RELEASE);
+	}
+	return st;
+}
+
+/*
+ * The second stage, waiting for ops: inflate the next segment the first
+ * stage will need (if it is near), so that the first, the busier one where
+ * a stream is compressed, finds it ready.  False if there is none to do.
+ */
+static bool preload(struct walk *w)
+{
+	size_t s;
+
+	if (w->sched_next >= w->n_sched)
+		return false;
+	s = w->sched[w->sched_next];
+	if (w->seg_first[s] > __atomic_load_n(&w->first_at, __ATOMIC_RELAXED) + PRELOAD_AHEAD)
+		return false;
+	w->sched_next++;
+	seg_take(w, s, 1);
+	return true;
+}
 
 /*
  * The first stage: record @i, its segment of the stream (if any) inflated
- * first, and dropped after it if it is the segment's last.
+ * first (unless the second did), and dropped after it if it is the
+ * segment's last.
  */
 static void walk_one(struct walk *w, size_t i)
 {
 	const struct idx *e = &w->idx[i];
 	long s = rsp_reader_segment_of(e->off);
 	struct op *o;
+	uint8_t st;
 
 	if (s < 0) {
 		walk_record(w, e);
 		return;
 	}
-	if (!w->seg_held[s])
-		w->seg_held[s] = rsp_reader_segment_load(w->t->reader, (size_t)s) ? SEG_FAILED :
-										    SEG_HELD;
-	if (w->seg_held[s] == SEG_FAILED) {
+	if (i % 256 == 0)
+		__atomic_store_n(&w->first_at, i, __ATOMIC_RELAXED);
+	st = __atomic_load_n(&w->seg_state[s], __ATOMIC_ACQUIRE);
+	if (st != SEG_HELD && st != SEG_FAILED) {
+		st = seg_take(w, (size_t)s, 0);
+		while (st == SEG_LOADING) {
+			cpu_pause(); /* the second stage is inflating it */
+			st = __atomic_load_n(&w->seg_state[s], __ATOMIC_ACQUIRE);
+		}
+	}
+	if (st == SEG_FAILED) {
 		w->seg_failed++;
 		return;
 	}
@@ -941,7 +1000,6 @@ static void walk_one(struct walk *w, size_t i)
 		op_commit(w);
 	}
 }
-
 /* The first stage, on its own thread: every record, then OP_END. */
 static void *first_stage(void *arg)
 {
@@ -1212,16 +1270,25 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	if (n_segs) {
 		/* a segment is held from its first record in time order to its last */
 		w.seg_last = calloc(n_segs, sizeof(*w.seg_last));
-		w.seg_held = calloc(n_segs, sizeof(*w.seg_held));
-		if (!w.seg_last || !w.seg_held) {
+		w.seg_state = calloc(n_segs, sizeof(*w.seg_state));
+		w.seg_first = malloc(n_segs * sizeof(*w.seg_first));
+		w.sched = malloc(n_segs * sizeof(*w.sched));
+		if (!w.seg_last || !w.seg_state || !w.seg_first || !w.sched) {
 			ret = -ENOMEM;
 			goto out;
 		}
+		for (size_t s = 0; s < n_segs; s++)
+			w.seg_first[s] = SIZE_MAX;
 		for (size_t i = 0; i < sc.idx.n; i++) {
 			long s = rsp_reader_segment_of(sc.idx.v[i].off);
 
-			if (s >= 0 && (size_t)s < n_segs)
-				w.seg_last[s] = i + 1;
+			if (s < 0 || (size_t)s >= n_segs)
+				continue;
+			w.seg_last[s] = i + 1;
+			if (w.seg_first[s] == SIZE_MAX) {
+				w.seg_first[s] = i;
+				w.sched[w.n_sched++] = (uint32_t)s; /* in order of first use */
+			}
 		}
 	}
 	if (sc.idx.n >= PIPELINE_MIN && _rsp_usable_cpus() > 1) {
@@ -1239,7 +1306,7 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		bool cancel = false;
 		size_t i = 0;
 
-		while ((op = op_next(&q))) {
+		while ((op = op_next(&w))) {
 			if (++i % PROGRESS_EVERY == 0 && !cancel && !walk_progress(o, i, sc.idx.n)) {
 				cancel = true;
 				__atomic_store_n(&q.stop, 1, __ATOMIC_RELAXED);
@@ -1290,7 +1357,9 @@ out:
 	for (size_t i = 0; i < n_segs; i++)
 		rsp_reader_segment_drop(t->reader, i); /* a cancelled walk's */
 	free(w.seg_last);
-	free(w.seg_held);
+	free(w.seg_state);
+	free(w.seg_first);
+	free(w.sched);
 	free(q.v);
 	free(w.ring);
 	free(w.pos);
