@@ -1268,6 +1268,19 @@ int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who)
 	return 0;
 }
 
+void rsp_reader_segments_trim(struct rsp_reader *r)
+{
+	struct segs *zs = r->zs;
+
+	if (!zs)
+		return;
+	pthread_mutex_lock(&zs->pool_lock);
+	for (size_t i = 0; i < zs->n_pool; i++)
+		free(zs->pool[i].p);
+	zs->n_pool = 0;
+	pthread_mutex_unlock(&zs->pool_lock);
+}
+
 void rsp_reader_segment_drop(struct rsp_reader *r, size_t i)
 {
 	struct segs *zs = r->zs;
@@ -1791,6 +1804,11 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 	if (r->inflate_cut && !r->info.truncated) {
 		r->info.truncated = true;
 		r->info.truncated_at = r->inflate_cut_at;
+	}
+	if (r->zs && r->zs->scan) {
+		/* the scan's buffer goes; another scan makes it again */
+		munmap(r->zs->scan, r->zs->scan_cap);
+		r->zs->scan = NULL;
 	}
 	r->scanned = true;
 	return 0;

@@ -134,6 +134,8 @@ uint64_t rsp_reader_file_offset(const struct rsp_reader *r, uint64_t offset);
  */
 int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who);
 void rsp_reader_segment_drop(struct rsp_reader *r, size_t i);
+/* Free the buffers dropped segments leave for the next loads (after loading). */
+void rsp_reader_segments_trim(struct rsp_reader *r);
 
 const struct rsp_reader_info *rsp_reader_info(const struct rsp_reader *r);
 size_t rsp_reader_n_attrs(const struct rsp_reader *r);
