@@ -129,6 +129,7 @@ struct thread {
 	uint64_t birth, death; /* 0 / UINT64_MAX if before / after the trace */
 	VEC(struct slice) slices;
 	VEC(struct tsample) samples;
+	uint64_t run_ns, sleep_ns, unknown_ns; /* its slices' sums, once loaded */
 
 	/* builder state */
 	uint8_t st; /* TS_* */

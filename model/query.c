@@ -136,17 +136,9 @@ void rsp_trace_thread(const struct rsp_trace *t, size_t i, struct rsp_thread_inf
 	o->parent = idx_or_none(th->parent);
 	o->birth_ns = th->birth;
 	o->death_ns = th->death;
-	for (size_t k = 0; k < th->slices.n; k++) {
-		const struct slice *s = &th->slices.v[k];
-		uint64_t d = s->end - s->start;
-
-		if (s->kind == SLICE_RUN)
-			o->run_ns += d;
-		else if (s->kind == SLICE_SLEEP)
-			o->sleep_ns += d;
-		else
-			o->unknown_ns += d;
-	}
+	o->run_ns = th->run_ns;
+	o->sleep_ns = th->sleep_ns;
+	o->unknown_ns = th->unknown_ns;
 	o->n_slices = th->slices.n;
 	o->n_samples = th->samples.n;
 }

@@ -1336,6 +1336,22 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		}
 	}
 	builder_finish(w.b);
+	/* each thread's totals, once: rsp_trace_thread() is asked for them per node and sleep */
+	for (size_t i = 0; i < t->threads.n; i++) {
+		struct thread *th = &t->threads.v[i];
+
+		for (size_t k = 0; k < th->slices.n; k++) {
+			const struct slice *sl = &th->slices.v[k];
+			uint64_t d = sl->end - sl->start;
+
+			if (sl->kind == SLICE_RUN)
+				th->run_ns += d;
+			else if (sl->kind == SLICE_SLEEP)
+				th->sleep_ns += d;
+			else
+				th->unknown_ns += d;
+		}
+	}
 	if (w.seg_failed)
 		trace_warn(t, "%zu records skipped: their part of the compressed trace could not be "
 			      "inflated again (out of memory)",
@@ -1356,6 +1372,7 @@ out:
 	builder_free(w.b);
 	for (size_t i = 0; i < n_segs; i++)
 		rsp_reader_segment_drop(t->reader, i); /* a cancelled walk's */
+	rsp_reader_segments_trim(t->reader);
 	free(w.seg_last);
 	free(w.seg_state);
 	free(w.seg_first);
