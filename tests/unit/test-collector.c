@@ -302,6 +302,19 @@ static int self_stack(uint64_t *start, uint64_t *top)
 }
 
 /*
+ * A copy of this process's stack from @sp, as the kernel copies it: byte by
+ * byte, past the redzones AddressSanitizer puts around stack variables.
+ */
+__attribute__((no_sanitize_address)) static void copy_own_stack(unsigned char *to, uint64_t sp,
+								  uint64_t len)
+{
+	const volatile unsigned char *from = (const volatile unsigned char *)(uintptr_t)sp;
+
+	for (uint64_t i = 0; i < len; i++)
+		to[i] = from[i];
+}
+
+/*
  * A process gone before its /proc entry was read: its startstack read off
  * the copy, from what exec left at the top of the stack.  This process's own
  * stack is the copy.
@@ -318,7 +331,7 @@ static void ustack_entry(void)
 		return;
 	}
 	len = top - sp < sizeof(copy) ? top - sp : sizeof(copy);
-	memcpy(copy, (const void *)(uintptr_t)sp, len);
+	copy_own_stack(copy, sp, len);
 	t = rsp_ustack_entry_top(copy, len, sp);
 	CHECK(t == start, "startstack found in a copy of this process's stack (%#llx, want %#llx)",
 	      (unsigned long long)t, (unsigned long long)start);
