@@ -987,9 +987,8 @@ out:
  * the segment.
  *
  * A stream is read so when it has more than one frame, every frame begins
- * a compressed record (zstd's magic number: a block of a frame already
- * begun never starts with it) and no other record lies between the
- * compressed records of one frame.  Any other (perf record -z: one frame for
+ * a compressed record (zstd_frame_start()) and no other record lies between
+ * the compressed records of one frame.  Any other (perf record -z: one frame for
  * the whole stream) is inflated at open (inflate()).
  */
 struct seg {
@@ -1014,7 +1013,7 @@ struct segs {
 	unsigned char *scan;
 	size_t scan_cap;
 	ZSTD_DCtx *dc_scan;
-	/* the walk's loads (one thread at a time) and the buffers it gives back */
+	/* the walk's loads (its two stages: one context each) and the buffers it gives back */
 	ZSTD_DCtx *dc_load[2];
 	pthread_mutex_t pool_lock;
 	struct segbuf *pool;
@@ -1032,14 +1031,25 @@ struct segs {
 	unsigned char *tracing_data; /* a TRACING_DATA record's payload found in a segment */
 };
 
+/*
+ * Does a zstd frame begin at @p?  Its magic number, a valid frame header, and
+ * a first block header that can be one.  (A compressed record of perf
+ * record -z may begin inside a block, on any bytes: all three by chance is
+ * one in ~10^12.)
+ */
 static bool zstd_frame_start(const unsigned char *p, size_t n)
 {
-	uint32_t magic;
+	ZSTD_frameHeader fh;
+	uint32_t magic, bh = 0;
 
 	if (n < 4)
 		return false;
 	memcpy(&magic, p, 4);
-	return magic == ZSTD_MAGICNUMBER;
+	if (magic != ZSTD_MAGICNUMBER || ZSTD_getFrameHeader(&fh, p, n) != 0 ||
+	    fh.frameType != ZSTD_frame || n < fh.headerSize + 3)
+		return false;
+	memcpy(&bh, p + fh.headerSize, 3); /* little-endian: last, type (2 bits), size (21) */
+	return (bh >> 1 & 3) != 3 && (bh >> 3) <= ZSTD_BLOCKSIZE_MAX;
 }
 
 /* Does the stream read as segments?  Then r->zs holds them. */
