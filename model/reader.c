@@ -362,8 +362,11 @@ static void parse_feature(struct rsp_reader *r, uint64_t feat, const unsigned ch
 
 	switch (feat) {
 	case RSP_PF_FEAT_TRACING_DATA:
-		in->tracing_data = p;
-		in->tracing_data_len = len;
+		/* the header's section: in the file's image, read before any record */
+		if (!in->tracing_data) {
+			in->tracing_data = p;
+			in->tracing_data_len = len;
+		}
 		break;
 	case RSP_PF_FEAT_BUILD_ID:
 		parse_build_ids(r, p, end);
@@ -1604,6 +1607,29 @@ static void absorb_event_update(struct rsp_reader *r, const struct perf_event_he
 enum { SCAN_ON, SCAN_CUT, SCAN_STOP };
 
 /*
+ * A tracing-data record's payload at @off: the formats and kallsyms.  The
+ * first one found is kept (the loader's set-up thread may be reading it while
+ * the scan goes on); one found in a segment is copied, since the segment's
+ * buffer is reused for the next frame.
+ */
+static int keep_tracing_data(struct rsp_reader *r, uint64_t off, const unsigned char *p,
+			     uint64_t len, char *err, size_t errlen)
+{
+	if (r->info.tracing_data)
+		return 0;
+	if (off & RSP_SEG_BIT) {
+		r->zs->tracing_data = malloc(len ? len : 1);
+		if (!r->zs->tracing_data)
+			return errf(err, errlen, -ENOMEM, "out of memory reading the trace");
+		memcpy(r->zs->tracing_data, p, len);
+		p = r->zs->tracing_data;
+	}
+	r->info.tracing_data = p;
+	r->info.tracing_data_len = len;
+	return 0;
+}
+
+/*
  * One record at @off (in the file, or in a segment), @avail bytes from its
  * start to the end of what holds it: absorbed if it defines the stream, then
  * given to @fn.  SCAN_ON and *@next, the bytes it takes (a payload that
@@ -1663,7 +1689,11 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 		if (!r->scanned && h->size >= sizeof(struct rsp_pf_feature_rec)) {
 			const struct rsp_pf_feature_rec *f = (const void *)h;
 
-			parse_feature(r, f->feat_id, f->data, h->size - sizeof(*f));
+			if (f->feat_id != RSP_PF_FEAT_TRACING_DATA)
+				parse_feature(r, f->feat_id, f->data, h->size - sizeof(*f));
+			else if ((*ret = keep_tracing_data(r, off, f->data, h->size - sizeof(*f), err,
+							   errlen)))
+				return SCAN_STOP;
 		}
 		break;
 	case RSP_PF_RECORD_HEADER_TRACING_DATA: {
@@ -1675,21 +1705,9 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 		if (skip > avail - h->size)
 			return SCAN_CUT;
 		if (!r->scanned) {
-			const unsigned char *payload = (const unsigned char *)h + h->size;
-
-			if (off & RSP_SEG_BIT) {
-				/* the segment's buffer is the scan's: keep a copy */
-				free(r->zs->tracing_data);
-				r->zs->tracing_data = malloc(skip ? skip : 1);
-				if (!r->zs->tracing_data) {
-					*ret = errf(err, errlen, -ENOMEM, "out of memory reading the trace");
-					return SCAN_STOP;
-				}
-				memcpy(r->zs->tracing_data, payload, skip);
-				payload = r->zs->tracing_data;
-			}
-			r->info.tracing_data = payload;
-			r->info.tracing_data_len = td->size;
+			if ((*ret = keep_tracing_data(r, off, (const unsigned char *)h + h->size,
+						      skip, err, errlen)))
+				return SCAN_STOP;
 		}
 		break;
 	}

@@ -83,5 +83,30 @@ int main(int argc, char **argv)
 		}
 		synth_free(s);
 	}
+	{
+		/* the tracing data as a record inside the first of the frames */
+		struct synth_opts o = { .no_tracing_data = true };
+		struct synth *s = synth_new(&o);
+		char path[4096];
+		size_t len, zlen;
+		const void *buf;
+		void *z;
+		FILE *f;
+
+		synth_round(s);
+		synth_tracing_data_record(s, true, false);
+		events(s);
+		buf = synth_finish(s, &len);
+		z = synth_compress_framed(buf, len, 256, 512, false, &zlen);
+		snprintf(path, sizeof(path), "%s/synth-framed-tracing-data.data", dir);
+		f = fopen(path, "wb");
+		if (!z || !f || fwrite(z, 1, zlen, f) != zlen) {
+			perror(path);
+			return 1;
+		}
+		fclose(f);
+		free(z);
+		synth_free(s);
+	}
 	return 0;
 }

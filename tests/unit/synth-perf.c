@@ -408,6 +408,39 @@ static void emit(struct synth *s, int cpu, const struct buf *r)
 	put(&s->pending, r->p, r->len);
 }
 
+void synth_tracing_data_record(struct synth *s, bool feature, bool garbage)
+{
+	struct buf td = { 0 }, r = { 0 };
+	static const unsigned char zero[8];
+
+	if (garbage)
+		for (int i = 0; i < 500; i++)
+			put_u32(&td, 0x9e3779b9u * (uint32_t)i);
+	else
+		tracing_data(s, &td);
+	if (feature) {
+		struct rsp_pf_feature_rec f = { { RSP_PF_RECORD_HEADER_FEATURE, 0, 0 },
+						RSP_PF_FEAT_TRACING_DATA };
+		size_t size = sizeof(f) + RSP_PF_ALIGN(td.len);
+
+		if (size > 65535)
+			abort();
+		f.header.size = (uint16_t)size;
+		put(&r, &f, sizeof(f));
+	} else {
+		struct rsp_pf_tracing_data h = { { RSP_PF_RECORD_HEADER_TRACING_DATA, 0, 16 }, 0,
+						 0 };
+
+		h.size = (uint32_t)RSP_PF_ALIGN(td.len);
+		put(&r, &h, sizeof(h));
+	}
+	put(&r, td.p, td.len);
+	put(&r, zero, RSP_PF_ALIGN(td.len) - td.len);
+	emit(s, -1, &r);
+	free(td.p);
+	free(r.p);
+}
+
 void synth_round(struct synth *s)
 {
 	struct perf_event_header h = { RSP_PF_RECORD_FINISHED_ROUND, 0, 8 };

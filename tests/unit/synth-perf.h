@@ -133,6 +133,13 @@ void synth_sock_state(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk
 void synth_sample(struct synth *s, int cpu, uint64_t t, int pid, int tid, const uint64_t *ips,
 		  size_t n);
 
+/*
+ * The tracing data (formats, kallsyms) as a record among the others: as
+ * HEADER_FEATURE (its size covers it) or HEADER_TRACING_DATA (its payload
+ * follows the record); @garbage: bytes that are no tracing data.
+ */
+void synth_tracing_data_record(struct synth *s, bool feature, bool garbage);
+
 /* Write records of one round in a scrambled order (CPU buffers drained in turns). */
 void synth_scramble_rounds(struct synth *s, bool on);
 

@@ -369,6 +369,60 @@ static void test_compressed_framed(void)
 	synth_free(s);
 }
 
+/*
+ * Tracing data found among the records: the first is kept (a later broken
+ * one changes nothing, and the loader's set-up may already be reading the
+ * first); one inside a compressed frame is read though the frame's buffer is
+ * reused for the next.
+ */
+static void test_tracing_data_records(void)
+{
+	char err[256];
+
+	for (int feature = 0; feature < 2; feature++) {
+		struct synth *s = synth_new(NULL);
+		struct rsp_trace *t;
+
+		pingpong_events(s);
+		synth_tracing_data_record(s, feature, true);
+		synth_round(s);
+		t = open_synth(s, err, sizeof(err));
+		CHECK(t != NULL, "a stream with a second, broken %s record opens (%s)",
+		      feature ? "tracing-data feature" : "tracing-data", t ? "" : err);
+		if (t) {
+			const char *bad = "";
+
+			check_pingpong(t, feature ? "a later feature record" : "a later record");
+			for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
+				if (strstr(rsp_trace_warning(t, i), "cannot be decoded"))
+					bad = rsp_trace_warning(t, i);
+			CHECK(!bad[0], "and decodes the fields (%s)", bad);
+			rsp_trace_free(t);
+		}
+		synth_free(s);
+	}
+	{
+		struct synth_opts o = { .no_tracing_data = true };
+		struct synth *s = synth_new(&o);
+		struct rsp_trace *t;
+		unsigned char *z = NULL;
+		size_t segs = 0;
+
+		synth_round(s); /* ends the header records: what follows is compressed */
+		synth_tracing_data_record(s, true, false);
+		pingpong_events(s);
+		t = open_framed(s, 100, 300, false, &segs, &z, err, sizeof(err));
+		CHECK(t && segs >= 3, "tracing data in the first of %zu frames: opens (%s)", segs,
+		      t ? "" : err);
+		if (t) {
+			check_pingpong(t, "tracing data in a frame");
+			rsp_trace_free(t);
+		}
+		free(z);
+		synth_free(s);
+	}
+}
+
 static void test_layouts(void)
 {
 	struct synth_opts o1 = { .file_mode = true };
@@ -1155,6 +1209,7 @@ int main(void)
 	test_compressed();
 	test_compressed_interleaved();
 	test_compressed_framed();
+	test_tracing_data_records();
 	test_long_pingpong(12000, 0, 0, 0, false); /* 6 records a round: 72 k */
 	test_long_pingpong(12000, 0, 0, 0, true); /* sorted on two threads */
 	test_long_pingpong(24000, 1 << 16, 0, 16, false);
