@@ -218,6 +218,13 @@ static int write_compressed(struct rsp_writer *w, const struct chunk *c, uint64_
 				if (rh.size < sizeof(rh))
 					return -EINVAL; /* cannot happen: chunks hold whole records */
 				rec += rh.size;
+				if (rh.type == RSP_PF_RECORD_HEADER_TRACING_DATA && rh.size >= 12 &&
+				    rec <= c->used) {
+					uint32_t payload; /* it follows the record */
+
+					memcpy(&payload, c->data + rec - rh.size + 8, 4);
+					rec += payload;
+				}
 			}
 			if (rec <= done + piece && rec > done) {
 				piece = rec - done;

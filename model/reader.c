@@ -798,28 +798,35 @@ static void warm_stop(struct warmer *w)
 }
 
 /*
- * The top-level record at @off of the original stream: its header and the
- * payload that follows it outside the record (TRACING_DATA's).  False at the
- * end, or where the stream is cut (the scan reports that).
+ * The record at @p, @avail bytes from its start to the end of what holds it:
+ * its header and *@skip, the payload that follows it outside the record
+ * (TRACING_DATA's, AUXTRACE's).  False at the end, or where it is cut.
  */
-static bool top_record(const struct rsp_reader *r, uint64_t off, struct perf_event_header *h,
-		       uint64_t *skip)
+static bool record_span(const unsigned char *p, uint64_t avail, struct perf_event_header *h,
+			uint64_t *skip)
 {
 	uint32_t sz;
 
 	*skip = 0;
-	if (r->data_end - off < sizeof(*h))
+	if (avail < sizeof(*h))
 		return false;
-	memcpy(h, r->buf + off, sizeof(*h));
-	if (h->size < sizeof(*h) || h->size > r->data_end - off)
+	memcpy(h, p, sizeof(*h));
+	if (h->size < sizeof(*h) || h->size > avail)
 		return false;
 	if (h->type == RSP_PF_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
-		memcpy(&sz, r->buf + off + 8, 4);
+		memcpy(&sz, p + 8, 4);
 		*skip = sz;
 	} else if (h->type == RSP_PF_RECORD_AUXTRACE && h->size >= 16) {
-		memcpy(skip, r->buf + off + 8, 8); /* as the scan reads it */
+		memcpy(skip, p + 8, 8); /* as the scan reads it */
 	}
-	return *skip <= r->data_end - off - h->size;
+	return *skip <= avail - h->size;
+}
+
+/* The top-level record at @off of the original stream (the scan reports a cut). */
+static bool top_record(const struct rsp_reader *r, uint64_t off, struct perf_event_header *h,
+		       uint64_t *skip)
+{
+	return off <= r->data_end && record_span(r->buf + off, r->data_end - off, h, skip);
 }
 
 /*
@@ -1015,6 +1022,7 @@ struct segs {
 	/* the scan's */
 	unsigned char *scan;
 	size_t scan_cap;
+	uint64_t scan_used; /* bytes the last segment inflated to */
 	ZSTD_DCtx *dc_scan;
 	/* the walk's loads (its two stages: one context each) and the buffers it gives back */
 	ZSTD_DCtx *dc_load[2];
@@ -1213,18 +1221,18 @@ static int seg_scan_inflate(struct rsp_reader *r, size_t i)
 	ret = seg_inflate(r, &zs->dc_scan, &zs->v[i], zs->scan, zs->scan_cap, &len);
 	if (ret == -EFBIG || ret == -ENOMEM)
 		return ret;
-	/* whole records only: a frame cut short or broken ends on its last */
-	while (len - whole >= sizeof(struct perf_event_header)) {
+	/* whole records only (a payload after its record included): a frame cut
+	 * short or broken ends on its last */
+	while (whole < len) {
 		struct perf_event_header h;
+		uint64_t skip;
 
-		memcpy(&h, zs->scan + whole, sizeof(h));
-		if (h.size < sizeof(h) || h.size > len - whole)
+		if (!record_span(zs->scan + whole, len - whole, &h, &skip))
 			break;
-		whole += h.size;
+		whole += h.size + skip;
 	}
 	zs->v[i].len = whole;
-	if (len > SEG_TRIM)
-		madvise(zs->scan + SEG_TRIM, len - SEG_TRIM, MADV_DONTNEED);
+	zs->scan_used = len;
 	return ret ? ret : whole < len ? -EINVAL : 0;
 }
 
@@ -1756,7 +1764,7 @@ static int scan_segment(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *
 {
 	struct segs *zs = r->zs;
 	uint64_t p = 0, next;
-	int e = seg_scan_inflate(r, i), st;
+	int e = seg_scan_inflate(r, i), st = SCAN_ON;
 
 	if (e == -ENOMEM || e == -EFBIG) {
 		*ret = errf(err, errlen, e,
@@ -1770,16 +1778,27 @@ static int scan_segment(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *
 	while (p < zs->v[i].len) {
 		const struct perf_event_header *h = (const void *)(zs->scan + p);
 
+		if (p & 7) {
+			/* records are 8-byte multiples; one off alignment is no record */
+			e = -EINVAL;
+			break;
+		}
 		st = scan_one(r, h, RSP_SEG_BIT | (uint64_t)i << 32 | p, zs->v[i].len - p, fn, ctx,
 			      &next, ret, err, errlen);
 		if (st == SCAN_STOP)
-			return st;
+			break;
 		if (st == SCAN_CUT) {
 			e = -EINVAL;
 			break;
 		}
 		p += next;
 	}
+	/* a large segment's pages past the first few MB are given back once it is read */
+	if (zs->scan_used > SEG_TRIM)
+		madvise(zs->scan + SEG_TRIM, zs->scan_used - SEG_TRIM, MADV_DONTNEED);
+	zs->scan_used = 0;
+	if (st == SCAN_STOP)
+		return st;
 	if (e) {
 		r->inflate_cut = true;
 		r->inflate_cut_at = zs->v[i].first;

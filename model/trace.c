@@ -29,7 +29,7 @@
 
 #define DUP_WINDOW_NS 50000
 #define DUP_RING 16
-#define DUP_RAW 256 /* payload bytes a remembered event keeps (its record may be gone) */
+#define DUP_RAW 256 /* payload bytes a remembered event keeps in place (more: on the heap) */
 
 struct idx {
 	uint64_t time;
@@ -430,7 +430,15 @@ struct dup {
 	struct product prod;
 	bool matched;
 	_Alignas(8) unsigned char raw[DUP_RAW];
+	unsigned char *big; /* a larger payload's copy (an exec's long file name) */
+	uint32_t big_cap;
 };
+
+/* A remembered event's payload: its copy, in place or on the heap. */
+static const unsigned char *dup_raw(const struct dup *d)
+{
+	return d->raw_size <= DUP_RAW ? d->raw : d->big;
+}
 
 /*
  * The walk in two stages: the first reads each record (parses a sample: the
@@ -641,10 +649,10 @@ static bool same_event(const struct rsp_decoder *dec, const struct dup *d, const
 		return false;
 	n = d->raw_size < o->raw_size ? d->raw_size : o->raw_size;
 	if (!off || off > n ||
-	    !rsp_field_u64(&dec->common_pid, d->raw, d->raw_size, &a) ||
+	    !rsp_field_u64(&dec->common_pid, dup_raw(d), d->raw_size, &a) ||
 	    !rsp_field_u64(&dec->common_pid, o->raw, o->raw_size, &b))
-		return !memcmp(d->raw, o->raw, n);
-	return a == b && !memcmp((const char *)d->raw + off, (const char *)o->raw + off, n - off);
+		return !memcmp(dup_raw(d), o->raw, n);
+	return a == b && !memcmp(dup_raw(d) + off, (const char *)o->raw + off, n - off);
 }
 
 /* true if o is the second copy of an event already built; *gained is set
@@ -686,8 +694,18 @@ static void remember(struct walk *w, const struct op *o, uint64_t tp, uint32_t s
 	d->time = o->time;
 	d->tp = tp;
 	/* a copy: the record's segment may be dropped before a second copy comes */
-	d->raw_size = o->raw_size <= DUP_RAW ? o->raw_size : 0;
-	memcpy(d->raw, o->raw, d->raw_size);
+	d->raw_size = o->raw_size;
+	if (o->raw_size > DUP_RAW && o->raw_size > d->big_cap) {
+		unsigned char *p = realloc(d->big, o->raw_size);
+
+		if (p) {
+			d->big = p;
+			d->big_cap = o->raw_size;
+		} else {
+			d->raw_size = 0; /* not remembered: a second copy would count again */
+		}
+	}
+	memcpy((void *)dup_raw(d), o->raw, d->raw_size);
 	d->attr = o->attr;
 	d->stack = stack;
 	d->prod = builder_last_product(w->b);
@@ -1378,6 +1396,9 @@ out:
 	free(w.seg_first);
 	free(w.sched);
 	free(q.v);
+	for (size_t c = 0; w.ring && c < t->nr_cpus; c++)
+		for (int k = 0; k < DUP_RING; k++)
+			free(w.ring[c][k].big);
 	free(w.ring);
 	free(w.pos);
 	free(w.multi);

@@ -172,6 +172,7 @@ struct synth {
 
 /* attr ids: event k -> 1000 + k; second waking 1100; tracking 1200; cpu-clock 1300 */
 #define ID_WAKING2 1100
+#define ID_EXEC2 1101
 #define ID_TRACK 1200
 #define ID_CLOCK 1300
 
@@ -310,6 +311,10 @@ static size_t all_attrs(struct synth *s, struct perf_event_attr *a, uint64_t *id
 	if (s->o.second_waking_attr) {
 		make_attr(&a[n], PERF_TYPE_TRACEPOINT, (uint64_t)s->def[SE_WAKING]->id, false);
 		ids[n++] = ID_WAKING2;
+	}
+	if (s->o.second_exec_attr) {
+		make_attr(&a[n], PERF_TYPE_TRACEPOINT, (uint64_t)s->def[SE_EXEC]->id, false);
+		ids[n++] = ID_EXEC2;
 	}
 	make_attr(&a[n], PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true);
 	ids[n++] = ID_CLOCK;
@@ -758,7 +763,8 @@ void synth_fork_tp(struct synth *s, int cpu, uint64_t t, int parent, int child,
 	tp(s, &pl, cpu, t, parent, 1000 + SE_FORK, true, NULL, 0);
 }
 
-void synth_exec_tp(struct synth *s, int cpu, uint64_t t, int pid, const char *filename)
+static void exec_tp(struct synth *s, int cpu, uint64_t t, int pid, const char *filename,
+		    bool attr2)
 {
 	struct payload pl;
 
@@ -766,7 +772,20 @@ void synth_exec_tp(struct synth *s, int cpu, uint64_t t, int pid, const char *fi
 	pl_str(&pl, "filename", filename);
 	pl_int(&pl, "pid", pid);
 	pl_int(&pl, "old_pid", pid);
-	tp(s, &pl, cpu, t, pid, 1000 + SE_EXEC, true, NULL, 0);
+	if (attr2)
+		tp(s, &pl, cpu, t, pid, ID_EXEC2, false, NULL, 0);
+	else
+		tp(s, &pl, cpu, t, pid, 1000 + SE_EXEC, true, NULL, 0);
+}
+
+void synth_exec_tp(struct synth *s, int cpu, uint64_t t, int pid, const char *filename)
+{
+	exec_tp(s, cpu, t, pid, filename, false);
+}
+
+void synth_exec_tp_copy(struct synth *s, int cpu, uint64_t t, int pid, const char *filename)
+{
+	exec_tp(s, cpu, t, pid, filename, true);
 }
 
 void synth_exit_tp(struct synth *s, int cpu, uint64_t t, int pid)
@@ -1044,9 +1063,12 @@ unsigned char *synth_compress_framed(const void *in_, size_t len, size_t piece, 
 
 			while (rec < want && rec < len) {
 				struct perf_event_header rh;
+				uint32_t payload = 0; /* TRACING_DATA's follows the record */
 
 				memcpy(&rh, in + rec, sizeof(rh));
-				rec += rh.size;
+				if (rh.type == RSP_PF_RECORD_HEADER_TRACING_DATA)
+					memcpy(&payload, in + rec + 8, 4);
+				rec += rh.size + payload;
 			}
 			if (rec > at && rec <= at + p) {
 				p = rec - at;

@@ -42,6 +42,7 @@ struct synth_opts {
 	bool file_mode; /* perf record's file layout instead of pipe mode */
 	bool int_prev_state; /* a kernel whose prev_state is a 4-byte int at another offset */
 	bool second_waking_attr; /* sched_waking also from a second attr (an "ftrace copy") */
+	bool second_exec_attr; /* sched_process_exec too (synth_exec_tp_copy) */
 	bool no_tracing_data;
 	bool sideband_id0; /* side-band records carry id 0, as perf record's synthesized ones */
 	const char *kallsyms; /* /proc/kallsyms text for the tracing data; NULL: none */
@@ -116,6 +117,8 @@ void synth_wakeup_new(struct synth *s, int cpu, uint64_t t, int tid, int pid, in
 void synth_fork_tp(struct synth *s, int cpu, uint64_t t, int parent, int child,
 		   const char *child_comm);
 void synth_exec_tp(struct synth *s, int cpu, uint64_t t, int pid, const char *filename);
+/* the same from the second attr (second_exec_attr): no stack */
+void synth_exec_tp_copy(struct synth *s, int cpu, uint64_t t, int pid, const char *filename);
 void synth_exit_tp(struct synth *s, int cpu, uint64_t t, int pid);
 void synth_block(struct synth *s, enum synth_ev which, int cpu, uint64_t t, int tid,
 		 unsigned flags, uint32_t dev, uint64_t sector, uint32_t nr, const char *rwbs);

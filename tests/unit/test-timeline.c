@@ -97,7 +97,11 @@ static const char *dump(struct rsp_trace *t, int tid)
 
 static void slice_of(struct rsp_trace *t, int tid, size_t i, struct rsp_slice_info *s)
 {
-	rsp_thread_slice(t, thread_of(t, tid), i, s);
+	size_t th = thread_of(t, tid);
+
+	memset(s, 0, sizeof(*s));
+	if (th != RSP_NO_INDEX && i < rsp_thread_n_slices(t, th))
+		rsp_thread_slice(t, th, i, s);
 }
 
 /* The slice of @thread covering @time; false (and *s zeroed) if none. */
@@ -401,7 +405,7 @@ static void test_tracing_data_records(void)
 		}
 		synth_free(s);
 	}
-	{
+	for (int feature = 0; feature < 2; feature++) {
 		struct synth_opts o = { .no_tracing_data = true };
 		struct synth *s = synth_new(&o);
 		struct rsp_trace *t;
@@ -409,13 +413,17 @@ static void test_tracing_data_records(void)
 		size_t segs = 0;
 
 		synth_round(s); /* ends the header records: what follows is compressed */
-		synth_tracing_data_record(s, true, false);
+		synth_tracing_data_record(s, feature, false);
 		pingpong_events(s);
 		t = open_framed(s, 100, 300, false, &segs, &z, err, sizeof(err));
-		CHECK(t && segs >= 3, "tracing data in the first of %zu frames: opens (%s)", segs,
-		      t ? "" : err);
+		CHECK(t && segs >= 3, "tracing data (%s) in the first of %zu frames: opens (%s)",
+		      feature ? "feature" : "record and payload", segs, t ? "" : err);
 		if (t) {
+			struct rsp_trace_summary sum;
+
 			check_pingpong(t, "tracing data in a frame");
+			rsp_trace_get_summary(t, &sum);
+			CHECK(!sum.truncated, "and it is read whole");
 			rsp_trace_free(t);
 		}
 		free(z);
@@ -1068,6 +1076,52 @@ static void test_duplicates(void)
 	synth_free(s);
 }
 
+/*
+ * Copies of an event with a long payload (an exec's file name of 400
+ * bytes): merged as a short one, and one whose name differs only past the
+ * first few hundred bytes is another event.
+ */
+static void test_duplicates_long(void)
+{
+	struct synth_opts o = { .second_exec_attr = true };
+	struct synth *s = synth_new(&o);
+	struct rsp_trace *t;
+	char err[256], name[420], other[420];
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[0] = '/';
+	name[sizeof(name) - 1] = '\0';
+	memcpy(other, name, sizeof(name));
+	other[sizeof(other) - 3] = 'y';
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_exec_tp_copy(s, 0, US(1100), 100, name);
+	synth_exec_tp(s, 0, US(1100) + 700, 100, name);
+	synth_exec_tp_copy(s, 0, US(1100) + 900, 100, other);
+	synth_switch(s, 0, US(1200), 100, "a", S_INT, 0, "swapper/0");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens (%s)", t ? "" : err);
+	if (t) {
+		uint64_t count = 0, merged = 0;
+
+		for (size_t i = 0; i < rsp_trace_n_event_types(t); i++) {
+			struct rsp_event_type_info e;
+
+			rsp_trace_event_type(t, i, &e);
+			if (!strcmp(e.name, "sched:sched_process_exec")) {
+				count += e.count;
+				merged += e.merged_copies;
+			}
+		}
+		CHECK(count == 2 && merged == 1,
+		      "exec with a 419-byte name: counted once, its copy merged, the other kept "
+		      "(%llu counted, %llu merged)",
+		      (unsigned long long)count, (unsigned long long)merged);
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
 /* perf record's synthesized COMM/FORK/MMAP carry id 0 in their trailer: they
  * are read with the common trailer layout, not skipped */
 static void test_sideband_id0(void)
@@ -1205,6 +1259,7 @@ int main(void)
 	test_irq_and_timers();
 	test_sockets();
 	test_duplicates();
+	test_duplicates_long();
 	test_exit_sample();
 	test_compressed();
 	test_compressed_interleaved();
@@ -1214,6 +1269,8 @@ int main(void)
 	test_long_pingpong(12000, 0, 0, 0, true); /* sorted on two threads */
 	test_long_pingpong(24000, 1 << 16, 0, 16, false);
 	test_long_pingpong(24000, 32 << 10, 256 << 10, 16, true); /* rsp record's framing */
+	/* frames larger than the part of the scan's buffer kept after each (16 MB) */
+	test_long_pingpong(30000, 32 << 10, 17 << 20, 18, false);
 	test_user_stack_copies(false);
 	test_user_stack_copies(true);
 	test_sideband_id0();
