@@ -575,18 +575,44 @@ struct inflater {
 	int err;
 };
 
-/* Advance over the whole records the image holds past @whole. */
+/*
+ * The record at @p, @avail bytes from its start to the end of what holds it:
+ * its header and *@skip, the payload that follows it outside the record
+ * (TRACING_DATA's, AUXTRACE's).  False at the end, or where it is cut.
+ */
+static bool record_span(const unsigned char *p, uint64_t avail, struct perf_event_header *h,
+			uint64_t *skip)
+{
+	uint32_t sz;
+
+	*skip = 0;
+	if (avail < sizeof(*h))
+		return false;
+	memcpy(h, p, sizeof(*h));
+	if (h->size < sizeof(*h) || h->size > avail)
+		return false;
+	if (h->type == RSP_PF_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
+		memcpy(&sz, p + 8, 4);
+		*skip = sz;
+	} else if (h->type == RSP_PF_RECORD_AUXTRACE && h->size >= 16) {
+		memcpy(skip, p + 8, 8); /* as the scan reads it */
+	}
+	return *skip <= avail - h->size;
+}
+
+/* Advance over the whole records (and their payloads) the image holds past @whole. */
 static int settle(struct inflater *f)
 {
 	while (f->len - f->whole >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
+		uint64_t skip;
 
 		memcpy(&h, f->img + f->whole, sizeof(h));
 		if (h.size < sizeof(h))
 			return -EINVAL;
-		if (h.size > f->len - f->whole)
+		if (!record_span(f->img + f->whole, f->len - f->whole, &h, &skip))
 			break;
-		f->whole += h.size;
+		f->whole += h.size + skip;
 	}
 	return 0;
 }
@@ -795,31 +821,6 @@ static void warm_stop(struct warmer *w)
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	w->thread = false;
-}
-
-/*
- * The record at @p, @avail bytes from its start to the end of what holds it:
- * its header and *@skip, the payload that follows it outside the record
- * (TRACING_DATA's, AUXTRACE's).  False at the end, or where it is cut.
- */
-static bool record_span(const unsigned char *p, uint64_t avail, struct perf_event_header *h,
-			uint64_t *skip)
-{
-	uint32_t sz;
-
-	*skip = 0;
-	if (avail < sizeof(*h))
-		return false;
-	memcpy(h, p, sizeof(*h));
-	if (h->size < sizeof(*h) || h->size > avail)
-		return false;
-	if (h->type == RSP_PF_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
-		memcpy(&sz, p + 8, 4);
-		*skip = sz;
-	} else if (h->type == RSP_PF_RECORD_AUXTRACE && h->size >= 16) {
-		memcpy(skip, p + 8, 8); /* as the scan reads it */
-	}
-	return *skip <= avail - h->size;
 }
 
 /* The top-level record at @off of the original stream (the scan reports a cut). */

@@ -427,6 +427,27 @@ static void test_tracing_data_records(void)
 			rsp_trace_free(t);
 		}
 		free(z);
+		/* and in perf record -z's one zstd stream, inflated whole */
+		{
+			struct rsp_trace_opts o2 = { .no_symbols = true };
+			size_t len, zlen;
+			const void *buf = synth_finish(s, &len);
+
+			z = synth_compress(buf, len, 100, false, &zlen);
+			t = NULL;
+			CHECK(z && rsp_trace_open_mem(z, zlen, &o2, &t, err, sizeof(err)) == 0 && t,
+			      "tracing data (%s) in one zstd stream: opens (%s)",
+			      feature ? "feature" : "record and payload", t ? "" : err);
+			if (t) {
+				struct rsp_trace_summary sum;
+
+				check_pingpong(t, "tracing data in one zstd stream");
+				rsp_trace_get_summary(t, &sum);
+				CHECK(!sum.truncated, "and it is read whole");
+				rsp_trace_free(t);
+			}
+			free(z);
+		}
 		synth_free(s);
 	}
 }
