@@ -446,6 +446,28 @@ void synth_tracing_data_record(struct synth *s, bool feature, bool garbage)
 	free(r.p);
 }
 
+void synth_auxtrace(struct synth *s, size_t payload)
+{
+	struct buf r = { 0 };
+	struct perf_event_header h = { RSP_PF_RECORD_AUXTRACE, 0, 48 };
+
+	put(&r, &h, sizeof(h));
+	put_u64(&r, payload); /* size */
+	put_u64(&r, 0); /* offset */
+	put_u64(&r, 0); /* reference */
+	put_u32(&r, 0); /* idx */
+	put_u32(&r, 0); /* tid */
+	put_u32(&r, 0); /* cpu */
+	put_u32(&r, 0);
+	for (size_t i = 0; i < payload; i++) {
+		unsigned char c = (unsigned char)(i * 37 + 1); /* no record headers in it */
+
+		put(&r, &c, 1);
+	}
+	emit(s, -1, &r);
+	free(r.p);
+}
+
 void synth_round(struct synth *s)
 {
 	struct perf_event_header h = { RSP_PF_RECORD_FINISHED_ROUND, 0, 8 };
@@ -1063,11 +1085,13 @@ unsigned char *synth_compress_framed(const void *in_, size_t len, size_t piece, 
 
 			while (rec < want && rec < len) {
 				struct perf_event_header rh;
-				uint32_t payload = 0; /* TRACING_DATA's follows the record */
+				uint64_t payload = 0; /* TRACING_DATA's, AUXTRACE's follows the record */
 
 				memcpy(&rh, in + rec, sizeof(rh));
 				if (rh.type == RSP_PF_RECORD_HEADER_TRACING_DATA)
 					memcpy(&payload, in + rec + 8, 4);
+				else if (rh.type == RSP_PF_RECORD_AUXTRACE)
+					memcpy(&payload, in + rec + 8, 8);
 				rec += rh.size + payload;
 			}
 			if (rec > at && rec <= at + p) {

@@ -142,6 +142,8 @@ void synth_sample(struct synth *s, int cpu, uint64_t t, int pid, int tid, const 
  * follows the record); @garbage: bytes that are no tracing data.
  */
 void synth_tracing_data_record(struct synth *s, bool feature, bool garbage);
+/* A PERF_RECORD_AUXTRACE record and the @payload bytes of trace data after it. */
+void synth_auxtrace(struct synth *s, size_t payload);
 
 /* Write records of one round in a scrambled order (CPU buffers drained in turns). */
 void synth_scramble_rounds(struct synth *s, bool on);
