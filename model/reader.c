@@ -870,7 +870,7 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	struct warmer w = { 0 };
 	struct perf_event_header h;
 	ZSTD_DStream *ds = NULL;
-	uint64_t off = r->data_start, skip;
+	uint64_t off = r->data_start, skip, whole_at = 0;
 	void *img;
 	int ret = 0;
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
@@ -916,7 +916,11 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	off = r->data_start;
 	while (!f.err && top_record(r, off, &h, &skip)) {
 		if (h.type == RSP_PF_RECORD_COMPRESSED) {
+			uint64_t whole = f.whole;
 			int e = decompress_record(&f, ds, r->buf + off + sizeof(h), h.size - sizeof(h));
+
+			if (f.whole != whole || !whole_at)
+				whole_at = off; /* the stream's records are whole up to in here */
 
 			if (e == -ENOMEM || e == -EFBIG || (f.err && f.err != -EINVAL)) {
 				ret = errf(err, errlen, e == -EFBIG || f.err == -EFBIG ? -EFBIG : -ENOMEM,
@@ -937,7 +941,12 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 		off += h.size + skip;
 	}
 	warm_stop(&w);
-	f.len = f.whole; /* a record the stream did not finish is not one */
+	if (f.len > f.whole && !r->inflate_cut) {
+		/* a record the stream did not finish (cut, or a size past its end) is not one */
+		r->inflate_cut = true;
+		r->inflate_cut_at = whole_at;
+	}
+	f.len = f.whole;
 	if (off < r->data_end && !r->inflate_cut && r->data_end - off >= 8) {
 		/* the scan would report this cut in the original: keep its bytes */
 		put_image(&f, r->buf + off, r->data_end - off);

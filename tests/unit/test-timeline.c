@@ -462,6 +462,67 @@ static void test_tracing_data_records(void)
 	}
 }
 
+/*
+ * An AUXTRACE record in perf record -z's one zstd stream whose payload size
+ * runs past the end: what follows is lost, and the trace says it was cut.
+ */
+static void test_payload_past_end(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	unsigned char *buf, *z;
+	const void *in;
+	size_t len, zlen, at = 0;
+	char err[256];
+
+	synth_round(s);
+	synth_auxtrace(s, 1000);
+	pingpong_events(s);
+	in = synth_finish(s, &len);
+	buf = malloc(len);
+	memcpy(buf, in, len);
+	/* the AUXTRACE record: its size field says 1 TB */
+	for (size_t p = sizeof(struct rsp_pf_pipe_header); p + 8 <= len;) {
+		struct perf_event_header h;
+
+		memcpy(&h, buf + p, sizeof(h));
+		if (h.type == RSP_PF_RECORD_AUXTRACE) {
+			at = p;
+			break;
+		}
+		if (h.size < 8)
+			break;
+		p += h.size;
+		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA) {
+			uint32_t payload;
+
+			memcpy(&payload, buf + p - h.size + 8, 4);
+			p += payload;
+		}
+	}
+	CHECK(at != 0, "the stream has its AUXTRACE record");
+	if (at) {
+		uint64_t huge = 1ull << 40;
+
+		memcpy(buf + at + 8, &huge, 8);
+	}
+	z = synth_compress(buf, len, 100, false, &zlen);
+	if (z && rsp_trace_open_mem(z, zlen, &o, &t, err, sizeof(err)))
+		t = NULL;
+	CHECK(t != NULL, "a payload past the end of one zstd stream: opens (%s)", t ? "" : err);
+	if (t) {
+		struct rsp_trace_summary sum;
+
+		rsp_trace_get_summary(t, &sum);
+		CHECK(sum.truncated, "and says it was cut");
+		rsp_trace_free(t);
+	}
+	free(z);
+	free(buf);
+	synth_free(s);
+}
+
 static void test_layouts(void)
 {
 	struct synth_opts o1 = { .file_mode = true };
@@ -1296,6 +1357,7 @@ int main(void)
 	test_compressed_interleaved();
 	test_compressed_framed();
 	test_tracing_data_records();
+	test_payload_past_end();
 	test_long_pingpong(12000, 0, 0, 0, false); /* 6 records a round: 72 k */
 	test_long_pingpong(12000, 0, 0, 0, true); /* sorted on two threads */
 	test_long_pingpong(24000, 1 << 16, 0, 16, false);
