@@ -33,6 +33,13 @@ struct realigned {
 	unsigned char *copy;
 };
 
+/* A top-level record of a compressed stream: at @img in the inflated image, @n bytes (0: a
+ * compressed record's output) from @file in the original. */
+struct imgpos {
+	uint64_t img, file, n;
+};
+typedef VEC(struct imgpos) imgpos_vec;
+
 struct rsp_reader {
 	const unsigned char *buf;
 	size_t size;
@@ -47,6 +54,9 @@ struct rsp_reader {
 	bool comp_declared; /* HEADER_COMPRESSED in the file-mode features */
 	uint64_t inflate_cut_at; /* its offset in the original */
 	VEC(struct realigned) tails;
+	/* an inflated image's bytes back to the file's (inflate()): in image order */
+	imgpos_vec comp_at; /* where each compressed record's output starts */
+	imgpos_vec plain_at; /* where each record not compressed was placed */
 	struct prefault *prefault; /* the file's pages, mapped ahead of the scan */
 	uint64_t data_start, data_end;
 	bool scanned;
@@ -564,6 +574,9 @@ struct insertion {
 };
 
 struct inflater {
+	const unsigned char *orig; /* the file's bytes, for the positions below */
+	imgpos_vec comp_at, plain_at; /* before the insertions are placed */
+	size_t n_appended; /* plain_at's first, put before the stream began */
 	unsigned char *img;
 	uint64_t len; /* bytes in the image */
 	uint64_t whole; /* the image's bytes up to here are whole records */
@@ -634,9 +647,17 @@ static void append(struct inflater *f, const void *p, size_t n)
  */
 static void put_image(struct inflater *f, const void *p, size_t n)
 {
+	struct imgpos at = { f->streaming ? f->whole : f->len,
+			     (uint64_t)((const unsigned char *)p - f->orig), n };
+
 	if (f->err)
 		return;
+	if (!vec_push(&f->plain_at, at)) {
+		f->err = -ENOMEM;
+		return;
+	}
 	if (!f->streaming) {
+		f->n_appended++;
 		append(f, p, n);
 		return;
 	}
@@ -864,9 +885,66 @@ static bool declares_compression(const struct rsp_reader *r)
  * The image is a memfd: like an uncompressed file's page cache, not the
  * model's heap.  A broken stream is read up to the break.
  */
+/*
+ * The positions noted while inflating, moved as place_insertions() moves the
+ * bytes: a byte at x is shifted by every record inserted at or before x; the
+ * i-th inserted record by those before it.  Call before place_insertions().
+ */
+static void place_positions(struct inflater *f)
+{
+	size_t k = 0;
+	uint64_t shift = 0;
+
+	/* after those appended before the stream began, one per insertion, in order */
+	for (size_t j = 0; j < f->nins && f->n_appended + j < f->plain_at.n; j++) {
+		f->plain_at.v[f->n_appended + j].img = f->ins[j].at + shift;
+		shift += f->ins[j].n;
+	}
+	shift = 0;
+	for (size_t i = 0; i < f->comp_at.n; i++) {
+		struct imgpos *c = &f->comp_at.v[i];
+
+		while (k < f->nins && f->ins[k].at <= c->img)
+			shift += f->ins[k++].n;
+		c->img += shift;
+	}
+}
+
+/* Where the byte at @off of an inflated image came from in the file. */
+static uint64_t image_to_file(const struct rsp_reader *r, uint64_t off)
+{
+	size_t lo = 0, hi = r->plain_at.n;
+
+	if (!r->comp_at.n || off < r->comp_at.v[0].img)
+		return off; /* before the stream: the image is the file's bytes */
+	/* a record not compressed: exactly */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->plain_at.v[mid].img <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && off < r->plain_at.v[lo - 1].img + r->plain_at.v[lo - 1].n)
+		return r->plain_at.v[lo - 1].file + (off - r->plain_at.v[lo - 1].img);
+	/* else the compressed record whose output holds it */
+	lo = 0;
+	hi = r->comp_at.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->comp_at.v[mid].img <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return r->comp_at.v[lo - 1].file;
+}
+
 static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 {
-	struct inflater f = { 0 };
+	struct inflater f = { .orig = r->buf };
 	struct warmer w = { 0 };
 	struct perf_event_header h;
 	ZSTD_DStream *ds = NULL;
@@ -917,7 +995,14 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	while (!f.err && top_record(r, off, &h, &skip)) {
 		if (h.type == RSP_PF_RECORD_COMPRESSED) {
 			uint64_t whole = f.whole;
-			int e = decompress_record(&f, ds, r->buf + off + sizeof(h), h.size - sizeof(h));
+			struct imgpos at = { f.len, off, 0 };
+			int e;
+
+			if (!vec_push(&f.comp_at, at)) {
+				f.err = -ENOMEM;
+				break;
+			}
+			e = decompress_record(&f, ds, r->buf + off + sizeof(h), h.size - sizeof(h));
 
 			if (f.whole != whole || !whole_at)
 				whole_at = off; /* the stream's records are whole up to in here */
@@ -947,14 +1032,17 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 		r->inflate_cut_at = whole_at;
 	}
 	f.len = f.whole;
-	if (off < r->data_end && !r->inflate_cut && r->data_end - off >= 8) {
-		/* the scan would report this cut in the original: keep its bytes */
+	if (off < r->data_end && !r->inflate_cut) {
+		/* the scan would report this cut in the original (a record, or a
+		 * header, cut short): keep its bytes */
 		put_image(&f, r->buf + off, r->data_end - off);
 	}
 	if (!f.err && f.extra > f.limit - f.len)
 		f.err = -EFBIG;
-	if (!f.err)
+	if (!f.err) {
+		place_positions(&f);
 		place_insertions(&f);
+	}
 	if (f.err) {
 		ret = errf(err, errlen, f.err, "cannot inflate the compressed trace: %s",
 			   f.err == -EFBIG ? "more than this process can hold (memory, or a ulimit -v)" :
@@ -978,6 +1066,10 @@ static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 	r->orig_mapped = r->mapped;
 	r->buf = f.img;
 	f.img = NULL; /* the reader's now */
+	r->comp_at = f.comp_at;
+	r->plain_at = f.plain_at;
+	memset(&f.comp_at, 0, sizeof(f.comp_at));
+	memset(&f.plain_at, 0, sizeof(f.plain_at));
 	r->size = f.len;
 	r->mapped = true;
 	r->data_end = f.len;
@@ -986,6 +1078,8 @@ out:
 	warm_stop(&w);
 	ZSTD_freeDStream(ds);
 	free(f.ins);
+	vec_free(&f.comp_at);
+	vec_free(&f.plain_at);
 	if (f.img)
 		munmap(f.img, f.limit);
 	return ret;
@@ -1251,7 +1345,7 @@ uint64_t rsp_reader_file_offset(const struct rsp_reader *r, uint64_t offset)
 	long i = rsp_reader_segment_of(offset);
 
 	if (i < 0)
-		return offset;
+		return image_to_file(r, offset);
 	return r->zs && (size_t)i < r->zs->n ? r->zs->v[i].first : r->orig_size;
 }
 
@@ -1544,6 +1638,8 @@ void rsp_reader_free(struct rsp_reader *r)
 	free(in->build_ids);
 	free(in->targets);
 	free(in->target_comms);
+	vec_free(&r->comp_at);
+	vec_free(&r->plain_at);
 	for (size_t i = 0; i < r->tails.n; i++)
 		free(r->tails.v[i].copy);
 	vec_free(&r->tails);
@@ -1858,6 +1954,8 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 		}
 		off += next;
 	}
+	if (r->info.truncated)
+		r->info.truncated_at = image_to_file(r, r->info.truncated_at);
 	if (r->inflate_cut && !r->info.truncated) {
 		r->info.truncated = true;
 		r->info.truncated_at = r->inflate_cut_at;

@@ -523,6 +523,78 @@ static void test_payload_past_end(void)
 	synth_free(s);
 }
 
+static int count_record(void *ctx, const struct rsp_record *rec)
+{
+	(void)rec;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/*
+ * perf record -z's one zstd stream, cut inside a compressed record: the cut
+ * is told at a byte of the file (a compressed record's start, at or before
+ * the cut), not of the inflated image.
+ */
+static void test_cut_offset_compressed(void)
+{
+	struct synth *s = synth_new(NULL);
+	const void *in;
+	unsigned char *z;
+	size_t len, zlen, starts[4096], n = 0, bad = 0, cuts = 0;
+
+	pingpong_events(s);
+	for (int i = 0; i < 40; i++)
+		pingpong_events(s);
+	in = synth_finish(s, &len);
+	z = synth_compress_ex(in, len, 100, false, true, &zlen);
+	for (size_t p = sizeof(struct rsp_pf_pipe_header); z && p + 8 <= zlen && n < 4096;) {
+		struct perf_event_header h;
+		uint32_t payload = 0;
+
+		memcpy(&h, z + p, sizeof(h));
+		if (h.size < 8)
+			break;
+		if (h.type == RSP_PF_RECORD_COMPRESSED)
+			starts[n++] = p;
+		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA)
+			memcpy(&payload, z + p + 8, 4);
+		p += h.size + payload;
+	}
+	CHECK(n > 10, "the stream has %zu compressed records", n);
+	for (size_t k = 2; k < n; k += 3) {
+		struct rsp_reader *r = NULL;
+		char err[256];
+		/* into the record's payload, or (every other one) into its header */
+		size_t recs = 0, cut = starts[k] + (k % 2 ? 4 : 12);
+		const struct rsp_reader_info *ri;
+		bool at_start = false;
+
+		if (rsp_reader_open_mem(z, cut, &r, err, sizeof(err)) ||
+		    rsp_reader_scan(r, count_record, &recs, err, sizeof(err))) {
+			rsp_reader_free(r);
+			bad++;
+			continue;
+		}
+		ri = rsp_reader_info(r);
+		for (size_t i = 0; i < n; i++)
+			at_start |= ri->truncated_at == starts[i];
+		cuts++;
+		if (!ri->truncated || ri->truncated_at > cut || !at_start) {
+			if (!bad)
+				printf("# cut at %zu: truncated %d at %llu\n", cut, ri->truncated,
+				       (unsigned long long)ri->truncated_at);
+			bad++;
+		}
+		rsp_reader_free(r);
+	}
+	CHECK(cuts > 3 && !bad,
+	      "cut inside a compressed record (%zu cuts): told at a compressed record's start "
+	      "at or before the cut (%zu wrong)",
+	      cuts, bad);
+	free(z);
+	synth_free(s);
+}
+
 static void test_layouts(void)
 {
 	struct synth_opts o1 = { .file_mode = true };
@@ -1358,6 +1430,7 @@ int main(void)
 	test_compressed_framed();
 	test_tracing_data_records();
 	test_payload_past_end();
+	test_cut_offset_compressed();
 	test_long_pingpong(12000, 0, 0, 0, false); /* 6 records a round: 72 k */
 	test_long_pingpong(12000, 0, 0, 0, true); /* sorted on two threads */
 	test_long_pingpong(24000, 1 << 16, 0, 16, false);
