@@ -365,19 +365,19 @@ static void parse_event_desc(struct rsp_reader *r, const unsigned char *p, const
 	}
 }
 
-static void parse_feature(struct rsp_reader *r, uint64_t feat, const unsigned char *p, size_t len)
+static int keep_tracing_data(struct rsp_reader *r, uint64_t off, const unsigned char *p,
+			     uint64_t len, char *err, size_t errlen);
+
+/* Feature @feat's @len bytes at @p, from a record at @off (a file-mode section: its offset). */
+static int parse_feature(struct rsp_reader *r, uint64_t feat, const unsigned char *p, size_t len,
+			 uint64_t off, char *err, size_t errlen)
 {
 	const unsigned char *end = p + len;
 	struct rsp_reader_info *in = &r->info;
 
 	switch (feat) {
 	case RSP_PF_FEAT_TRACING_DATA:
-		/* the header's section: in the file's image, read before any record */
-		if (!in->tracing_data) {
-			in->tracing_data = p;
-			in->tracing_data_len = len;
-		}
-		break;
+		return keep_tracing_data(r, off, p, len, err, errlen);
 	case RSP_PF_FEAT_BUILD_ID:
 		parse_build_ids(r, p, end);
 		break;
@@ -462,6 +462,7 @@ static void parse_feature(struct rsp_reader *r, uint64_t feat, const unsigned ch
 	default:
 		break;
 	}
+	return 0;
 }
 
 /* ---- opening ------------------------------------------------------------------------- */
@@ -520,7 +521,10 @@ static int open_file_mode(struct rsp_reader *r, char *err, size_t errlen)
 		feat_at += sizeof(s);
 		if (s.offset > r->size || s.size > r->size - s.offset)
 			continue;
-		parse_feature(r, (uint64_t)bit, r->buf + s.offset, s.size);
+		ret = parse_feature(r, (uint64_t)bit, r->buf + s.offset, s.size, s.offset, err,
+				    errlen);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -877,15 +881,6 @@ static bool declares_compression(const struct rsp_reader *r)
 }
 
 /*
- * perf record -z (and rsp record by default) writes PERF_RECORD_COMPRESSED
- * records: one zstd stream cut into records whose content is the original
- * records, one of which may straddle two compressed records.  The stream is
- * inflated once at open into an image where each compressed record is
- * replaced by the records it holds; the rest of the reader reads the image.
- * The image is a memfd: like an uncompressed file's page cache, not the
- * model's heap.  A broken stream is read up to the break.
- */
-/*
  * The positions noted while inflating, moved as place_insertions() moves the
  * bytes: a byte at x is shifted by every record inserted at or before x; the
  * i-th inserted record by those before it.  Call before place_insertions().
@@ -910,38 +905,43 @@ static void place_positions(struct inflater *f)
 	}
 }
 
+/* The last of @v (in image order) placed at or before @off, or NULL. */
+static const struct imgpos *imgpos_at(const imgpos_vec *v, uint64_t off)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v->v[mid].img <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &v->v[lo - 1] : NULL;
+}
+
 /* Where the byte at @off of an inflated image came from in the file. */
 static uint64_t image_to_file(const struct rsp_reader *r, uint64_t off)
 {
-	size_t lo = 0, hi = r->plain_at.n;
+	const struct imgpos *p = imgpos_at(&r->plain_at, off), *c = imgpos_at(&r->comp_at, off);
 
-	if (!r->comp_at.n || off < r->comp_at.v[0].img)
+	if (!c)
 		return off; /* before the stream: the image is the file's bytes */
-	/* a record not compressed: exactly */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->plain_at.v[mid].img <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && off < r->plain_at.v[lo - 1].img + r->plain_at.v[lo - 1].n)
-		return r->plain_at.v[lo - 1].file + (off - r->plain_at.v[lo - 1].img);
-	/* else the compressed record whose output holds it */
-	lo = 0;
-	hi = r->comp_at.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->comp_at.v[mid].img <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return r->comp_at.v[lo - 1].file;
+	if (p && off < p->img + p->n)
+		return p->file + (off - p->img); /* a record not compressed: exactly */
+	return c->file; /* else the compressed record whose output holds it */
 }
 
+/*
+ * perf record -z (and rsp record by default) writes PERF_RECORD_COMPRESSED
+ * records: one zstd stream cut into records whose content is the original
+ * records, one of which may straddle two compressed records.  The stream is
+ * inflated once at open into an image where each compressed record is
+ * replaced by the records it holds; the rest of the reader reads the image.
+ * The image is a memfd: like an uncompressed file's page cache, not the
+ * model's heap.  A broken stream is read up to the break.
+ */
 static int inflate(struct rsp_reader *r, char *err, size_t errlen)
 {
 	struct inflater f = { .orig = r->buf };
@@ -1803,10 +1803,9 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 		if (!r->scanned && h->size >= sizeof(struct rsp_pf_feature_rec)) {
 			const struct rsp_pf_feature_rec *f = (const void *)h;
 
-			if (f->feat_id != RSP_PF_FEAT_TRACING_DATA)
-				parse_feature(r, f->feat_id, f->data, h->size - sizeof(*f));
-			else if ((*ret = keep_tracing_data(r, off, f->data, h->size - sizeof(*f), err,
-							   errlen)))
+			*ret = parse_feature(r, f->feat_id, f->data, h->size - sizeof(*f), off, err,
+					     errlen);
+			if (*ret)
 				return SCAN_STOP;
 		}
 		break;

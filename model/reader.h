@@ -126,7 +126,8 @@ static inline long rsp_reader_segment_of(uint64_t offset)
 	return offset & RSP_SEG_BIT ? (long)(offset >> 32 & 0x7fffffff) : -1;
 }
 size_t rsp_reader_n_segments(const struct rsp_reader *r);
-/* Where the record at @offset lies in the file (a segment's: where the segment starts). */
+/* Where the record at @offset lies in the file (a segment's: where the segment starts; an
+ * inflated stream's: the compressed record that holds it, or its own place if not compressed). */
 uint64_t rsp_reader_file_offset(const struct rsp_reader *r, uint64_t offset);
 /*
  * Inflate segment @i and hold it: 0, -ENOMEM, or -EINVAL (the stream changed).
