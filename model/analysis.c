@@ -67,6 +67,7 @@ uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, ui
 	}
 	return (uint32_t)an->n_made++;
 }
+
 static void claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
 {
 	struct interval iv = { s, e };

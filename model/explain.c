@@ -542,7 +542,6 @@ static void fill(const struct rsp_analysis *an, const uint64_t *cat, uint64_t st
 	o->tolerance_ns = an->tol;
 }
 
-
 void rsp_analysis_explanation(const struct rsp_analysis *an, struct rsp_explanation *o)
 {
 	uint64_t total = 0;

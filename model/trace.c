@@ -941,13 +941,6 @@ static void apply(struct walk *w, const struct op *o)
 /* records: the second stage inflates the segments the first needs this far ahead */
 #define PRELOAD_AHEAD 8192
 
-static inline void cpu_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 /* Inflate segment @s unless another thread does or did; its state after. */
 static uint8_t seg_take(struct walk *w, size_t s, int who)
 {
@@ -1000,9 +993,11 @@ static void walk_one(struct walk *w, size_t i)
 		__atomic_store_n(&w->first_at, i, __ATOMIC_RELAXED);
 	st = __atomic_load_n(&w->seg_state[s], __ATOMIC_ACQUIRE);
 	if (st != SEG_HELD && st != SEG_FAILED) {
+		unsigned spins = 0;
+
 		st = seg_take(w, (size_t)s, 0);
 		while (st == SEG_LOADING) {
-			cpu_pause(); /* the second stage is inflating it */
+			relax(&spins); /* the second stage is inflating it */
 			st = __atomic_load_n(&w->seg_state[s], __ATOMIC_ACQUIRE);
 		}
 	}
@@ -1018,6 +1013,7 @@ static void walk_one(struct walk *w, size_t i)
 		op_commit(w);
 	}
 }
+
 /* The first stage, on its own thread: every record, then OP_END. */
 static void *first_stage(void *arg)
 {
