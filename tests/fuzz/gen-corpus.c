@@ -2,6 +2,7 @@
 /* Seed files for the fuzz corpus: small synthetic streams of every layout. */
 #include "synth-perf.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -31,6 +32,23 @@ static void events(struct synth *s)
 	synth_exit(s, US(80), 100, 100);
 }
 
+/* @len bytes at @buf as DIR/NAME; false (and why, on stderr) if not written. */
+static bool put_file(const char *dir, const char *name, const void *buf, size_t len)
+{
+	char path[4096];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	ok = buf && f && fwrite(buf, 1, len, f) == len;
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		perror(path);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	struct synth_opts opts[4] = {
@@ -43,42 +61,26 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < 4; i++) {
 		struct synth *s = synth_new(&opts[i]);
-		char path[4096];
-		size_t len;
+		char name[64];
+		size_t len, zlen;
 		const void *buf;
-		FILE *f;
+		void *z;
 
 		events(s);
 		buf = synth_finish(s, &len);
-		snprintf(path, sizeof(path), "%s/synth-%d.data", dir, i);
-		f = fopen(path, "wb");
-		if (!f || fwrite(buf, 1, len, f) != len) {
-			perror(path);
+		snprintf(name, sizeof(name), "synth-%d.data", i);
+		if (!put_file(dir, name, buf, len))
 			return 1;
-		}
-		fclose(f);
 		if (i == 0) {
 			/* and the same compressed, as perf record -z and rsp record write it */
-			size_t zlen;
-			void *z = synth_compress(buf, len, 256, false, &zlen);
-
-			snprintf(path, sizeof(path), "%s/synth-compressed.data", dir);
-			f = fopen(path, "wb");
-			if (!z || !f || fwrite(z, 1, zlen, f) != zlen) {
-				perror(path);
+			z = synth_compress(buf, len, 256, false, &zlen);
+			if (!put_file(dir, "synth-compressed.data", z, zlen))
 				return 1;
-			}
-			fclose(f);
 			free(z);
 			/* and in frames of about 512 bytes, as rsp record ends its zstd frames */
 			z = synth_compress_framed(buf, len, 256, 512, false, &zlen);
-			snprintf(path, sizeof(path), "%s/synth-framed.data", dir);
-			f = fopen(path, "wb");
-			if (!z || !f || fwrite(z, 1, zlen, f) != zlen) {
-				perror(path);
+			if (!put_file(dir, "synth-framed.data", z, zlen))
 				return 1;
-			}
-			fclose(f);
 			free(z);
 		}
 		synth_free(s);
@@ -87,24 +89,17 @@ int main(int argc, char **argv)
 		/* the tracing data as a record inside the first of the frames */
 		struct synth_opts o = { .no_tracing_data = true };
 		struct synth *s = synth_new(&o);
-		char path[4096];
 		size_t len, zlen;
 		const void *buf;
 		void *z;
-		FILE *f;
 
 		synth_round(s);
 		synth_tracing_data_record(s, true, false);
 		events(s);
 		buf = synth_finish(s, &len);
 		z = synth_compress_framed(buf, len, 256, 512, false, &zlen);
-		snprintf(path, sizeof(path), "%s/synth-framed-tracing-data.data", dir);
-		f = fopen(path, "wb");
-		if (!z || !f || fwrite(z, 1, zlen, f) != zlen) {
-			perror(path);
+		if (!put_file(dir, "synth-framed-tracing-data.data", z, zlen))
 			return 1;
-		}
-		fclose(f);
 		free(z);
 		synth_free(s);
 	}

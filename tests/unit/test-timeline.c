@@ -376,6 +376,19 @@ static void test_compressed_framed(void)
 	synth_free(s);
 }
 
+/* @t (if it opened): the ping-pong, read whole; then freed. */
+static void check_pingpong_whole(struct rsp_trace *t, const char *how)
+{
+	struct rsp_trace_summary sum;
+
+	if (!t)
+		return;
+	check_pingpong(t, how);
+	rsp_trace_get_summary(t, &sum);
+	CHECK(!sum.truncated, "and it is read whole");
+	rsp_trace_free(t);
+}
+
 /*
  * Tracing data found among the records: the first is kept (a later broken
  * one changes nothing, and the loader's set-up may already be reading the
@@ -429,14 +442,7 @@ static void test_tracing_data_records(void)
 		t = open_framed(s, 100, 300, false, &segs, &z, err, sizeof(err));
 		CHECK(t && segs >= 3, "%s in the first of %zu frames: opens (%s)", what[v], segs,
 		      t ? "" : err);
-		if (t) {
-			struct rsp_trace_summary sum;
-
-			check_pingpong(t, what[v]);
-			rsp_trace_get_summary(t, &sum);
-			CHECK(!sum.truncated, "and it is read whole");
-			rsp_trace_free(t);
-		}
+		check_pingpong_whole(t, what[v]);
 		free(z);
 		/* and in perf record -z's one zstd stream, inflated whole */
 		{
@@ -448,18 +454,37 @@ static void test_tracing_data_records(void)
 			t = NULL;
 			CHECK(z && rsp_trace_open_mem(z, zlen, &o2, &t, err, sizeof(err)) == 0 && t,
 			      "%s in one zstd stream: opens (%s)", what[v], t ? "" : err);
-			if (t) {
-				struct rsp_trace_summary sum;
-
-				check_pingpong(t, what[v]);
-				rsp_trace_get_summary(t, &sum);
-				CHECK(!sum.truncated, "and it is read whole");
-				rsp_trace_free(t);
-			}
+			check_pingpong_whole(t, what[v]);
 			free(z);
 		}
 		synth_free(s);
 	}
+}
+
+/* The offsets of a pipe-mode stream's top-level records of @type: at most @max into @at. */
+static size_t records_of_type(const unsigned char *b, size_t len, uint32_t type, size_t *at,
+			      size_t max)
+{
+	size_t n = 0;
+
+	for (size_t p = sizeof(struct rsp_pf_pipe_header); p + 8 <= len && n < max;) {
+		struct perf_event_header h;
+		uint64_t payload = 0; /* TRACING_DATA's, AUXTRACE's follows the record */
+
+		memcpy(&h, b + p, sizeof(h));
+		if (h.size < 8 || h.size > len - p)
+			break;
+		if (h.type == type)
+			at[n++] = p;
+		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA)
+			memcpy(&payload, b + p + 8, 4);
+		else if (h.type == RSP_PF_RECORD_AUXTRACE)
+			memcpy(&payload, b + p + 8, 8);
+		if (payload > len - p - h.size)
+			break;
+		p += h.size + payload;
+	}
+	return n;
 }
 
 /*
@@ -483,25 +508,8 @@ static void test_payload_past_end(void)
 	buf = malloc(len);
 	memcpy(buf, in, len);
 	/* the AUXTRACE record: its size field says 1 TB */
-	for (size_t p = sizeof(struct rsp_pf_pipe_header); p + 8 <= len;) {
-		struct perf_event_header h;
-
-		memcpy(&h, buf + p, sizeof(h));
-		if (h.type == RSP_PF_RECORD_AUXTRACE) {
-			at = p;
-			break;
-		}
-		if (h.size < 8)
-			break;
-		p += h.size;
-		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA) {
-			uint32_t payload;
-
-			memcpy(&payload, buf + p - h.size + 8, 4);
-			p += payload;
-		}
-	}
-	CHECK(at != 0, "the stream has its AUXTRACE record");
+	CHECK(records_of_type(buf, len, RSP_PF_RECORD_AUXTRACE, &at, 1) == 1,
+	      "the stream has its AUXTRACE record");
 	if (at) {
 		uint64_t huge = 1ull << 40;
 
@@ -547,19 +555,8 @@ static void test_cut_offset_compressed(void)
 		pingpong_events(s);
 	in = synth_finish(s, &len);
 	z = synth_compress_ex(in, len, 100, false, true, &zlen);
-	for (size_t p = sizeof(struct rsp_pf_pipe_header); z && p + 8 <= zlen && n < 4096;) {
-		struct perf_event_header h;
-		uint32_t payload = 0;
-
-		memcpy(&h, z + p, sizeof(h));
-		if (h.size < 8)
-			break;
-		if (h.type == RSP_PF_RECORD_COMPRESSED)
-			starts[n++] = p;
-		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA)
-			memcpy(&payload, z + p + 8, 4);
-		p += h.size + payload;
-	}
+	if (z)
+		n = records_of_type(z, zlen, RSP_PF_RECORD_COMPRESSED, starts, 4096);
 	CHECK(n > 10, "the stream has %zu compressed records", n);
 	for (size_t k = 2; k < n; k += 3) {
 		struct rsp_reader *r = NULL;
