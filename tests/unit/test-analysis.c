@@ -5,7 +5,7 @@
  * the comments).  Every table is also checked for the invariants: no
  * category negative, categories summing to the total exactly.
  */
-#include "analysis-private.h"
+#include "analysis/analysis-private.h"
 #include "rsp-analysis.h"
 #include "synth-perf.h"
 #include "tap.h"

@@ -35,7 +35,7 @@
 #define VALGRIND_MAKE_MEM_DEFINED(p, n) ((void)(p), (void)(n))
 #endif
 
-#include "symbols.h"
+#include "symbols/symbols.h"
 #include "tap.h"
 
 #ifdef __clang__

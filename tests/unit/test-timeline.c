@@ -3,7 +3,7 @@
  * The timeline from synthetic perf.data streams with known answers: one
  * mechanism per test.  Times are in microseconds from 1 s (US()).
  */
-#include "reader.h"
+#include "read/reader.h"
 #include "rsp-model.h"
 #include "rsp-perf-format.h"
 #include "synth-perf.h"

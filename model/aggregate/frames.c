@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Stacks as names for the aggregations (causes, off-CPU, folded stacks):
+ * each (stack, process) is symbolized once; the thread filter.
+ */
+#include "aggregate/frames-private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- named stacks ----------------------------------------------------------------------- */
+
+struct named {
+	struct rsp_named_frame *f;
+	uint32_t n;
+};
+
+struct _rsp_namecache {
+	struct rsp_trace *t;
+	struct _rsp_u64map index; /* (resolved stack << 32 | pid) -> entry + 1 */
+	VEC(struct named) entries;
+	struct _rsp_strmap pool; /* "[dso]" names: the keys are the strings */
+	VEC(char *) pool_strs;
+};
+
+struct _rsp_namecache *_rsp_namecache_new(struct rsp_trace *t)
+{
+	struct _rsp_namecache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->t = t;
+	return c;
+}
+
+void _rsp_namecache_free(struct _rsp_namecache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->entries.n; i++)
+		free(c->entries.v[i].f);
+	vec_free(&c->entries);
+	_rsp_u64map_free(&c->index);
+	_rsp_strmap_free(&c->pool);
+	for (size_t i = 0; i < c->pool_strs.n; i++)
+		free(c->pool_strs.v[i]);
+	vec_free(&c->pool_strs);
+	free(c);
+}
+
+/* A string that lives as long as the cache. */
+static const char *pool_str(struct _rsp_namecache *c, const char *s)
+{
+	uint32_t v;
+	bool added;
+	char *copy;
+
+	if (_rsp_strmap_get_or_add(&c->pool, s, (uint32_t)c->pool_strs.n, &v, &added))
+		return NULL;
+	if (!added)
+		return c->pool_strs.v[v];
+	copy = strdup(s);
+	if (!copy || !vec_push(&c->pool_strs, copy)) {
+		free(copy);
+		return NULL; /* the map now names a missing string: the cache is unusable */
+	}
+	return copy;
+}
+
+static const char *frame_name(struct _rsp_namecache *c, const struct rsp_frame_info *fi)
+{
+	const char *base;
+	char buf[300];
+
+	if (fi->func && *fi->func)
+		return fi->func;
+	if (!fi->dso || !*fi->dso || !strcmp(fi->dso, "[unknown]"))
+		return "[unknown]";
+	if (fi->dso[0] == '[')
+		return pool_str(c, fi->dso);
+	base = strrchr(fi->dso, '/');
+	snprintf(buf, sizeof(buf), "[%s]", base ? base + 1 : fi->dso);
+	return pool_str(c, buf);
+}
+
+int _rsp_namecache_get(struct _rsp_namecache *c, uint32_t stack, int pid, uint64_t time,
+		       struct _rsp_names *out, uint32_t *id)
+{
+	uint32_t resolved = stack ? trace_stack_resolve(c->t, stack) : 0, e;
+	uint64_t key;
+	struct named nm = { 0 };
+	size_t n;
+
+	out->f = NULL;
+	out->n = 0;
+	*id = 0;
+	if (!resolved)
+		return 0;
+	key = (uint64_t)resolved << 32 | (uint32_t)pid;
+	if (_rsp_u64map_get(&c->index, key, &e)) {
+		out->f = c->entries.v[e].f;
+		out->n = c->entries.v[e].n;
+		*id = e + 1;
+		return 0;
+	}
+	n = rsp_stack_n_frames(c->t, resolved);
+	if (n) {
+		nm.f = calloc(n, sizeof(*nm.f));
+		if (!nm.f)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rsp_frame_info fi;
+		const char *name;
+
+		rsp_stack_frame(c->t, resolved, i, pid, time, &fi);
+		name = frame_name(c, &fi);
+		if (!name) {
+			free(nm.f);
+			return -ENOMEM;
+		}
+		nm.f[i].func = name;
+		nm.f[i].kernel = fi.kernel;
+	}
+	nm.n = (uint32_t)n;
+	if (!vec_push(&c->entries, nm)) {
+		free(nm.f);
+		return -ENOMEM;
+	}
+	e = (uint32_t)(c->entries.n - 1);
+	if (_rsp_u64map_put(&c->index, key, e))
+		return -ENOMEM;
+	out->f = nm.f;
+	out->n = nm.n;
+	*id = e + 1;
+	return 0;
+}
+
+static int put(char **buf, size_t *cap, size_t *len, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t nc = *cap ? *cap : 256;
+		char *g;
+
+		while (*len + n + 1 > nc)
+			nc *= 2;
+		g = realloc(*buf, nc);
+		if (!g)
+			return -ENOMEM;
+		*buf = g;
+		*cap = nc;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+int _rsp_names_join(const struct _rsp_names *n, char **buf, size_t *cap, size_t *len,
+		    const char *ksuffix)
+{
+	for (size_t i = n->n; i-- > 0;) {
+		const char *s = n->f[i].func;
+		size_t at = *len;
+
+		if (at && put(buf, cap, len, ";", 1))
+			return -ENOMEM;
+		at = *len;
+		if (put(buf, cap, len, s, strlen(s)))
+			return -ENOMEM;
+		for (size_t k = at; k < *len; k++)
+			if ((*buf)[k] == ';' || (*buf)[k] == '\n' || (*buf)[k] == '\r')
+				(*buf)[k] = (*buf)[k] == ';' ? ':' : ' ';
+		if (ksuffix && n->f[i].kernel && put(buf, cap, len, ksuffix, strlen(ksuffix)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+const char *_rsp_names_label(const struct _rsp_names *n, char *buf, size_t len)
+{
+	const char *inner = NULL, *caller = NULL, *kfunc = NULL;
+
+	for (size_t i = 0; i < n->n; i++) {
+		const char *f = n->f[i].func;
+
+		if (n->f[i].kernel) {
+			if (!kfunc && f[0] != '[' && !_rsp_is_sched_func(f))
+				kfunc = f;
+			continue;
+		}
+		if (f[0] == '[')
+			continue;
+		if (!inner) {
+			inner = f;
+		} else if (strcmp(f, inner)) {
+			caller = f;
+			break;
+		}
+	}
+	if (inner && caller)
+		snprintf(buf, len, "%s > %s", caller, inner);
+	else if (inner)
+		snprintf(buf, len, "%s", inner);
+	else if (kfunc)
+		snprintf(buf, len, "[kernel] %s", kfunc);
+	else
+		return NULL;
+	return buf;
+}
+
+/* ---- threads ---------------------------------------------------------------------------------- */
+
+uint8_t *rsp_thread_filter_apply(struct rsp_trace *t, const struct rsp_thread_filter *f)
+{
+	size_t nt = t->threads.n;
+	uint8_t *sel = calloc(nt ? nt : 1, 1);
+	bool changed;
+
+	if (!sel)
+		return NULL;
+	for (size_t i = 0; i < nt; i++) {
+		const struct thread *th = &t->threads.v[i];
+
+		if (th->tid == 0) /* the idle tasks are not threads that wait */
+			continue;
+		if (!f || (!f->n_pids && f->tid <= 0))
+			sel[i] = 1;
+		else if (f->tid > 0)
+			sel[i] = (int)th->tid == f->tid;
+		else
+			for (size_t k = 0; k < f->n_pids; k++)
+				if ((int)th->pid == f->pids[k])
+					sel[i] = 1;
+	}
+	if (!f || f->tid > 0 || !f->n_pids || !f->descendants)
+		return sel;
+	/* processes forked by selected threads, with all their threads, to a fixed point */
+	do {
+		changed = false;
+		for (size_t i = 0; i < nt; i++) {
+			const struct thread *th = &t->threads.v[i];
+
+			if (sel[i] || th->tid == 0 || th->parent >= nt || !sel[th->parent])
+				continue;
+			for (size_t k = 0; k < nt; k++) {
+				if (!sel[k] && t->threads.v[k].pid == th->pid && t->threads.v[k].tid) {
+					sel[k] = 1;
+					changed = true;
+				}
+			}
+		}
+	} while (changed);
+	return sel;
+}

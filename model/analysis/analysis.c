@@ -1,0 +1,838 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The recursive analysis (the paper's "Recursive Stack Making"), iterative.
+ *
+ * A root is a target thread's span (and the leftover time of processes the
+ * target forked).  Walking a thread's slices inside a window: a run is a
+ * leaf; a sleep becomes a node whose children explain it.  What ended the
+ * sleep decides: the waker's run, if it fits inside the sleep within the
+ * tolerance, is a "call": the waker's activity inside the sleep's window is
+ * walked one layer up.  A waker already on the stack is a "return".  A waker
+ * whose run does not fit ran in parallel: the sleep is waiting on another
+ * control path.  Disk, network, timers and interrupts end the recursion as
+ * leaves.  Every nanosecond of every root lands in exactly one leaf, so the
+ * categories partition the total exactly and none can go negative.
+ */
+#include "analysis/analysis-private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MAX_DEPTH 256
+
+struct frame {
+	uint32_t thread;
+	uint64_t a, b; /* window */
+	uint32_t parent; /* node */
+	uint32_t depth;
+	size_t k; /* next slice */
+	uint64_t cursor; /* covered up to */
+	/* after the child frame: the sleep's runnable tail */
+	uint64_t post_start, post_end;
+	uint32_t post_parent;
+	bool post;
+};
+
+/* ---- nodes and leaves --------------------------------------------------------------- */
+
+uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,
+			 uint32_t parent, uint32_t depth)
+{
+	struct anode n, *slot;
+
+	memset(&n, 0, sizeof(n));
+	n.start = s;
+	n.end = e;
+	n.parent = parent;
+	n.depth = depth;
+	n.kind = kind;
+	n.path = an->cur_path;
+	n.thread = n.slice = n.io = n.net = n.link = n.other = RSP_NONE;
+	n.cat = 0xff;
+	if (an->n_made >= RSP_NONE - 1) {
+		an->nomem = true; /* node numbers are 32 bits */
+		return RSP_NONE;
+	}
+	if (an->summary) {
+		/* the ring: the node made NODE_RING ago leaves it */
+		slot = &an->nodes.v[an->n_made % NODE_RING];
+		if (an->n_made >= NODE_RING)
+			analysis_retire(an, slot);
+		*slot = n;
+	} else if (!vec_push(&an->nodes, n)) {
+		an->nomem = true;
+		return RSP_NONE;
+	}
+	return (uint32_t)an->n_made++;
+}
+
+static void claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
+{
+	struct interval iv = { s, e };
+
+	if (thread == RSP_NONE || e <= s || !an->claims)
+		return;
+	vec_push(&an->claims[thread], iv);
+}
+
+/* A leaf: a node with a category; its time counts. */
+uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category cat, uint64_t s,
+		     uint64_t e, uint32_t parent, uint32_t depth, uint32_t thread)
+{
+	uint32_t n;
+
+	if (e <= s)
+		return RSP_NONE;
+	n = analysis_add_node(an, kind, s, e, parent, depth);
+	if (n == RSP_NONE)
+		return n;
+	analysis_node(an, n)->cat = (uint8_t)cat;
+	analysis_node(an, n)->thread = thread;
+	an->cat_ns[cat] += e - s;
+	an->paths.v[an->cur_path].cat_ns[cat] += e - s;
+	return n;
+}
+
+/* ---- fitting --------------------------------------------------------------------------- */
+
+static const struct slice *slice_at(const struct rsp_analysis *an, uint32_t th, uint32_t k)
+{
+	const struct thread *t = &an->t->threads.v[th];
+
+	return k < t->slices.n ? &t->slices.v[k] : NULL;
+}
+
+/*
+ * The de facto start of sleep @k of @th: consecutive sleeps with the same
+ * stack, separated by runs shorter than the tolerance, all but the last
+ * ending in a timeout, are one sleep (while (!done) poll(timeout)).
+ */
+static uint64_t defacto_start(struct rsp_analysis *an, uint32_t th, uint32_t k, bool *merged)
+{
+	const struct thread *t = &an->t->threads.v[th];
+	uint32_t stack = 0;
+	bool have = false;
+	uint64_t start = t->slices.v[k].start;
+
+	*merged = false;
+	while (k >= 2) {
+		const struct slice *r = &t->slices.v[k - 1], *p = &t->slices.v[k - 2];
+
+		if (r->kind != SLICE_RUN || r->end - r->start > an->tol || p->kind != SLICE_SLEEP ||
+		    p->link == RSP_NONE || an->t->links.v[p->link].kind != LINK_TIMER)
+			break;
+		/* the stacks last: comparing them unwinds user-stack copies */
+		if (!have) {
+			stack = analysis_stack_id(an, t->slices.v[k].stack);
+			have = true;
+		}
+		if (analysis_stack_id(an, p->stack) != stack)
+			break;
+		start = p->start;
+		*merged = true;
+		k -= 2;
+	}
+	return start;
+}
+
+/* Does the waker's run fit inside the sleep (the paper's test, with its tolerance)? */
+static bool fits(const struct rsp_analysis *an, const struct slice *run, uint64_t sleep_start,
+		 uint64_t sleep_end)
+{
+	if (!run || run->kind != SLICE_RUN)
+		return false;
+	return run->start + an->tol >= sleep_start && run->end <= sleep_end + an->tol;
+}
+
+/* ---- one sleep ------------------------------------------------------------------------- */
+
+static void io_leaves(struct rsp_analysis *an, const struct io_op *io, uint32_t ioi, uint64_t lo,
+		      uint64_t hi, uint32_t parent, uint32_t depth)
+{
+	/* before the request: kernel; queued; in service; completed, not yet woken.
+	 * A request whose start was not recorded was being serviced all along. */
+	uint64_t edges[5] = { lo, io->insert ? io->insert : lo, io->issue ? io->issue : lo,
+			      io->complete, hi };
+	static const uint8_t kinds[4] = { RSP_NODE_KERNEL, RSP_NODE_IO_QUEUE, RSP_NODE_IO,
+					  RSP_NODE_KERNEL };
+	static const uint8_t cats[4] = { RSP_CAT_KERNEL, RSP_CAT_IO_QUEUE, RSP_CAT_DISK,
+					 RSP_CAT_KERNEL };
+
+	for (int i = 1; i < 4; i++) {
+		if (!edges[i] || edges[i] < lo)
+			edges[i] = lo;
+		if (edges[i] > hi)
+			edges[i] = hi;
+		if (edges[i] < edges[i - 1])
+			edges[i] = edges[i - 1];
+	}
+	for (int i = 0; i < 4; i++) {
+		uint32_t n = analysis_leaf(an, kinds[i], cats[i], edges[i], edges[i + 1], parent, depth,
+				  RSP_NONE);
+
+		if (n != RSP_NONE) {
+			analysis_node(an, n)->io = ioi;
+			analysis_label_io(an, n, io);
+		}
+	}
+}
+
+/*
+ * A preemption that is a hand-off: the thread that took the CPU is one this
+ * thread had just woken (a synchronous wakeup, e.g. a pipe write, runs the
+ * wakee on the waker's CPU).  Its run is the child, as if the waker had
+ * blocked; what is left of the preemption after that run is scheduler delay.
+ */
+static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *pl, uint64_t lo,
+		       uint64_t hi, uint32_t node, uint32_t d, struct frame *f, struct frame *child)
+{
+	const struct slice *r;
+	const struct link *wl;
+	uint64_t end;
+
+	if (pl->waker == RSP_NONE || pl->waker_slice == RSP_NONE || an->on_stack[pl->waker])
+		return false;
+	r = slice_at(an, pl->waker, pl->waker_slice);
+	if (!r || r->kind != SLICE_RUN || r->link == RSP_NONE)
+		return false;
+	wl = &an->t->links.v[r->link];
+	if (wl->waker != th || (wl->kind != LINK_WAKEUP && wl->kind != LINK_NET))
+		return false;
+	if (d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes))
+		return false;
+	end = r->end < hi ? r->end : hi;
+	if (end <= lo)
+		return false;
+	memset(child, 0, sizeof(*child));
+	child->thread = pl->waker;
+	child->a = lo;
+	child->b = end;
+	child->parent = node;
+	child->depth = d;
+	child->cursor = lo;
+	f->post = hi > end;
+	f->post_start = end;
+	f->post_end = hi;
+	f->post_parent = node;
+	return true;
+}
+
+/*
+ * Explain sleep @k of thread @th over [lo, hi] under node @parent.  Returns
+ * true if a child frame must be walked first (filled into @child).
+ */
+static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, uint64_t lo,
+			  uint64_t hi, struct frame *child)
+{
+	const struct slice *s = slice_at(an, f->thread, k);
+	uint32_t d = f->depth + 1;
+	uint32_t node = analysis_add_node(an, RSP_NODE_SLEEP, lo, hi, f->parent, d);
+	const struct link *l;
+	uint64_t wake, wait_end;
+	bool merged = false;
+
+	if (node == RSP_NONE)
+		return false;
+	analysis_node(an, node)->thread = f->thread;
+	analysis_node(an, node)->slice = k;
+	analysis_node(an, node)->link = s->link;
+	if (f->depth > 0 && s->start < lo) {
+		/* it began before its parent waited: the earlier part is cut */
+		analysis_node(an, node)->flags |= RSP_NODE_CUT;
+		an->n_cut++;
+	}
+	if (s->flags & SL_PREEMPTED) {
+		const struct link *pl = s->link != RSP_NONE ? &an->t->links.v[s->link] : NULL;
+		uint32_t n;
+
+		if (pl && pl->kind == LINK_PREEMPT &&
+		    handed_off(an, f->thread, pl, lo, hi, node, d, f, child))
+			return true;
+		/* a thread born runnable waits for a CPU: scheduler delay, not preemption */
+		n = analysis_leaf(an, (s->flags & SL_BORN) ? RSP_NODE_RUNNABLE : RSP_NODE_PREEMPTED,
+				  (s->flags & SL_BORN) ? RSP_CAT_SCHED : RSP_CAT_INVOLUNTARY, lo, hi,
+				  node, (d + 1), f->thread);
+		if (n == RSP_NONE)
+			return false;
+		if (pl && pl->kind == LINK_PREEMPT && pl->waker != RSP_NONE) {
+			analysis_node(an, n)->other = pl->waker;
+			analysis_label_preempted(an, n, f->thread, pl->waker);
+		} else {
+			analysis_label_thread(an, n, f->thread);
+		}
+		return false;
+	}
+	wake = s->wake && s->wake <= s->end ? s->wake : s->end;
+	wait_end = wake < lo ? lo : wake > hi ? hi : wake;
+	if (wait_end > hi)
+		wait_end = hi;
+	if (wait_end > lo) {
+		l = s->link != RSP_NONE ? &an->t->links.v[s->link] : NULL;
+		switch (l ? l->kind : LINK_UNKNOWN) {
+		case LINK_WAKEUP:
+		case LINK_FORK:
+		case LINK_NET: {
+			uint32_t w = l->waker;
+			const struct slice *r;
+			uint64_t dstart;
+
+			if (l->kind == LINK_NET && l->extra < an->t->nets.n &&
+			    an->t->nets.v[l->extra].sender == RSP_NONE) {
+				uint32_t n = analysis_leaf(an, RSP_NODE_NET, RSP_CAT_NET, lo, wait_end, node,
+						  (d + 1), RSP_NONE);
+
+				if (n != RSP_NONE) {
+					analysis_node(an, n)->net = l->extra;
+					analysis_label_net(an, n, l->extra);
+				}
+				break;
+			}
+			if (l->kind == LINK_NET && w == RSP_NONE && l->extra < an->t->nets.n)
+				w = an->t->nets.v[l->extra].sender;
+			if (w == RSP_NONE || w == f->thread) {
+				analysis_unexplained(an, s, f->thread, lo, wait_end, node,
+						     (d + 1));
+				break;
+			}
+			if (an->on_stack[w]) {
+				/* a return to a caller: nothing of the callee's is left here */
+				analysis_unexplained(an, s, f->thread, lo, wait_end, node,
+						     (d + 1));
+				break;
+			}
+			r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;
+			dstart = defacto_start(an, f->thread, k, &merged);
+			if (merged)
+				analysis_node(an, node)->flags |= RSP_NODE_DEFACTO;
+			/* a sleep cut at its parent's start is re-checked with its shorter,
+			 * cut duration (the paper's triangles) */
+			if (dstart < f->a)
+				dstart = f->a;
+			if (!fits(an, r, dstart, s->end)) {
+				uint32_t n = analysis_leaf(an, RSP_NODE_OTHER_PATH, RSP_CAT_OTHER_PATH, lo,
+						  wait_end, node, (d + 1), RSP_NONE);
+
+				if (n != RSP_NONE) {
+					analysis_node(an, n)->other = w;
+					analysis_label_other(an, n, w);
+				}
+				break;
+			}
+			if (d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes)) {
+				uint32_t n = analysis_leaf(an, RSP_NODE_UNACCOUNTED, RSP_CAT_UNACCOUNTED, lo,
+						  wait_end, node, (d + 1), RSP_NONE);
+
+				if (n != RSP_NONE)
+					analysis_node(an, n)->flags |= RSP_NODE_BOUNDED;
+				an->n_bounded++;
+				break;
+			}
+			/* a call: the waker's activity inside this sleep, one layer up */
+			memset(child, 0, sizeof(*child));
+			child->thread = w;
+			child->a = lo;
+			child->b = wait_end;
+			child->parent = node;
+			child->depth = d;
+			child->cursor = lo;
+			f->post = hi > wait_end;
+			f->post_start = wait_end;
+			f->post_end = hi;
+			f->post_parent = node;
+			return true;
+		}
+		case LINK_IO: {
+			if (l->extra < an->t->ios.n)
+				io_leaves(an, &an->t->ios.v[l->extra], l->extra, lo, wait_end, node,
+					  (d + 1));
+			else
+				analysis_unexplained(an, s, f->thread, lo, wait_end, node,
+						     (d + 1));
+			break;
+		}
+		case LINK_TIMER: {
+			bool deliberate = analysis_is_deliberate(an, s->stack);
+			uint32_t n = analysis_leaf(an, RSP_NODE_TIMEOUT,
+					  deliberate ? RSP_CAT_DELIBERATE : RSP_CAT_TIMEOUT, lo,
+					  wait_end, node, (d + 1), f->thread);
+
+			if (n != RSP_NONE)
+				analysis_label_timeout(an, n, f->thread, s, deliberate);
+			break;
+		}
+		case LINK_IRQ: {
+			uint32_t n = analysis_leaf(an, RSP_NODE_HARDWARE, RSP_CAT_HARDWARE, lo, wait_end,
+					  node, (d + 1), RSP_NONE);
+
+			if (n != RSP_NONE)
+				analysis_node(an, n)->label =
+					l->extra != RSP_NONE ? l->extra :
+							       trace_intern(an->t, "interrupt");
+			break;
+		}
+		case LINK_SOFTIRQ: {
+			uint32_t n = analysis_leaf(an, RSP_NODE_KERNEL, RSP_CAT_KERNEL, lo, wait_end, node,
+					  (d + 1), f->thread);
+
+			if (n != RSP_NONE)
+				analysis_label_kernel(an, n, f->thread, s);
+			break;
+		}
+		default:
+			analysis_unexplained(an, s, f->thread, lo, wait_end, node,
+					     (d + 1));
+			break;
+		}
+	}
+	if (hi > wait_end) {
+		uint32_t n = analysis_leaf(an, RSP_NODE_RUNNABLE, RSP_CAT_SCHED, wait_end, hi, node,
+				  (d + 1), f->thread);
+
+		if (n != RSP_NONE)
+			analysis_label_thread(an, n, f->thread);
+	}
+	return false;
+}
+
+/* ---- walking a window ---------------------------------------------------------------- */
+
+size_t analysis_first_slice(const struct thread *th, uint64_t a)
+{
+	size_t lo = 0, hi = th->slices.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (th->slices.v[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void gap(struct rsp_analysis *an, struct frame *f, uint64_t s, uint64_t e)
+{
+	uint32_t n = analysis_leaf(an, RSP_NODE_UNACCOUNTED, RSP_CAT_UNACCOUNTED, s, e, f->parent,
+			  (f->depth + 1), f->thread);
+
+	if (n != RSP_NONE)
+		analysis_label_thread(an, n, f->thread);
+}
+
+/* Walk @f until done (false) or until a child frame is needed (true). */
+static bool walk(struct rsp_analysis *an, struct frame *f, struct frame *child)
+{
+	const struct thread *th = &an->t->threads.v[f->thread];
+
+	if (f->post) {
+		uint32_t n = analysis_leaf(an, RSP_NODE_RUNNABLE, RSP_CAT_SCHED, f->post_start, f->post_end,
+				  f->post_parent, (f->depth + 2), f->thread);
+
+		if (n != RSP_NONE)
+			analysis_label_thread(an, n, f->thread);
+		f->post = false;
+	}
+	while (f->cursor < f->b && !an->nomem) {
+		const struct slice *s;
+		uint64_t lo, hi;
+		size_t k = f->k;
+
+		if (k >= th->slices.n) {
+			gap(an, f, f->cursor, f->b);
+			f->cursor = f->b;
+			break;
+		}
+		s = &th->slices.v[k];
+		f->k++;
+		if (s->end <= f->cursor || s->end <= s->start)
+			continue;
+		lo = s->start > f->cursor ? s->start : f->cursor;
+		hi = s->end < f->b ? s->end : f->b;
+		if (lo >= f->b) {
+			gap(an, f, f->cursor, f->b);
+			f->cursor = f->b;
+			break;
+		}
+		if (lo > f->cursor)
+			gap(an, f, f->cursor, lo);
+		f->cursor = hi;
+		switch (s->kind) {
+		case SLICE_RUN: {
+			uint32_t n = analysis_run_leaf(an, f->thread, (uint32_t)k, lo, hi, f->parent,
+						       (f->depth + 1));
+
+			if (n != RSP_NONE && f->depth > 0 && s->start < lo) {
+				analysis_node(an, n)->flags |= RSP_NODE_CUT;
+				an->n_cut++;
+			}
+			break;
+		}
+		case SLICE_SLEEP:
+			if (explain_sleep(an, f, (uint32_t)k, lo, hi, child))
+				return true;
+			break;
+		default: {
+			uint32_t n = analysis_leaf(an, RSP_NODE_UNKNOWN, RSP_CAT_UNKNOWN, lo, hi, f->parent,
+					  (f->depth + 1), f->thread);
+
+			if (n != RSP_NONE)
+				analysis_label_lost(an, n, s->cpu, s->flags & SL_LOST);
+			break;
+		}
+		}
+	}
+	return false;
+}
+
+/* Explain [a, b] of @thread as a root of path @path. */
+static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, uint64_t b)
+{
+	VEC(struct frame) st = { 0 };
+	struct frame f, child;
+	uint32_t root = analysis_add_node(an, RSP_NODE_ROOT, a, b, RSP_NONE, 0);
+
+	if (root == RSP_NONE)
+		return -ENOMEM;
+	analysis_node(an, root)->thread = thread;
+	memset(&f, 0, sizeof(f));
+	f.thread = thread;
+	f.a = a;
+	f.b = b;
+	f.parent = root;
+	f.depth = 0;
+	f.cursor = a;
+	f.k = analysis_first_slice(&an->t->threads.v[thread], a);
+	if (!vec_push(&st, f))
+		return -ENOMEM;
+	an->on_stack[thread]++;
+	while (st.n && !an->nomem) {
+		struct frame *top = vec_last(&st);
+
+		if (walk(an, top, &child)) {
+			/* this window of the waker's time explains someone's sleep */
+			claim(an, child.thread, child.a, child.b);
+			child.k = analysis_first_slice(&an->t->threads.v[child.thread], child.a);
+			an->on_stack[child.thread]++;
+			if (!vec_push(&st, child)) {
+				an->nomem = true;
+				break;
+			}
+			continue;
+		}
+		an->on_stack[top->thread]--;
+		st.n--;
+	}
+	while (st.n) {
+		an->on_stack[vec_last(&st)->thread]--;
+		st.n--;
+	}
+	vec_free(&st);
+	return an->nomem ? -ENOMEM : 0;
+}
+
+/* ---- roots ------------------------------------------------------------------------------ */
+
+static int cmp_iv(const void *x, const void *y)
+{
+	const struct interval *a = x, *b = y;
+
+	return a->s < b->s ? -1 : a->s > b->s;
+}
+
+static int add_path(struct rsp_analysis *an, uint32_t thread, uint64_t a, uint64_t b, bool async,
+		    uint32_t parent_path)
+{
+	struct apath p;
+
+	memset(&p, 0, sizeof(p));
+	p.thread = thread;
+	p.start = a;
+	p.end = b;
+	p.span = b - a;
+	p.async = async;
+	p.parent = parent_path;
+	if (!vec_push(&an->paths, p))
+		return -ENOMEM;
+	an->cur_path = (uint32_t)(an->paths.n - 1);
+	return 0;
+}
+
+/* A target thread's span: its first to last slice; a command rsp started begins at its exec. */
+static bool thread_span(struct rsp_analysis *an, uint32_t ti, uint64_t *a, uint64_t *b)
+{
+	const struct thread *th = &an->t->threads.v[ti];
+
+	if (!th->slices.n)
+		return false;
+	*a = th->slices.v[0].start;
+	*b = vec_last(&th->slices)->end;
+	if (an->started_by_rsp) {
+		for (size_t k = 0; k < th->slices.n; k++) {
+			if (th->slices.v[k].flags & SL_EXEC) {
+				*a = th->slices.v[k].start;
+				break;
+			}
+		}
+	}
+	return *b > *a;
+}
+
+static uint32_t path_of_ancestor(struct rsp_analysis *an, uint32_t ti)
+{
+	for (size_t hops = 0; ti != RSP_NONE && hops < 100000; hops++) {
+		if (an->is_target[ti])
+			return an->path_of_thread[ti];
+		ti = an->t->threads.v[ti].parent;
+	}
+	return RSP_NONE;
+}
+
+static bool descends_from(const struct rsp_analysis *an, uint32_t ti, uint32_t ancestor)
+{
+	for (size_t hops = 0; ti != RSP_NONE && hops < 100000; hops++) {
+		if (ti == ancestor)
+			return true;
+		ti = an->t->threads.v[ti].parent;
+	}
+	return false;
+}
+
+/*
+ * A descendant's idle time: sleeps until someone else of the target's tree
+ * (not one of its own descendants) woke it.  A server the target forked,
+ * waiting for the next request, is not doing work the target started.
+ */
+static void add_idle(struct rsp_analysis *an, uint32_t ti)
+{
+	const struct thread *th = &an->t->threads.v[ti];
+
+	for (size_t k = 0; k < th->slices.n; k++) {
+		const struct slice *s = &th->slices.v[k];
+		const struct link *l;
+		uint64_t end;
+
+		if (s->kind != SLICE_SLEEP || s->link == RSP_NONE)
+			continue;
+		l = &an->t->links.v[s->link];
+		if (l->waker == RSP_NONE || path_of_ancestor(an, l->waker) == RSP_NONE ||
+		    descends_from(an, l->waker, ti))
+			continue;
+		if (l->kind == LINK_PREEMPT) {
+			/* it handed the CPU to the tree thread it had just woken */
+			const struct slice *r = l->waker_slice != RSP_NONE ?
+							slice_at(an, l->waker, l->waker_slice) :
+							NULL;
+
+			if (r && r->link != RSP_NONE && an->t->links.v[r->link].waker == ti)
+				claim(an, ti, s->start, s->end);
+			continue;
+		}
+		if (l->kind != LINK_WAKEUP && l->kind != LINK_NET)
+			continue;
+		end = s->wake && s->wake < s->end ? s->wake : s->end;
+		claim(an, ti, s->start, end);
+	}
+}
+
+static size_t run_end(const struct interval *v, size_t i, size_t n)
+{
+	for (i++; i < n && v[i].s >= v[i - 1].s; i++)
+		;
+	return i;
+}
+
+/*
+ * Claims sorted by start.  They come in a few runs already in order (each
+ * root's walk in time order, then the thread's own idle sleeps): the runs
+ * are merged, pairwise, until one is left.
+ */
+void analysis_sort_claims(struct interval *v, size_t n)
+{
+	struct interval *src = v, *dst, *tmp;
+	size_t runs = 1;
+
+	for (size_t i = 1; i < n; i++)
+		runs += v[i].s < v[i - 1].s;
+	if (runs == 1)
+		return;
+	dst = runs <= 64 ? malloc(n * sizeof(*dst)) : NULL;
+	if (!dst) {
+		qsort(v, n, sizeof(*v), cmp_iv);
+		return;
+	}
+	tmp = dst;
+	while (runs > 1) {
+		size_t i = 0;
+
+		runs = 0;
+		while (i < n) {
+			size_t a1 = run_end(src, i, n), b1 = a1 < n ? run_end(src, a1, n) : n;
+			size_t x = i, y = a1, o = i;
+
+			while (x < a1 && y < b1)
+				dst[o++] = src[y].s < src[x].s ? src[y++] : src[x++];
+			while (x < a1)
+				dst[o++] = src[x++];
+			while (y < b1)
+				dst[o++] = src[y++];
+			runs++;
+			i = b1;
+		}
+		src = dst;
+		dst = src == v ? tmp : v;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+}
+
+static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t parent_path)
+{
+	VEC(struct interval) *cl = (void *)&an->claims[ti];
+	uint32_t path = RSP_NONE;
+	uint64_t a, b, cur;
+	int ret = 0;
+
+	if (!thread_span(an, ti, &a, &b))
+		return 0;
+	add_idle(an, ti);
+	if (cl->n)
+		analysis_sort_claims(cl->v, cl->n);
+	cur = a;
+	for (size_t i = 0; i <= cl->n && !ret; i++) {
+		uint64_t s = i < cl->n ? cl->v[i].s : b;
+		uint64_t e = i < cl->n ? cl->v[i].e : b;
+
+		if (s > b)
+			s = b;
+		if (s > cur) {
+			/* time of the target's tree not inside any of its sleeps: parallel work,
+			 * one control path per thread */
+			if (path == RSP_NONE) {
+				ret = add_path(an, ti, cur, s, true, parent_path);
+				if (ret)
+					break;
+				path = an->cur_path;
+			} else {
+				an->cur_path = path;
+				an->paths.v[path].end = s;
+				an->paths.v[path].span += s - cur;
+			}
+			ret = explain_root(an, ti, cur, s);
+		}
+		if (e > cur)
+			cur = e;
+	}
+	return ret;
+}
+
+int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
+		const struct rsp_analysis_opts *o, struct rsp_analysis **out, char *err,
+		size_t errlen)
+{
+	struct rsp_analysis *an;
+	size_t nt = t->threads.n;
+	int ret = 0;
+
+	*out = NULL;
+	an = calloc(1, sizeof(*an));
+	if (!an)
+		return -ENOMEM;
+	an->t = t;
+	an->tol = o && o->tolerance_ns ? o->tolerance_ns : RSP_DEFAULT_TOLERANCE_NS;
+	an->max_nodes = o ? o->max_nodes : 0;
+	an->max_depth = o && o->max_depth ? o->max_depth : DEFAULT_MAX_DEPTH;
+	an->summary = o && o->summary;
+	an->cur_path = RSP_NONE;
+	an->is_target = calloc(nt ? nt : 1, 1);
+	an->on_stack = calloc(nt ? nt : 1, sizeof(*an->on_stack));
+	an->path_of_thread = calloc(nt ? nt : 1, sizeof(*an->path_of_thread));
+	an->claims = calloc(nt ? nt : 1, sizeof(*an->claims));
+	an->thread_seen = calloc(nt ? nt : 1, 1);
+	if (an->summary) {
+		an->nodes.v = calloc(NODE_RING, sizeof(*an->nodes.v));
+		an->nodes.n = an->nodes.cap = an->nodes.warm = an->nodes.v ? NODE_RING : 0;
+	}
+	if (!an->is_target || !an->on_stack || !an->path_of_thread || !an->claims ||
+	    !an->thread_seen || (an->summary && !an->nodes.v)) {
+		rsp_analysis_free(an);
+		return -ENOMEM;
+	}
+	an->started_by_rsp = analysis_started_by_rsp(t);
+	for (size_t i = 0; i < nt; i++) {
+		const struct thread *th = &t->threads.v[i];
+		bool match = tid > 0 ? (int)th->tid == tid : false;
+
+		for (size_t p = 0; !match && tid <= 0 && p < n_pids; p++)
+			match = (int)th->pid == pids[p];
+		an->is_target[i] = match;
+		an->path_of_thread[i] = RSP_NONE;
+		an->n_threads += match;
+	}
+	if (!an->n_threads) {
+		snprintf(err, errlen, "the target has no activity in this trace (%s %d)",
+			 tid > 0 ? "thread" : "pid", tid > 0 ? tid : n_pids ? pids[0] : 0);
+		rsp_analysis_free(an);
+		return -ESRCH;
+	}
+	for (uint32_t i = 0; i < nt && !ret; i++) {
+		uint64_t a, b;
+
+		if (!an->is_target[i] || !thread_span(an, i, &a, &b))
+			continue;
+		ret = add_path(an, i, a, b, false, RSP_NONE);
+		if (ret)
+			break;
+		an->path_of_thread[i] = an->cur_path;
+		if (!an->start || a < an->start)
+			an->start = a;
+		if (b > an->end)
+			an->end = b;
+		ret = explain_root(an, i, a, b);
+	}
+	/* what the target forked, outside the target's sleeps (tid targets: none) */
+	for (uint32_t i = 0; i < nt && !ret && tid <= 0; i++) {
+		uint32_t pp;
+
+		if (an->is_target[i] || t->threads.v[i].parent == RSP_NONE)
+			continue;
+		pp = path_of_ancestor(an, t->threads.v[i].parent);
+		if (pp == RSP_NONE)
+			continue;
+		ret = explain_descendant(an, i, pp);
+	}
+	if (ret || an->nomem) {
+		snprintf(err, errlen, "out of memory analysing the trace");
+		rsp_analysis_free(an);
+		return -ENOMEM;
+	}
+	ret = analysis_finish(an);
+	if (ret) {
+		snprintf(err, errlen, "out of memory analysing the trace");
+		rsp_analysis_free(an);
+		return ret;
+	}
+	*out = an;
+	return 0;
+}
+
+void rsp_analysis_free(struct rsp_analysis *an)
+{
+	if (!an)
+		return;
+	if (an->claims)
+		for (size_t i = 0; i < an->t->threads.n; i++)
+			vec_free(&an->claims[i]);
+	free(an->claims);
+	free(an->is_target);
+	free(an->on_stack);
+	free(an->path_of_thread);
+	free(an->thread_seen);
+	vec_free(&an->nodes);
+	vec_free(&an->paths);
+	analysis_labels_free(an);
+	free(an);
+}

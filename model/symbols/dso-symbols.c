@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What function an address of a DSO (dso.c) is.  Symbols come from libdwfl:
+ * .symtab, .dynsym, MiniDebugInfo (.gnu_debugdata), separate debug files by
+ * build id under debug_dir or by .gnu_debuglink, through a one-module Dwfl per
+ * DSO at bias 0, so module addresses are ELF virtual addresses.  libdwfl's own
+ * address lookup scans the whole table, so the functions are copied once into a
+ * sorted array; answers are cached per (DSO, address).  At most _RSP_DSO_DWFLS
+ * Dwfls stay open (each may hold a debug file's descriptor), least recently
+ * used out.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbols/symbols-private.h"
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name);
+
+static const Dwfl_Callbacks sym_callbacks = {
+	.find_elf = _rsp_dso_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* An fd for @path if it is a regular ELF file whose build id is @id (any when
+ * @id_len is 0), or -1. */
+static int open_debug_file(const char *path, const uint8_t *id, size_t id_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	uint8_t got[_RSP_BUILD_ID_MAX];
+	struct stat st;
+	bool ok = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		if (elf_kind(elf) == ELF_K_ELF) {
+			size_t n = _rsp_elf_build_id(elf, got);
+
+			ok = !id_len || _rsp_build_id_equal(got, n, id, id_len);
+		}
+		elf_end(elf);
+	}
+	if (!ok) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	struct _rsp_dso *d = *userdata;
+	struct rsp_sym *sym = d ? d->sym : NULL;
+	char path[PATH_MAX];
+	int fd = -1;
+
+	if (!d || !sym || d->from_debug_dir)
+		return -1;
+	if (!_rsp_build_id_path(sym, d->file_id, d->file_id_len, path, sizeof(path)))
+		fd = open_debug_file(path, d->file_id, d->file_id_len);
+	if (fd < 0 && debuglink && debuglink[0] && !strchr(debuglink, '/') &&
+	    strcmp(debuglink, ".") && strcmp(debuglink, "..") && strlen(debuglink) < NAME_MAX) {
+		const char *fslash = strrchr(d->file, '/'), *nslash = strrchr(d->name, '/');
+		int flen = fslash ? (int)(fslash - d->file) : 0;
+		int nlen = nslash ? (int)(nslash - d->name) : 0;
+
+		for (int i = 0; i < 3 && fd < 0; i++) {
+			int r;
+
+			if (i == 0)
+				r = snprintf(path, sizeof(path), "%.*s/%s", flen, d->file, debuglink);
+			else if (i == 1)
+				r = snprintf(path, sizeof(path), "%.*s/.debug/%s", flen, d->file,
+					     debuglink);
+			else
+				r = snprintf(path, sizeof(path), "%s%.*s/%s", sym->debug_dir, nlen,
+					     d->name, debuglink);
+			if (r < 0 || (size_t)r >= sizeof(path) || !strcmp(path, d->file))
+				continue;
+			fd = open_debug_file(path, d->file_id, d->file_id_len);
+		}
+	}
+	if (fd >= 0 && !(*debuginfo_file_name = strdup(path))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void dwfl_close(struct rsp_sym *sym, struct _rsp_dso *d)
+{
+	free(d->syms);
+	d->syms = NULL;
+	d->n_syms = 0;
+	if (!d->dwfl)
+		return;
+	dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+	sym->n_dso_dwfls--;
+}
+
+void _rsp_dso_symbols_drop(struct rsp_sym *sym, struct _rsp_dso *d)
+{
+	dwfl_close(sym, d);
+	d->dwfl_failed = false;
+	free(d->cache);
+	d->cache = NULL;
+	d->cache_cap = d->cache_n = 0;
+}
+
+/* Keep at most _RSP_DSO_DWFLS open: each may hold a debug file's descriptor. */
+static void evict_one(struct rsp_sym *sym)
+{
+	struct _rsp_dso *victim = NULL;
+	struct _rsp_hnode *n;
+	size_t i;
+
+	_rsp_htab_for_each(&sym->dsos, i, n)
+	{
+		struct _rsp_dso *d = (struct _rsp_dso *)n;
+
+		if (d->dwfl && (!victim || d->last_use < victim->last_use))
+			victim = d;
+	}
+	if (victim)
+		dwfl_close(sym, victim);
+}
+
+/* --- the function table ------------------------------------------------------------ */
+
+struct cand {
+	struct _rsp_fsym s;
+	const char *name;
+	GElf_Sym sym;
+};
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Of two symbols at one address, is @a the better name?  Sized, typed as a
+ * function, not local, fewer leading underscores ("read" over "__libc_read"),
+ * shorter. */
+static bool better(const struct cand *a, const struct cand *b)
+{
+	int ta = GELF_ST_TYPE(a->sym.st_info), tb = GELF_ST_TYPE(b->sym.st_info);
+	bool fa = ta == STT_FUNC || ta == STT_GNU_IFUNC, fb = tb == STT_FUNC || tb == STT_GNU_IFUNC;
+	bool la = GELF_ST_BIND(a->sym.st_info) == STB_LOCAL;
+	bool lb = GELF_ST_BIND(b->sym.st_info) == STB_LOCAL;
+	size_t ua, ub, na, nb;
+
+	if (!a->s.size != !b->s.size)
+		return a->s.size != 0;
+	if (fa != fb)
+		return fa;
+	if (la != lb)
+		return lb;
+	ua = leading_underscores(a->name);
+	ub = leading_underscores(b->name);
+	if (ua != ub)
+		return ua < ub;
+	na = strlen(a->name);
+	nb = strlen(b->name);
+	if (na != nb)
+		return na < nb;
+	return a->s.index < b->s.index;
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+
+	if (a->s.addr != b->s.addr)
+		return a->s.addr < b->s.addr ? -1 : 1;
+	return a->s.index < b->s.index ? -1 : a->s.index > b->s.index;
+}
+
+/* One sorted entry per address, from every table libdwfl found for the module
+ * (.symtab, .dynsym, MiniDebugInfo, a separate debug file). */
+static int build_table(struct _rsp_dso *d)
+{
+	int total = dwfl_module_getsymtab(d->mod);
+	struct cand *v;
+	size_t n = 0, k = 0;
+
+	if (total <= 1)
+		return 0;
+	v = malloc((size_t)total * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int i = 1; i < total; i++) {
+		struct cand c = { .s.index = (uint32_t)i };
+		GElf_Word shndx;
+		GElf_Addr addr;
+		int type;
+
+		c.name = dwfl_module_getsym_info(d->mod, i, &c.sym, &addr, &shndx, NULL, NULL);
+		type = GELF_ST_TYPE(c.sym.st_info);
+		if (!c.name || !c.name[0] || !addr || shndx == SHN_UNDEF || shndx == SHN_ABS ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE))
+			continue;
+		c.s.addr = addr;
+		c.s.size = c.sym.st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)c.sym.st_size;
+		v[n++] = c;
+	}
+	qsort(v, n, sizeof(*v), cmp_cand);
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[k - 1].s.addr == v[i].s.addr) {
+			if (better(&v[i], &v[k - 1]))
+				v[k - 1] = v[i];
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	d->syms = malloc((k ? k : 1) * sizeof(*d->syms));
+	if (!d->syms) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < k; i++)
+		d->syms[i] = v[i].s;
+	d->n_syms = k;
+	free(v);
+	return 0;
+}
+
+/* The symbol holding @vaddr: the last one at or below it, if its size reaches
+ * @vaddr (a sizeless one reaches the next symbol). */
+static const struct _rsp_fsym *table_find(const struct _rsp_dso *d, uint64_t vaddr)
+{
+	size_t lo = 0, hi = d->n_syms;
+	const struct _rsp_fsym *s;
+
+	while (lo < hi) { /* lo = how many start at or below vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &d->syms[lo - 1];
+	if (s->size && vaddr - s->addr >= s->size)
+		return NULL;
+	return s;
+}
+
+static bool dwfl_open(struct rsp_sym *sym, struct _rsp_dso *d)
+{
+	void **ud;
+
+	if (d->dwfl)
+		return true;
+	if (d->dwfl_failed)
+		return false;
+	if (sym->n_dso_dwfls >= _RSP_DSO_DWFLS)
+		evict_one(sym);
+	d->dwfl = dwfl_begin(&sym_callbacks);
+	if (!d->dwfl)
+		goto fail;
+	sym->n_dso_dwfls++;
+	dwfl_report_begin(d->dwfl);
+	d->mod = dwfl_report_module(d->dwfl, d->name, d->low, d->high);
+	if (!d->mod || !dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+		goto fail;
+	*ud = d;
+	if (dwfl_report_end(d->dwfl, NULL, NULL) || build_table(d))
+		goto fail;
+	return true;
+fail:
+	dwfl_close(sym, d);
+	d->dwfl_failed = true;
+	return false;
+}
+
+static struct _rsp_cache_slot *cache_slot(struct _rsp_cache_slot *v, size_t cap, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+
+	while (v[i].key && v[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
+static void cache_put(struct _rsp_dso *d, uint64_t key, const char *func, uint64_t start)
+{
+	struct _rsp_cache_slot *s;
+
+	if ((d->cache_n + 1) * 2 > d->cache_cap) {
+		size_t cap = d->cache_cap ? d->cache_cap * 2 : 256;
+		struct _rsp_cache_slot *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return; /* not cached: symbolized again next time */
+		for (size_t i = 0; i < d->cache_cap; i++)
+			if (d->cache[i].key)
+				*cache_slot(v, cap, d->cache[i].key) = d->cache[i];
+		free(d->cache);
+		d->cache = v;
+		d->cache_cap = cap;
+	}
+	s = cache_slot(d->cache, d->cache_cap, key);
+	if (!s->key)
+		d->cache_n++;
+	*s = (struct _rsp_cache_slot){ .key = key, .func = func, .start = start };
+}
+
+void _rsp_dso_symbolize(struct rsp_sym *sym, struct _rsp_dso *d, uint64_t vaddr,
+			struct rsp_sym_frame *out)
+{
+	uint64_t key = vaddr + 1;
+	const struct _rsp_fsym *fs;
+	const char *func = NULL, *name;
+	uint64_t start = 0;
+	GElf_Addr addr;
+	GElf_Sym s;
+
+	if (d->cache_cap && key) {
+		struct _rsp_cache_slot *slot = cache_slot(d->cache, d->cache_cap, key);
+
+		if (slot->key) {
+			sym->stats.cache_hits++;
+			func = slot->func;
+			start = slot->start;
+			goto out;
+		}
+	}
+	d->last_use = ++sym->tick;
+	if (dwfl_open(sym, d) && (fs = table_find(d, vaddr)) &&
+	    (name = dwfl_module_getsym_info(d->mod, (int)fs->index, &s, &addr, NULL, NULL, NULL))) {
+		/* "memcpy@@GLIBC_2.14": the version is not part of the name */
+		size_t len = strcspn(name, "@");
+		char buf[256];
+
+		if (name[len] && len && len < sizeof(buf)) {
+			memcpy(buf, name, len);
+			buf[len] = '\0';
+			name = buf;
+		}
+		func = _rsp_sym_intern(sym, name, true);
+		start = fs->addr;
+	}
+	if (key)
+		cache_put(d, key, func, start);
+out:
+	out->func = func;
+	out->offset = func ? vaddr - start : 0;
+}
+

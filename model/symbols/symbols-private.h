@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internals of rsp_sym shared by its files:
+ *   symbols.c        the object, lookups, interned names, stats
+ *   symbols-htab.c   an intrusive chained hash table
+ *   kallsyms.c       the kernel's symbol table
+ *   maps.c           per-process address-space history
+ *   dso.c            ELF files: which file stands for a map, build ids, PT_LOADs
+ *   dso-symbols.c    functions in them: libdwfl, a sorted table, the cache
+ *   demangle.c       C++ names
+ *   unwind.c         DWARF unwinding of user-stack copies
+ */
+#ifndef RSP_MODEL_SYMBOLS_PRIVATE_H
+#define RSP_MODEL_SYMBOLS_PRIVATE_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/htab.h"
+#include "symbols/symbols.h"
+
+#define _RSP_BUILD_ID_MAX 20
+#define _RSP_TIME_END UINT64_MAX
+#define _RSP_KERNEL_START 0xffff800000000000ull
+#define _RSP_UNWINDERS 16 /* per-process Dwfls kept for unwinding */
+#define _RSP_DSO_DWFLS 256 /* per-file Dwfls kept for symbols (they may hold an fd) */
+
+/* --- kallsyms.c ---------------------------------------------------------------- */
+
+struct _rsp_ksym {
+	uint64_t addr;
+	uint32_t name; /* offset in names */
+	uint32_t dso; /* index in dsos */
+};
+
+struct _rsp_kallsyms {
+	struct _rsp_ksym *syms; /* sorted by addr, one per address */
+	size_t n;
+	char *names;
+	char **dsos; /* [0] "[kernel.kallsyms]", then "[module]" */
+	size_t n_dsos;
+	struct _rsp_kallsyms *retired; /* an older table: its strings may be in use */
+};
+
+int _rsp_kallsyms_parse(struct _rsp_kallsyms **out, const char *text, size_t len);
+void _rsp_kallsyms_free(struct _rsp_kallsyms *k); /* and the retired ones */
+/* Fills func, dso, offset of @out; false if addr is outside the table. */
+bool _rsp_kallsyms_lookup(const struct _rsp_kallsyms *k, uint64_t addr,
+			  struct rsp_sym_frame *out);
+
+/* --- dso.c, dso-symbols.c ------------------------------------------------------- */
+
+enum _rsp_dso_state {
+	_RSP_DSO_NEW, /* not looked at yet */
+	_RSP_DSO_READY, /* image mapped, PT_LOADs known */
+	_RSP_DSO_FAILED, /* nothing usable: frames in it have no function */
+};
+
+struct _rsp_load {
+	uint64_t offset, vaddr, filesz, memsz;
+	uint32_t flags; /* PF_* */
+};
+
+struct _rsp_fsym {
+	uint64_t addr;
+	uint32_t size; /* 0: up to the next symbol */
+	uint32_t index; /* for dwfl_module_getsym_info(), for the name */
+};
+
+struct _rsp_cache_slot {
+	uint64_t key; /* vaddr + 1; 0: empty */
+	const char *func; /* interned; NULL: no symbol there */
+	uint64_t start; /* symbol start (vaddr) */
+};
+
+struct _rsp_dso {
+	struct _rsp_hnode node;
+	struct rsp_sym *sym; /* for libdwfl's callbacks */
+	char *name; /* as the trace names it */
+	uint8_t want_id[_RSP_BUILD_ID_MAX]; /* recorded build id */
+	size_t want_id_len; /* 0: none recorded */
+	bool id_in_key; /* the map carried want_id */
+	bool openable; /* a path to a file (not [vdso], //anon, /dev/...) */
+	bool deleted; /* "... (deleted)": only a build-id debug file can serve */
+	bool counted_mismatch, counted_missing;
+
+	enum _rsp_dso_state state;
+	char *file; /* READY: what was mapped */
+	void *image;
+	size_t image_size;
+	bool from_debug_dir;
+	bool x86_64; /* ELFCLASS64 EM_X86_64: may be reported to the unwinder */
+	uint8_t file_id[_RSP_BUILD_ID_MAX];
+	size_t file_id_len;
+	struct _rsp_load *loads;
+	size_t n_loads;
+	uint64_t low, high; /* vaddr range as libdwfl computes it */
+
+	Dwfl *dwfl; /* symbols, at bias 0; NULL until needed or when evicted */
+	Dwfl_Module *mod;
+	bool dwfl_failed;
+	struct _rsp_fsym *syms; /* the functions of mod, sorted: libdwfl's own
+				 * address lookup scans the whole table */
+	size_t n_syms;
+	uint64_t last_use;
+	struct _rsp_cache_slot *cache;
+	size_t cache_cap, cache_n;
+};
+
+/* dso.c: files and their segments */
+bool _rsp_build_id_equal(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+size_t _rsp_elf_build_id(Elf *elf, uint8_t *id); /* 0: none */
+/* <debug_dir>/.build-id/ab/cdef....debug; -ENOENT for ids under 2 bytes */
+int _rsp_build_id_path(const struct rsp_sym *sym, const uint8_t *id, size_t len, char *buf,
+		       size_t size);
+/* Find or create the DSO for @path (+ @id when the map carried one); NULL: ENOMEM. */
+struct _rsp_dso *_rsp_dso_get(struct rsp_sym *sym, const char *path, const uint8_t *id,
+			      size_t id_len);
+/* Map and check the file once; 0 when READY, else -errno (and stays failed). */
+int _rsp_dso_load(struct rsp_sym *sym, struct _rsp_dso *dso);
+struct _rsp_map;
+/* Load bias of a READY @dso where @map maps it (address = ELF vaddr + bias), from
+ * the PT_LOAD that holds the map's file offset; false if none does. */
+bool _rsp_dso_map_bias(const struct _rsp_dso *dso, const struct _rsp_map *map, uint64_t *bias);
+/* dso-symbols.c: functions */
+/* Function at @vaddr (cached): fills func and offset. */
+void _rsp_dso_symbolize(struct rsp_sym *sym, struct _rsp_dso *dso, uint64_t vaddr,
+			struct rsp_sym_frame *out);
+/* find_elf for Dwfls whose modules' userdata is a READY struct _rsp_dso. */
+int _rsp_dso_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		      char **file_name, Elf **elfp);
+/* Forget the symbols and answers of @dso (its Dwfl, table, cache). */
+void _rsp_dso_symbols_drop(struct rsp_sym *sym, struct _rsp_dso *dso);
+void _rsp_dsos_free(struct rsp_sym *sym);
+
+/* --- maps.c --------------------------------------------------------------------- */
+
+struct _rsp_map {
+	uint64_t start, end; /* [start, end) */
+	uint64_t pgoff;
+	uint64_t t0, t1; /* valid in [t0, t1); t1 = _RSP_TIME_END while live */
+	uint32_t prot;
+	struct _rsp_dso *dso;
+};
+
+struct _rsp_proc {
+	struct _rsp_hnode node;
+	int pid;
+	struct _rsp_map *live; /* sorted by start, never overlapping */
+	size_t n_live, cap_live;
+	struct _rsp_map *dead; /* ended maps; sorted by start when !dead_dirty */
+	size_t n_dead, cap_dead;
+	uint64_t *dead_tree; /* segment tree: max end over dead[] ranges */
+	size_t dead_leaves;
+	bool dead_dirty;
+};
+
+struct _rsp_proc *_rsp_proc_get(struct rsp_sym *sym, int pid);
+const struct _rsp_map *_rsp_proc_find_map(struct _rsp_proc *proc, uint64_t addr,
+					  uint64_t time);
+/* The maps valid at @time (malloc'd, sorted by start) and the window
+ * [*from, *until) over which that set does not change.  -ENOMEM. */
+int _rsp_proc_maps_at(struct _rsp_proc *proc, uint64_t time, struct _rsp_map **out, size_t *n,
+		      uint64_t *from, uint64_t *until);
+void _rsp_procs_free(struct rsp_sym *sym);
+
+/* --- demangle.c ----------------------------------------------------------------- */
+
+/* Demangled C++ name (malloc'd), or NULL when @name is not a mangled name. */
+char *_rsp_demangle(const char *name);
+
+/* --- unwind.c ------------------------------------------------------------------- */
+
+struct _rsp_unwinder;
+/* The maps of @proc change from @time on. */
+void _rsp_unwind_touch(struct rsp_sym *sym, struct _rsp_proc *proc, uint64_t time);
+/* A DSO image goes away: drop every unwinder. */
+void _rsp_unwind_reset(struct rsp_sym *sym);
+
+/* --- symbols.c ------------------------------------------------------------------ */
+
+struct rsp_sym {
+	char *debug_dir;
+	char *sysroot; /* NULL: none */
+	struct _rsp_kallsyms *kallsyms;
+	struct _rsp_htab procs;
+	struct _rsp_htab dsos;
+	struct _rsp_htab strs;
+	size_t n_dso_dwfls;
+	uint64_t tick; /* for LRU */
+	struct _rsp_unwinder *unwinders[_RSP_UNWINDERS];
+	struct rsp_sym_stats stats;
+};
+
+/* Interned copy of @s (demangled first when @demangle); NULL: ENOMEM. */
+const char *_rsp_sym_intern(struct rsp_sym *sym, const char *s, bool demangle);
+
+#endif /* RSP_MODEL_SYMBOLS_PRIVATE_H */

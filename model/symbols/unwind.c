@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * DWARF unwinding of perf's user-stack copies (PERF_SAMPLE_REGS_USER +
+ * STACK_USER, x86-64) with libdwfl's frame API.
+ *
+ * An unwinder is a Dwfl holding a process's executable file maps at one time,
+ * each reported at its load bias, plus dwfl_attach_state() callbacks that serve
+ * the one thread: the sample's registers, and memory reads from the stack copy
+ * only.  The set of maps of a process is constant over a window of time
+ * [from, until) (maps.c), so the Dwfl, its ELF handles and the CFI libdwfl
+ * parses are kept and reused for every sample in the window; a change to the
+ * process's maps shortens or drops the windows it affects.  A few unwinders are
+ * kept, least recently used out.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "symbols/symbols-private.h"
+
+#define DWARF_REGS 17 /* x86-64: 0-15 general, 16 return address (rip) */
+#define DWARF_SP 7
+#define DWARF_IP 16
+
+/*
+ * Unwinding the same call path again gives the same frames: a memo of recent
+ * unwinds per unwinder, keyed by the initial ip, sp and bp and checked against
+ * every stack word the unwind read (and every read that fell outside the
+ * copy).  The unwind reads the return addresses and saved registers; a loop
+ * that sleeps at the same place with the same frames above it (a server's
+ * accept or read loop, a ping-pong) is unwound once.  CFI that computes the
+ * CFA from other registers (none on the x86-64 frames seen) would defeat
+ * the key; the reads check the frames themselves.
+ */
+#define MEMO_SLOTS 64
+#define MEMO_READS 48
+#define MEMO_IPS 48
+
+struct memo {
+	uint64_t ip, sp, bp;
+	uint64_t addr[MEMO_READS], val[MEMO_READS]; /* the words the unwind read */
+	uint64_t absent; /* bit i: read i fell outside the copy */
+	uint64_t ips[MEMO_IPS];
+	uint8_t nreads, n;
+	bool valid;
+};
+
+struct _rsp_unwinder {
+	struct rsp_sym *sym;
+	struct _rsp_proc *proc;
+	Dwfl *dwfl; /* NULL: nothing to unwind with in this window */
+	uint64_t from, until; /* the maps do not change in [from, until) */
+	uint64_t last_use;
+
+	/* the unwind in progress */
+	uint64_t regs[DWARF_REGS];
+	uint32_t have; /* bit per DWARF register */
+	const unsigned char *stack;
+	uint64_t sp;
+	size_t len;
+	uint64_t *ips;
+	size_t max, n;
+	uint64_t last_sp;
+	bool thread_given;
+	/* the reads of the unwind in progress, for its memo entry */
+	struct memo rec;
+	bool rec_overflow;
+	struct memo memo[MEMO_SLOTS];
+};
+
+/* perf_regs.h x86 order -> DWARF x86-64 numbers; -1: not a DWARF register here */
+static int dwarf_regno(unsigned perf_reg)
+{
+	static const signed char map[24] = {
+		[0] = 0, /* ax */
+		[1] = 3, /* bx */
+		[2] = 2, /* cx */
+		[3] = 1, /* dx */
+		[4] = 4, /* si */
+		[5] = 5, /* di */
+		[6] = 6, /* bp */
+		[7] = 7, /* sp */
+		[8] = 16, /* ip */
+		[9] = -1, [10] = -1, [11] = -1, [12] = -1, [13] = -1, [14] = -1, [15] = -1,
+		[16] = 8, [17] = 9, [18] = 10, [19] = 11, /* r8-r11 */
+		[20] = 12, [21] = 13, [22] = 14, [23] = 15, /* r12-r15 */
+	};
+
+	return perf_reg < 24 ? map[perf_reg] : -1;
+}
+
+/* --- libdwfl callbacks --------------------------------------------------------- */
+
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	return -1; /* .eh_frame (or .debug_frame in a main file) is enough */
+}
+
+static const Dwfl_Callbacks uw_callbacks = {
+	.find_elf = _rsp_dso_find_elf,
+	.find_debuginfo = no_debuginfo,
+};
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct _rsp_unwinder *u = arg;
+
+	if (u->thread_given)
+		return 0;
+	u->thread_given = true;
+	*thread_argp = u;
+	return u->proc->pid > 0 ? u->proc->pid : 1;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	*thread_argp = arg;
+	return true;
+}
+
+static bool read_word(const unsigned char *stack, uint64_t sp, size_t len, uint64_t addr,
+		      uint64_t *v)
+{
+	uint64_t off;
+
+	if (!stack || addr < sp)
+		return false;
+	off = addr - sp;
+	if (off > len || len - off < sizeof(*v))
+		return false;
+	memcpy(v, stack + off, sizeof(*v));
+	return true;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct _rsp_unwinder *u = arg;
+	uint64_t v = 0;
+	bool ok = read_word(u->stack, u->sp, u->len, addr, &v);
+
+	if (u->rec.nreads < MEMO_READS) {
+		u->rec.addr[u->rec.nreads] = addr;
+		u->rec.val[u->rec.nreads] = v;
+		if (!ok)
+			u->rec.absent |= 1ull << u->rec.nreads;
+		u->rec.nreads++;
+	} else {
+		u->rec_overflow = true;
+	}
+	if (ok)
+		*result = v;
+	return ok;
+}
+
+static size_t memo_slot(uint64_t ip, uint64_t sp, uint64_t bp)
+{
+	uint64_t h = (ip * 0x9e3779b97f4a7c15ull) ^ (sp * 0xc2b2ae3d27d4eb4full) ^ bp;
+
+	return (size_t)(h ^ (h >> 29)) % MEMO_SLOTS;
+}
+
+/* The frames of an earlier unwind from the same place, if every word it read
+ * reads the same in this copy; 0 if none. */
+static size_t memo_find(const struct _rsp_unwinder *u, const uint64_t *dregs,
+			const unsigned char *stack, size_t len, uint64_t *ips, size_t max)
+{
+	uint64_t ip = dregs[DWARF_IP], sp = dregs[DWARF_SP], bp = dregs[6];
+	const struct memo *m = &u->memo[memo_slot(ip, sp, bp)];
+
+	if (!m->valid || m->ip != ip || m->sp != sp || m->bp != bp || m->n > max)
+		return 0;
+	for (size_t i = 0; i < m->nreads; i++) {
+		uint64_t v;
+		bool ok = read_word(stack, sp, len, m->addr[i], &v);
+
+		if (ok != !(m->absent & (1ull << i)) || (ok && v != m->val[i]))
+			return 0;
+	}
+	memcpy(ips, m->ips, m->n * sizeof(*ips));
+	return m->n;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct _rsp_unwinder *u = arg;
+
+	for (int r = 0; r < DWARF_IP; r++)
+		if ((u->have & (1u << r)) &&
+		    !dwfl_thread_state_registers(thread, r, 1, &u->regs[r]))
+			return false;
+	dwfl_thread_state_register_pc(thread, u->regs[DWARF_IP]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct _rsp_unwinder *u = arg;
+	Dwarf_Addr pc;
+	Dwarf_Word sp;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	if (u->n) {
+		/* a caller's stack pointer is above its callee's: anything else
+		 * is a loop in crafted (or corrupt) stack contents */
+		if (dwfl_frame_reg(state, DWARF_SP, &sp) == 0) {
+			if (sp <= u->last_sp)
+				return DWARF_CB_ABORT;
+			u->last_sp = sp;
+		}
+		if (pc == 0) /* outermost frame */
+			return DWARF_CB_ABORT;
+	}
+	u->ips[u->n++] = pc;
+	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* --- building and keeping unwinders ----------------------------------------------- */
+
+struct placed {
+	struct _rsp_dso *dso;
+	uint64_t bias, lo, hi;
+};
+
+static int cmp_placed(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static bool placed_has(const struct placed *v, size_t n, const struct _rsp_dso *d, bool any_bias,
+		       uint64_t bias)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].dso == d && (any_bias || v[i].bias == bias))
+			return true;
+	return false;
+}
+
+/* Executable maps place their files; maps of unknown protection (0) count as
+ * executable, but only for files no executable map placed. */
+static size_t place_modules(struct rsp_sym *sym, const struct _rsp_map *maps, size_t n,
+			    struct placed *v)
+{
+	size_t k = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct _rsp_map *m = &maps[i];
+			struct _rsp_dso *d = m->dso;
+			uint64_t bias;
+
+			if (pass == 0 ? !(m->prot & PROT_EXEC) : m->prot != 0)
+				continue;
+			if (pass == 1 && placed_has(v, k, d, true, 0))
+				continue;
+			if (_rsp_dso_load(sym, d) || !d->x86_64 || !_rsp_dso_map_bias(d, m, &bias) ||
+			    placed_has(v, k, d, false, bias))
+				continue;
+			v[k++] = (struct placed){ d, bias, d->low + bias, d->high + bias };
+		}
+	}
+	return k;
+}
+
+static void unwinder_free(struct _rsp_unwinder *u)
+{
+	if (!u)
+		return;
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
+	free(u);
+}
+
+static struct _rsp_unwinder *unwinder_new(struct rsp_sym *sym, struct _rsp_proc *proc,
+					  uint64_t time)
+{
+	struct _rsp_unwinder *u = calloc(1, sizeof(*u));
+	struct _rsp_map *maps = NULL;
+	struct placed *v = NULL;
+	size_t n, k, reported = 0;
+	uint64_t prev_hi = 0;
+
+	if (!u || _rsp_proc_maps_at(proc, time, &maps, &n, &u->from, &u->until))
+		goto fail;
+	u->sym = sym;
+	u->proc = proc;
+	v = malloc((n + 1) * sizeof(*v));
+	if (!v)
+		goto fail;
+	k = place_modules(sym, maps, n, v);
+	qsort(v, k, sizeof(*v), cmp_placed);
+	if (k) {
+		u->dwfl = dwfl_begin(&uw_callbacks);
+		if (!u->dwfl)
+			goto fail;
+		dwfl_report_begin(u->dwfl);
+		for (size_t i = 0; i < k; i++) {
+			Dwfl_Module *mod;
+			void **ud;
+
+			if (v[i].hi <= v[i].lo || (reported && v[i].lo < prev_hi))
+				continue; /* overlaps: the trace contradicts itself */
+			mod = dwfl_report_module(u->dwfl, v[i].dso->name, v[i].lo, v[i].hi);
+			if (!mod || !dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+				continue;
+			*ud = v[i].dso;
+			prev_hi = v[i].hi;
+			reported++;
+		}
+		if (dwfl_report_end(u->dwfl, NULL, NULL) || !reported ||
+		    !dwfl_attach_state(u->dwfl, NULL, proc->pid > 0 ? proc->pid : 1,
+				       &thread_callbacks, u)) {
+			dwfl_end(u->dwfl);
+			u->dwfl = NULL;
+		}
+	}
+	free(maps);
+	free(v);
+	return u;
+fail:
+	free(maps);
+	free(v);
+	unwinder_free(u);
+	return NULL;
+}
+
+static struct _rsp_unwinder *unwinder_get(struct rsp_sym *sym, struct _rsp_proc *proc,
+					  uint64_t time)
+{
+	size_t slot = _RSP_UNWINDERS, lru = _RSP_UNWINDERS;
+	struct _rsp_unwinder *u;
+
+	for (size_t i = 0; i < _RSP_UNWINDERS; i++) {
+		u = sym->unwinders[i];
+		if (!u) {
+			slot = i;
+			continue;
+		}
+		if (u->proc == proc && u->from <= time && time < u->until) {
+			u->last_use = ++sym->tick;
+			return u;
+		}
+		if (lru == _RSP_UNWINDERS || u->last_use < sym->unwinders[lru]->last_use)
+			lru = i;
+	}
+	if (slot == _RSP_UNWINDERS) {
+		slot = lru;
+		unwinder_free(sym->unwinders[slot]);
+		sym->unwinders[slot] = NULL;
+	}
+	u = unwinder_new(sym, proc, time);
+	if (u) {
+		u->last_use = ++sym->tick;
+		sym->unwinders[slot] = u;
+	}
+	return u;
+}
+
+void _rsp_unwind_touch(struct rsp_sym *sym, struct _rsp_proc *proc, uint64_t time)
+{
+	for (size_t i = 0; i < _RSP_UNWINDERS; i++) {
+		struct _rsp_unwinder *u = sym->unwinders[i];
+
+		if (!u || u->proc != proc)
+			continue;
+		if (time <= u->from) {
+			unwinder_free(u);
+			sym->unwinders[i] = NULL;
+		} else if (time < u->until) {
+			u->until = time;
+		}
+	}
+}
+
+void _rsp_unwind_reset(struct rsp_sym *sym)
+{
+	for (size_t i = 0; i < _RSP_UNWINDERS; i++) {
+		unwinder_free(sym->unwinders[i]);
+		sym->unwinders[i] = NULL;
+	}
+}
+
+/* --- the entry point ---------------------------------------------------------------- */
+
+int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *regs,
+		   uint64_t regs_mask, const void *stack, size_t stack_len, uint64_t *ips,
+		   size_t max)
+{
+	uint64_t dregs[DWARF_REGS] = { 0 };
+	struct _rsp_unwinder *u;
+	struct _rsp_proc *proc;
+	uint32_t have = 0;
+	size_t idx = 0;
+
+	if (!sym || !regs || !ips || !max)
+		return -EINVAL;
+	sym->stats.unwinds++;
+	for (unsigned bit = 0; bit < 24; bit++) { /* above: segment and vector registers */
+		int d;
+
+		if (!(regs_mask & (1ull << bit)))
+			continue;
+		d = dwarf_regno(bit);
+		if (d >= 0) {
+			dregs[d] = regs[idx];
+			have |= 1u << d;
+		}
+		idx++;
+	}
+	if (!(have & (1u << DWARF_IP)) || !(have & (1u << DWARF_SP)))
+		return -EINVAL;
+	ips[0] = dregs[DWARF_IP];
+	if (max == 1) {
+		sym->stats.unwinds_ok++;
+		sym->stats.unwind_frames++;
+		return 1;
+	}
+	proc = _rsp_proc_get(sym, pid);
+	if (!proc)
+		return -ESRCH;
+	u = unwinder_get(sym, proc, time);
+	if (!u)
+		return -ENOMEM;
+	if (!u->dwfl)
+		return -ENOENT;
+
+	{
+		size_t hit = memo_find(u, dregs, stack, stack ? stack_len : 0, ips, max);
+
+		if (hit) {
+			sym->stats.unwinds_ok++;
+			sym->stats.unwind_frames += hit;
+			return (int)hit;
+		}
+	}
+	memcpy(u->regs, dregs, sizeof(dregs));
+	u->have = have;
+	memset(&u->rec, 0, sizeof(u->rec));
+	u->rec_overflow = false;
+	u->stack = stack;
+	u->len = stack ? stack_len : 0;
+	u->sp = dregs[DWARF_SP];
+	u->last_sp = u->sp;
+	u->ips = ips;
+	u->max = max;
+	u->n = 0;
+	u->thread_given = false;
+	dwfl_getthread_frames(u->dwfl, proc->pid > 0 ? proc->pid : 1, frame_cb, u);
+	u->stack = NULL;
+	u->ips = NULL;
+
+	if (u->n >= 2) {
+		sym->stats.unwinds_ok++;
+		sym->stats.unwind_frames += u->n;
+		/* remember it, unless cut short by @max or its reads did not fit */
+		if (!u->rec_overflow && u->n < max && u->n <= MEMO_IPS) {
+			struct memo *m = &u->memo[memo_slot(dregs[DWARF_IP], dregs[DWARF_SP], dregs[6])];
+
+			*m = u->rec;
+			m->ip = dregs[DWARF_IP];
+			m->sp = dregs[DWARF_SP];
+			m->bp = dregs[6];
+			m->n = (uint8_t)u->n;
+			memcpy(m->ips, ips, u->n * sizeof(*ips));
+			m->valid = true;
+		}
+		return (int)u->n;
+	}
+	ips[0] = dregs[DWARF_IP];
+	return dwfl_addrmodule(u->dwfl, dregs[DWARF_IP]) ? -EFAULT : -ENOENT;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Interned stacks: each distinct sequence of addresses is stored once, so a
+ * thread sleeping a million times in the same place costs one stack.  User
+ * stack copies are kept as references into the mapped file and unwound on
+ * first use (stack_resolve() in trace.c).
+ */
+#include "timeline/trace-private.h"
+
+#include <errno.h>
+#include <string.h>
+
+static uint64_t hash_ips(const uint64_t *ips, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= ips[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+int stacks_init(struct stacks *s)
+{
+	struct stack_entry empty = { 0, 0 };
+
+	memset(s, 0, sizeof(*s));
+	s->ht_cap = 1024;
+	s->ht = calloc(s->ht_cap, sizeof(*s->ht));
+	if (!s->ht || !vec_push(&s->entries, empty))
+		return -ENOMEM;
+	return 0;
+}
+
+void stacks_free(struct stacks *s)
+{
+	vec_free(&s->frames);
+	vec_free(&s->entries);
+	vec_free(&s->pending);
+	free(s->ht);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool same(const struct stacks *s, uint32_t id, const uint64_t *ips, size_t n)
+{
+	const struct stack_entry *e = &s->entries.v[id];
+
+	return e->n == n && !memcmp(&s->frames.v[e->off], ips, n * sizeof(uint64_t));
+}
+
+static int rehash(struct stacks *s)
+{
+	size_t cap = s->ht_cap * 2;
+	uint32_t *ht = calloc(cap, sizeof(*ht));
+
+	if (!ht)
+		return -ENOMEM;
+	for (size_t id = 1; id < s->entries.n; id++) {
+		const struct stack_entry *e = &s->entries.v[id];
+		size_t i = hash_ips(&s->frames.v[e->off], e->n) & (cap - 1);
+
+		while (ht[i])
+			i = (i + 1) & (cap - 1);
+		ht[i] = (uint32_t)id + 1;
+	}
+	free(s->ht);
+	s->ht = ht;
+	s->ht_cap = cap;
+	return 0;
+}
+
+uint32_t stacks_intern(struct stacks *s, const uint64_t *ips, size_t n)
+{
+	struct stack_entry e;
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	if (n > 4096)
+		n = 4096;
+	if ((s->entries.n + 1) * 2 > s->ht_cap && rehash(s))
+		return 0;
+	for (i = hash_ips(ips, n) & (s->ht_cap - 1); s->ht[i]; i = (i + 1) & (s->ht_cap - 1))
+		if (same(s, s->ht[i] - 1, ips, n))
+			return s->ht[i] - 1;
+	if (s->entries.n >= RSP_STACK_PENDING - 1 || s->frames.n + n > UINT32_MAX)
+		return 0;
+	e.off = (uint32_t)s->frames.n;
+	e.n = (uint32_t)n;
+	for (size_t k = 0; k < n; k++)
+		if (!vec_push(&s->frames, ips[k]))
+			return 0;
+	if (!vec_push(&s->entries, e))
+		return 0;
+	s->ht[i] = (uint32_t)s->entries.n;
+	return (uint32_t)(s->entries.n - 1);
+}
+
+uint32_t stacks_add_pending(struct stacks *s, uint32_t kernel, int32_t pid, uint64_t time,
+			    uint64_t rec_off)
+{
+	struct pending_stack p = {
+		.kernel = kernel,
+		.pid = pid,
+		.time = time,
+		.rec_off = rec_off,
+	};
+
+	if (s->pending.n >= RSP_STACK_PENDING - 1 || !vec_push(&s->pending, p))
+		return kernel;
+	return (uint32_t)(s->pending.n - 1) | RSP_STACK_PENDING;
+}
