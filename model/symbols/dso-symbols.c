@@ -369,3 +369,18 @@ out:
 	out->offset = func ? vaddr - start : 0;
 }
 
+
+/* One Elf handle per Dwfl module over the shared image: nothing is copied, no
+ * descriptor held; libdwfl's elf_end() leaves the mapping alone. */
+int _rsp_dso_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		      char **file_name, Elf **elfp)
+{
+	struct _rsp_dso *d = *userdata;
+
+	if (!d || d->state != _RSP_DSO_READY)
+		return -1;
+	*elfp = elf_memory(d->image, d->image_size);
+	if (*elfp && d->file)
+		*file_name = strdup(d->file);
+	return -1;
+}

@@ -29,20 +29,6 @@
 #define DELETED_SUFFIX " (deleted)"
 #define PAGE_MASK_4K (~(uint64_t)4095)
 
-bool _rsp_build_id_equal(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-	/* perf pads ids to 20 bytes: a shorter id equals its zero-padded form */
-	const uint8_t *longer = alen > blen ? a : b;
-	size_t min = alen < blen ? alen : blen, max = alen > blen ? alen : blen;
-
-	if (!min || memcmp(a, b, min))
-		return false;
-	for (size_t i = min; i < max; i++)
-		if (longer[i])
-			return false;
-	return true;
-}
-
 static uint64_t dso_hash(const char *path, const uint8_t *id, size_t id_len)
 {
 	uint64_t h = _rsp_hash_bytes(_RSP_HASH_SEED, path, strlen(path) + 1);
@@ -145,17 +131,6 @@ out:
 	return err;
 }
 
-size_t _rsp_elf_build_id(Elf *elf, uint8_t *id)
-{
-	const void *p;
-	ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
-
-	if (n <= 0 || n > _RSP_BUILD_ID_MAX)
-		return 0;
-	memcpy(id, p, (size_t)n);
-	return (size_t)n;
-}
-
 /* The segments and the build id of a mapped image; -ENOEXEC if unusable. */
 static int read_image(struct _rsp_dso *d)
 {
@@ -223,30 +198,6 @@ static void unmap_image(struct _rsp_dso *d)
 	d->file = NULL;
 }
 
-int _rsp_build_id_path(const struct rsp_sym *sym, const uint8_t *id, size_t len, char *buf,
-			 size_t size)
-{
-	size_t n;
-	int r;
-
-	if (len < 2)
-		return -ENOENT;
-	r = snprintf(buf, size, "%s/.build-id/%02x/", sym->debug_dir, id[0]);
-	if (r < 0 || (size_t)r >= size)
-		return -ENAMETOOLONG;
-	n = (size_t)r;
-	for (size_t i = 1; i < len; i++) {
-		if (n + 3 >= size)
-			return -ENAMETOOLONG;
-		snprintf(buf + n, 3, "%02x", id[i]);
-		n += 2;
-	}
-	if (n + sizeof(".debug") > size)
-		return -ENAMETOOLONG;
-	memcpy(buf + n, ".debug", sizeof(".debug"));
-	return 0;
-}
-
 /* Try @path as the image of @d; with @id, its build id must be @id. */
 static int try_image(struct _rsp_dso *d, const char *path, const uint8_t *id, size_t id_len)
 {
@@ -307,21 +258,6 @@ int _rsp_dso_load(struct rsp_sym *sym, struct _rsp_dso *d)
 	d->state = _RSP_DSO_READY;
 	sym->stats.dsos_loaded++;
 	return 0;
-}
-
-/* One Elf handle per Dwfl module over the shared image: nothing is copied, no
- * descriptor held; libdwfl's elf_end() leaves the mapping alone. */
-int _rsp_dso_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-		      char **file_name, Elf **elfp)
-{
-	struct _rsp_dso *d = *userdata;
-
-	if (!d || d->state != _RSP_DSO_READY)
-		return -1;
-	*elfp = elf_memory(d->image, d->image_size);
-	if (*elfp && d->file)
-		*file_name = strdup(d->file);
-	return -1;
 }
 
 /* --- where segments go ------------------------------------------------------------ */
@@ -390,32 +326,13 @@ bool _rsp_dso_map_bias(const struct _rsp_dso *d, const struct _rsp_map *m, uint6
 
 /* --- build ids recorded apart from the maps ---------------------------------------- */
 
-static void dso_unload(struct rsp_sym *sym, struct _rsp_dso *d)
+void _rsp_dso_unload(struct rsp_sym *sym, struct _rsp_dso *d)
 {
-	_rsp_unwind_reset(sym); /* unwinders hold elf_memory() handles on the image */
 	_rsp_dso_symbols_drop(sym, d);
 	unmap_image(d);
 	d->from_debug_dir = false;
 	d->file_id_len = 0;
 	d->state = _RSP_DSO_NEW;
-}
-
-int rsp_sym_set_build_id(struct rsp_sym *sym, const char *path, const uint8_t *id, size_t len)
-{
-	struct _rsp_dso *d;
-
-	if (!sym || !path || !id || !len || len > _RSP_BUILD_ID_MAX)
-		return -EINVAL;
-	d = _rsp_dso_get(sym, path, NULL, 0);
-	if (!d)
-		return -ENOMEM;
-	if (d->want_id_len == len && !memcmp(d->want_id, id, len))
-		return 0;
-	if (d->state != _RSP_DSO_NEW)
-		dso_unload(sym, d);
-	memcpy(d->want_id, id, len);
-	d->want_id_len = len;
-	return 0;
 }
 
 void _rsp_dsos_free(struct rsp_sym *sym)

@@ -147,68 +147,36 @@ static int retire_all(struct _rsp_proc *p, uint64_t time)
 	return 0;
 }
 
-int rsp_sym_add_map(struct rsp_sym *sym, int pid, uint64_t time, uint64_t start, uint64_t len,
-		    uint64_t pgoff, uint32_t prot, const char *path, const uint8_t *build_id,
-		    size_t build_id_len)
+int _rsp_proc_add_map(struct rsp_sym *sym, int pid, const struct _rsp_map *m,
+		      struct _rsp_proc **proc)
 {
-	struct _rsp_proc *p;
-	struct _rsp_map m;
-	int err;
+	struct _rsp_proc *p = proc_get_or_add(sym, pid);
 
-	if (!sym || !path || !len || start + len < start || time == _RSP_TIME_END)
-		return -EINVAL;
-	if (build_id_len > _RSP_BUILD_ID_MAX || !build_id) /* no usable id: keep the map */
-		build_id_len = 0;
-	m = (struct _rsp_map){
-		.start = start,
-		.end = start + len,
-		.pgoff = pgoff,
-		.t0 = time,
-		.t1 = _RSP_TIME_END,
-		.prot = prot,
-		.dso = _rsp_dso_get(sym, path, build_id, build_id_len),
-	};
-	p = proc_get_or_add(sym, pid);
-	if (!m.dso || !p)
+	*proc = p;
+	if (!m->dso || !p)
 		return -ENOMEM;
-	err = live_insert(p, &m);
-	if (!err)
-		_rsp_unwind_touch(sym, p, time);
-	return err;
+	return live_insert(p, m);
 }
 
-int rsp_sym_exec(struct rsp_sym *sym, int pid, uint64_t time)
+int _rsp_proc_exec(struct _rsp_proc *p, uint64_t time)
 {
-	struct _rsp_proc *p;
-	int err;
-
-	if (!sym)
-		return -EINVAL;
-	p = _rsp_proc_get(sym, pid);
-	if (!p)
-		return 0;
-	err = retire_all(p, time);
-	_rsp_unwind_touch(sym, p, time);
-	return err;
+	return retire_all(p, time);
 }
 
-int rsp_sym_fork(struct rsp_sym *sym, int child_pid, int parent_pid, uint64_t time)
+int _rsp_proc_reset(struct rsp_sym *sym, int pid, uint64_t time, struct _rsp_proc **proc)
 {
-	struct _rsp_proc *c, *p;
-	int err;
+	struct _rsp_proc *c = proc_get_or_add(sym, pid);
 
-	if (!sym || time == _RSP_TIME_END)
-		return -EINVAL;
-	if (child_pid == parent_pid) /* a thread: same address space */
-		return 0;
-	c = proc_get_or_add(sym, child_pid);
+	*proc = c;
 	if (!c)
 		return -ENOMEM;
-	p = _rsp_proc_get(sym, parent_pid);
-	err = retire_all(c, time);
-	_rsp_unwind_touch(sym, c, time);
-	if (err || !p)
-		return err;
+	return retire_all(c, time);
+}
+
+int _rsp_proc_inherit(struct _rsp_proc *c, const struct _rsp_proc *p, uint64_t time)
+{
+	int err;
+
 	/* the parent's maps at @time; dead ones only when fed out of order */
 	for (size_t i = 0; i < p->n_live + p->n_dead; i++) {
 		struct _rsp_map m = i < p->n_live ? p->live[i] : p->dead[i - p->n_live];

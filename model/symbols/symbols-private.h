@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Internals of rsp_sym shared by its files:
- *   symbols.c        the object, lookups, interned names, stats
- *   symbols-htab.c   an intrusive chained hash table
- *   kallsyms.c       the kernel's symbol table
- *   maps.c           per-process address-space history
- *   dso.c            ELF files: which file stands for a map, build ids, PT_LOADs
- *   dso-symbols.c    functions in them: libdwfl, a sorted table, the cache
+ * Internals of rsp_sym shared by its files, each calling only the ones listed
+ * before it (tests/layers.py checks):
  *   demangle.c       C++ names
+ *   names.c          interned function names
+ *   kallsyms.c       the kernel's symbol table
+ *   build-id.c       build ids: compare, read from ELF, path in a debug directory
+ *   dso-symbols.c    functions in ELF files: libdwfl, a sorted table, the cache
+ *   dso.c            ELF files: which file stands for a map, build ids, PT_LOADs
+ *   maps.c           per-process address-space history
  *   unwind.c         DWARF unwinding of user-stack copies
+ *   symbols.c        the object, lookups, what the trace says changes, stats
  */
 #ifndef RSP_MODEL_SYMBOLS_PRIVATE_H
 #define RSP_MODEL_SYMBOLS_PRIVATE_H
@@ -109,12 +111,13 @@ struct _rsp_dso {
 	size_t cache_cap, cache_n;
 };
 
-/* dso.c: files and their segments */
+/* build-id.c */
 bool _rsp_build_id_equal(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 size_t _rsp_elf_build_id(Elf *elf, uint8_t *id); /* 0: none */
 /* <debug_dir>/.build-id/ab/cdef....debug; -ENOENT for ids under 2 bytes */
 int _rsp_build_id_path(const struct rsp_sym *sym, const uint8_t *id, size_t len, char *buf,
 		       size_t size);
+/* dso.c: files and their segments */
 /* Find or create the DSO for @path (+ @id when the map carried one); NULL: ENOMEM. */
 struct _rsp_dso *_rsp_dso_get(struct rsp_sym *sym, const char *path, const uint8_t *id,
 			      size_t id_len);
@@ -124,6 +127,10 @@ struct _rsp_map;
 /* Load bias of a READY @dso where @map maps it (address = ELF vaddr + bias), from
  * the PT_LOAD that holds the map's file offset; false if none does. */
 bool _rsp_dso_map_bias(const struct _rsp_dso *dso, const struct _rsp_map *map, uint64_t *bias);
+/* Back to _RSP_DSO_NEW (a build id recorded apart from the map changed it); the
+ * caller drops the unwinders first: they hold handles on the image. */
+void _rsp_dso_unload(struct rsp_sym *sym, struct _rsp_dso *dso);
+void _rsp_dsos_free(struct rsp_sym *sym);
 /* dso-symbols.c: functions */
 /* Function at @vaddr (cached): fills func and offset. */
 void _rsp_dso_symbolize(struct rsp_sym *sym, struct _rsp_dso *dso, uint64_t vaddr,
@@ -133,7 +140,6 @@ int _rsp_dso_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 		      char **file_name, Elf **elfp);
 /* Forget the symbols and answers of @dso (its Dwfl, table, cache). */
 void _rsp_dso_symbols_drop(struct rsp_sym *sym, struct _rsp_dso *dso);
-void _rsp_dsos_free(struct rsp_sym *sym);
 
 /* --- maps.c --------------------------------------------------------------------- */
 
@@ -165,6 +171,17 @@ const struct _rsp_map *_rsp_proc_find_map(struct _rsp_proc *proc, uint64_t addr,
 int _rsp_proc_maps_at(struct _rsp_proc *proc, uint64_t time, struct _rsp_map **out, size_t *n,
 		      uint64_t *from, uint64_t *until);
 void _rsp_procs_free(struct rsp_sym *sym);
+/*
+ * What the trace says changes (symbols.c tells the unwinders after each):
+ * @m added to @pid's live maps (*@proc: the process, NULL on ENOMEM); every
+ * live map of @p ends at @time (exec); @pid's maps all end at @time, the
+ * process made if new (fork: the child); @p's maps at @time copied into @c.
+ */
+int _rsp_proc_add_map(struct rsp_sym *sym, int pid, const struct _rsp_map *m,
+		      struct _rsp_proc **proc);
+int _rsp_proc_exec(struct _rsp_proc *p, uint64_t time);
+int _rsp_proc_reset(struct rsp_sym *sym, int pid, uint64_t time, struct _rsp_proc **proc);
+int _rsp_proc_inherit(struct _rsp_proc *c, const struct _rsp_proc *p, uint64_t time);
 
 /* --- demangle.c ----------------------------------------------------------------- */
 
@@ -194,7 +211,10 @@ struct rsp_sym {
 	struct rsp_sym_stats stats;
 };
 
+/* --- names.c -------------------------------------------------------------------- */
+
 /* Interned copy of @s (demangled first when @demangle); NULL: ENOMEM. */
 const char *_rsp_sym_intern(struct rsp_sym *sym, const char *s, bool demangle);
+void _rsp_names_free(struct rsp_sym *sym);
 
 #endif /* RSP_MODEL_SYMBOLS_PRIVATE_H */

@@ -2,8 +2,9 @@
 /*
  * rsp_sym: one trace's symbolizer.  Lookups go kernel -> kallsyms table, user ->
  * the process's map at that time -> the file's ELF address -> the file's cached
- * symbol.  Function names are interned: each distinct name is stored once and
- * lives until rsp_sym_free().
+ * symbol.  What the trace says changes go through here (maps, exec, fork, build
+ * ids), so the unwinders that cached a process's maps or a file's image learn of
+ * it (unwind.c).
  */
 #include <errno.h>
 #include <libelf.h>
@@ -13,41 +14,6 @@
 #include "symbols/symbols-private.h"
 
 static const char unknown_dso[] = "[unknown]";
-
-struct istr {
-	struct _rsp_hnode node;
-	char s[];
-};
-
-const char *_rsp_sym_intern(struct rsp_sym *sym, const char *s, bool demangle)
-{
-	char *dm = demangle ? _rsp_demangle(s) : NULL;
-	const char *str = dm ? dm : s;
-	size_t len = strlen(str);
-	uint64_t h = _rsp_hash_bytes(_RSP_HASH_SEED, str, len);
-	struct istr *e;
-
-	for (struct _rsp_hnode *n = _rsp_htab_chain(&sym->strs, h); n; n = n->next) {
-		e = (struct istr *)n;
-		if (n->hash == h && !strcmp(e->s, str)) {
-			free(dm);
-			return e->s;
-		}
-	}
-	e = malloc(sizeof(*e) + len + 1);
-	if (!e) {
-		free(dm);
-		return NULL;
-	}
-	e->node.hash = h;
-	memcpy(e->s, str, len + 1);
-	free(dm);
-	if (_rsp_htab_insert(&sym->strs, &e->node)) {
-		free(e);
-		return NULL;
-	}
-	return e->s;
-}
 
 int rsp_sym_new(struct rsp_sym **out, const struct rsp_sym_opts *opts)
 {
@@ -87,19 +53,94 @@ void rsp_sym_free(struct rsp_sym *sym)
 	_rsp_unwind_reset(sym);
 	_rsp_dsos_free(sym);
 	_rsp_procs_free(sym);
-	for (size_t i = 0; i < sym->strs.cap; i++) {
-		struct _rsp_hnode *n = sym->strs.buckets[i], *next;
-
-		for (; n; n = next) {
-			next = n->next;
-			free(n);
-		}
-	}
-	_rsp_htab_release(&sym->strs);
+	_rsp_names_free(sym);
 	_rsp_kallsyms_free(sym->kallsyms);
 	free(sym->debug_dir);
 	free(sym->sysroot);
 	free(sym);
+}
+
+/* --- what the trace says changes ---------------------------------------------------- */
+
+int rsp_sym_add_map(struct rsp_sym *sym, int pid, uint64_t time, uint64_t start, uint64_t len,
+		    uint64_t pgoff, uint32_t prot, const char *path, const uint8_t *build_id,
+		    size_t build_id_len)
+{
+	struct _rsp_proc *p;
+	struct _rsp_map m;
+	int err;
+
+	if (!sym || !path || !len || start + len < start || time == _RSP_TIME_END)
+		return -EINVAL;
+	if (build_id_len > _RSP_BUILD_ID_MAX || !build_id) /* no usable id: keep the map */
+		build_id_len = 0;
+	m = (struct _rsp_map){
+		.start = start,
+		.end = start + len,
+		.pgoff = pgoff,
+		.t0 = time,
+		.t1 = _RSP_TIME_END,
+		.prot = prot,
+		.dso = _rsp_dso_get(sym, path, build_id, build_id_len),
+	};
+	err = _rsp_proc_add_map(sym, pid, &m, &p);
+	if (!err)
+		_rsp_unwind_touch(sym, p, time);
+	return err;
+}
+
+int rsp_sym_exec(struct rsp_sym *sym, int pid, uint64_t time)
+{
+	struct _rsp_proc *p;
+	int err;
+
+	if (!sym)
+		return -EINVAL;
+	p = _rsp_proc_get(sym, pid);
+	if (!p)
+		return 0;
+	err = _rsp_proc_exec(p, time);
+	_rsp_unwind_touch(sym, p, time);
+	return err;
+}
+
+int rsp_sym_fork(struct rsp_sym *sym, int child_pid, int parent_pid, uint64_t time)
+{
+	struct _rsp_proc *c, *p;
+	int err;
+
+	if (!sym || time == _RSP_TIME_END)
+		return -EINVAL;
+	if (child_pid == parent_pid) /* a thread: same address space */
+		return 0;
+	err = _rsp_proc_reset(sym, child_pid, time, &c);
+	if (!c)
+		return err;
+	p = _rsp_proc_get(sym, parent_pid);
+	_rsp_unwind_touch(sym, c, time);
+	if (err || !p)
+		return err;
+	return _rsp_proc_inherit(c, p, time);
+}
+
+int rsp_sym_set_build_id(struct rsp_sym *sym, const char *path, const uint8_t *id, size_t len)
+{
+	struct _rsp_dso *d;
+
+	if (!sym || !path || !id || !len || len > _RSP_BUILD_ID_MAX)
+		return -EINVAL;
+	d = _rsp_dso_get(sym, path, NULL, 0);
+	if (!d)
+		return -ENOMEM;
+	if (d->want_id_len == len && !memcmp(d->want_id, id, len))
+		return 0;
+	if (d->state != _RSP_DSO_NEW) {
+		_rsp_unwind_reset(sym); /* unwinders hold elf_memory() handles on the image */
+		_rsp_dso_unload(sym, d);
+	}
+	memcpy(d->want_id, id, len);
+	d->want_id_len = len;
+	return 0;
 }
 
 int rsp_sym_set_kallsyms(struct rsp_sym *sym, const char *text, size_t len)

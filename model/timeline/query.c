@@ -350,55 +350,6 @@ void rsp_trace_net(const struct rsp_trace *t, size_t i, struct rsp_net_info *o)
 
 /* ---- stacks ----------------------------------------------------------------------------------- */
 
-#define MAX_USER_FRAMES 256
-
-/* A pending user-stack copy: unwind it now (once). */
-uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack)
-{
-	struct pending_stack *p;
-	const struct perf_event_header *h;
-	struct rsp_sample s;
-	uint64_t ips[4096 + MAX_USER_FRAMES];
-	const struct stack_entry *k;
-	size_t nk;
-	int nu = -1, parsed;
-
-	if (!(stack & RSP_STACK_PENDING))
-		return stack;
-	if ((stack & ~RSP_STACK_PENDING) >= t->stacks.pending.n)
-		return 0;
-	p = &t->stacks.pending.v[stack & ~RSP_STACK_PENDING];
-	if (p->resolved)
-		return p->resolved;
-	k = &t->stacks.entries.v[p->kernel];
-	nk = k->n < 4096 ? k->n : 4096;
-	memcpy(ips, &t->stacks.frames.v[k->off], nk * sizeof(uint64_t));
-	h = rsp_reader_record_at(t->reader, p->rec_off);
-	parsed = h && rsp_reader_parse_sample(t->reader, h, &s) == 0;
-	if (parsed && s.stack && !s.stack_size && !p->fallback) {
-		/*
-		 * The kernel copied none of the user stack (loading does not read
-		 * that far): the sample's callchain, as for a sample without a copy.
-		 */
-		p->resolved = stacks_intern(&t->stacks, ips, _rsp_clean_chain(s.callchain, s.callchain_nr, ips, 4096, false));
-		if (!p->resolved)
-			p->resolved = p->kernel;
-		return p->resolved;
-	}
-	if (parsed && t->sym && s.regs && s.stack && s.stack_size)
-		nu = rsp_sym_unwind(t->sym, p->pid, p->time, s.regs, s.regs_mask, s.stack,
-				    s.stack_size, ips + nk, MAX_USER_FRAMES);
-	if (nu >= 2 || (nu > 0 && !p->fallback)) {
-		p->resolved = stacks_intern(&t->stacks, ips, nk + (size_t)nu);
-		t->stacks.unwound++;
-	} else {
-		p->resolved = p->fallback ? p->fallback : p->kernel;
-		t->stacks.unwind_failed++;
-	}
-	if (!p->resolved)
-		p->resolved = p->kernel;
-	return p->resolved;
-}
 
 size_t rsp_stack_n_frames(struct rsp_trace *t, uint32_t stack)
 {

@@ -3,12 +3,14 @@
  * Interned stacks: each distinct sequence of addresses is stored once, so a
  * thread sleeping a million times in the same place costs one stack.  User
  * stack copies are kept as references into the mapped file and unwound on
- * first use (stack_resolve() in trace.c).
+ * first use (trace_stack_resolve()).
  */
 #include "timeline/trace-private.h"
 
 #include <errno.h>
 #include <string.h>
+
+#define MAX_USER_FRAMES 256
 
 static uint64_t hash_ips(const uint64_t *ips, size_t n)
 {
@@ -111,4 +113,73 @@ uint32_t stacks_add_pending(struct stacks *s, uint32_t kernel, int32_t pid, uint
 	if (s->pending.n >= RSP_STACK_PENDING - 1 || !vec_push(&s->pending, p))
 		return kernel;
 	return (uint32_t)(s->pending.n - 1) | RSP_STACK_PENDING;
+}
+/* perf's callchain without the context markers (PERF_CONTEXT_*) */
+size_t _rsp_clean_chain(const uint64_t *chain, uint64_t nr, uint64_t *out, size_t max,
+			bool kernel_only)
+{
+	size_t n = 0;
+	bool user = false;
+
+	for (uint64_t i = 0; i < nr && n < max; i++) {
+		uint64_t ip = chain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (kernel_only && user)
+			continue;
+		out[n++] = ip;
+	}
+	return n;
+}
+
+
+/* A pending user-stack copy: unwind it now (once). */
+uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack)
+{
+	struct pending_stack *p;
+	const struct perf_event_header *h;
+	struct rsp_sample s;
+	uint64_t ips[4096 + MAX_USER_FRAMES];
+	const struct stack_entry *k;
+	size_t nk;
+	int nu = -1, parsed;
+
+	if (!(stack & RSP_STACK_PENDING))
+		return stack;
+	if ((stack & ~RSP_STACK_PENDING) >= t->stacks.pending.n)
+		return 0;
+	p = &t->stacks.pending.v[stack & ~RSP_STACK_PENDING];
+	if (p->resolved)
+		return p->resolved;
+	k = &t->stacks.entries.v[p->kernel];
+	nk = k->n < 4096 ? k->n : 4096;
+	memcpy(ips, &t->stacks.frames.v[k->off], nk * sizeof(uint64_t));
+	h = rsp_reader_record_at(t->reader, p->rec_off);
+	parsed = h && rsp_reader_parse_sample(t->reader, h, &s) == 0;
+	if (parsed && s.stack && !s.stack_size && !p->fallback) {
+		/*
+		 * The kernel copied none of the user stack (loading does not read
+		 * that far): the sample's callchain, as for a sample without a copy.
+		 */
+		p->resolved = stacks_intern(&t->stacks, ips, _rsp_clean_chain(s.callchain, s.callchain_nr, ips, 4096, false));
+		if (!p->resolved)
+			p->resolved = p->kernel;
+		return p->resolved;
+	}
+	if (parsed && t->sym && s.regs && s.stack && s.stack_size)
+		nu = rsp_sym_unwind(t->sym, p->pid, p->time, s.regs, s.regs_mask, s.stack,
+				    s.stack_size, ips + nk, MAX_USER_FRAMES);
+	if (nu >= 2 || (nu > 0 && !p->fallback)) {
+		p->resolved = stacks_intern(&t->stacks, ips, nk + (size_t)nu);
+		t->stacks.unwound++;
+	} else {
+		p->resolved = p->fallback ? p->fallback : p->kernel;
+		t->stacks.unwind_failed++;
+	}
+	if (!p->resolved)
+		p->resolved = p->kernel;
+	return p->resolved;
 }

@@ -1,0 +1,808 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Loading's pass 2: the records in time order, in two stages.  The first
+ * reads each record (parses a sample; inflates its segment of a compressed
+ * stream); the second interns its stack, merges the second copy of an event
+ * delivered twice (perf + ftrace, system-wide + target), decodes tracepoints
+ * by field name and feeds the timeline builder and the symbolizer.
+ */
+#include "timeline/load-private.h"
+
+#include "rsp-perf-format.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define DUP_WINDOW_NS 50000
+#define DUP_RING 16
+#define DUP_RAW 256 /* payload bytes a remembered event keeps in place (more: on the heap) */
+
+struct dup {
+	uint64_t time;
+	uint64_t tp;
+	uint32_t raw_size; /* 0: none */
+	unsigned attr;
+	uint32_t stack;
+	struct product prod;
+	bool matched;
+	_Alignas(8) unsigned char raw[DUP_RAW];
+	unsigned char *big; /* a larger payload's copy (an exec's long file name) */
+	uint32_t big_cap;
+};
+
+/* A remembered event's payload: its copy, in place or on the heap. */
+static const unsigned char *dup_raw(const struct dup *d)
+{
+	return d->raw_size <= DUP_RAW ? d->raw : d->big;
+}
+
+/*
+ * The walk in two stages: the first reads each record (parses a sample: the
+ * cache misses of a file read out of order) and hands it to the second as an
+ * op, in order; the second interns its stack, merges the second copies of
+ * events, decodes them and builds the timeline.  With two CPUs they run on
+ * both, the ops in a ring between them; else one after the other, op by op.
+ * The first only reads the file and the decoders.
+ */
+enum op_kind { OP_SAMPLE = 1, OP_RECORD, OP_DROP, OP_END };
+
+/*
+ * A sample as the first stage read it, a record for the second to read, or
+ * a segment of the stream the second may drop (its number in off): every
+ * op that pointed into it is done.
+ */
+struct op {
+	uint8_t kind;
+	uint32_t attr, cpu, tid, pid, raw_size;
+	uint64_t time, off;
+	const void *raw;
+	const uint64_t *callchain; /* the stack: interned by the second stage */
+	uint32_t callchain_nr;
+	bool copy; /* a user-stack copy came with it */
+	bool ucopy; /* one to unwind when asked (with registers, not empty) */
+};
+
+/* the index's pages behind the walk are given back every this many records (4 MiB) */
+#define IDX_RELEASE (1u << 18)
+#define OPQ 1024 /* ops in the ring: a power of two */
+#define PIPELINE_MIN 65536 /* records: fewer are walked on one thread, and sorted on it */
+#define OPQ_BATCH 32 /* published this many at a time */
+
+/* each side's fields on cache lines of their own: the other only reads head or tail */
+struct opq {
+	struct op *v;
+	int stop; /* the second asks the first to stop (cancelled) */
+	_Alignas(64) size_t head; /* ops written, published (atomic) */
+	_Alignas(64) size_t tail; /* ops applied, published (atomic) */
+	_Alignas(64) size_t head_local, tail_seen; /* the first stage's */
+	_Alignas(64) size_t tail_local, head_seen; /* the second's */
+};
+
+struct walk {
+	struct rsp_trace *t;
+	/* the first stage's */
+	bool bad_layout; /* a sample was skipped (warned at the end) */
+	struct idx *idx; /* its pages behind the walk are given back */
+	size_t n_idx;
+	size_t *seg_last; /* per segment of the stream: 1 + its last record's index, 0: none */
+	uint8_t *seg_state; /* per segment: 0, SEG_LOADING, SEG_HELD or SEG_FAILED (atomic) */
+	size_t seg_failed; /* records of segments that could not be inflated again */
+	size_t first_at; /* the record the first stage is at, now and then (atomic) */
+	/* the second's: segments in the order the first needs them, to inflate ahead of it */
+	uint32_t *sched;
+	size_t *seg_first; /* per segment: its first record's index */
+	size_t n_sched, sched_next;
+	/* the second's */
+	uint64_t cbuf[512];
+	struct builder *b;
+	bool *multi; /* per attr: its tracepoint comes from several attrs */
+	struct dup (*ring)[DUP_RING];
+	uint32_t ncpu_ring;
+	unsigned *pos;
+	uint32_t *count_of; /* per attr: index in t->counts */
+	struct rsp_sample s; /* rsp_decode's: raw, raw_size and tid set per op */
+	/* between them */
+	struct opq *q; /* NULL: one stage after the other */
+	struct op one; /* then the op being made */
+};
+
+static void apply(struct walk *w, const struct op *o);
+
+/* ---- the ring between the stages ----------------------------------------------------------- */
+
+static inline void relax(unsigned *spins)
+{
+	if (++*spins > 64)
+		sched_yield();
+}
+
+/* The first stage: where to write the next op. */
+static struct op *op_begin(struct walk *w)
+{
+	struct opq *q = w->q;
+	unsigned spins = 0;
+
+	if (!q)
+		return &w->one;
+	while (q->head_local - q->tail_seen >= OPQ) {
+		q->tail_seen = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+		if (q->head_local - q->tail_seen >= OPQ)
+			relax(&spins);
+	}
+	return &q->v[q->head_local & (OPQ - 1)];
+}
+
+static void op_commit(struct walk *w)
+{
+	struct opq *q = w->q;
+
+	if (!q) {
+		apply(w, &w->one);
+		return;
+	}
+	q->head_local++;
+	if (q->head_local % OPQ_BATCH == 0 || q->v[(q->head_local - 1) & (OPQ - 1)].kind == OP_END)
+		__atomic_store_n(&q->head, q->head_local, __ATOMIC_RELEASE);
+}
+
+static bool preload(struct walk *w);
+
+/* The second stage: the next op, NULL when the first has ended. */
+static const struct op *op_next(struct walk *w)
+{
+	struct opq *q = w->q;
+	const struct op *o;
+	unsigned spins = 0;
+
+	while (q->tail_local == q->head_seen) {
+		q->head_seen = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);
+		if (q->tail_local == q->head_seen && !(w->sched && preload(w)))
+			relax(&spins);
+	}
+	o = &q->v[q->tail_local & (OPQ - 1)];
+	return o->kind == OP_END ? NULL : o;
+}
+
+static void op_done(struct opq *q)
+{
+	q->tail_local++;
+	if (q->tail_local % OPQ_BATCH == 0)
+		__atomic_store_n(&q->tail, q->tail_local, __ATOMIC_RELEASE);
+}
+
+/* The stack id of a sample the first stage read (0: none). */
+static uint32_t sample_stack(struct walk *w, const struct op *o)
+{
+	struct rsp_trace *t = w->t;
+	size_t n;
+	uint32_t kstack;
+
+	if (!o->callchain_nr && !o->copy)
+		return 0;
+	if (o->ucopy) {
+		/*
+		 * A copy of the user stack to unwind when asked (loading does not
+		 * read its dyn_size: where the kernel copied nothing, the
+		 * resolution takes the callchain as below)
+		 */
+		n = _rsp_clean_chain(o->callchain, o->callchain_nr, w->cbuf, 512, true);
+		kstack = stacks_intern(&t->stacks, w->cbuf, n);
+		return stacks_add_pending(&t->stacks, kstack, (int32_t)o->pid, o->time, o->off);
+	}
+	n = _rsp_clean_chain(o->callchain, o->callchain_nr, w->cbuf, 512, false);
+	return stacks_intern(&t->stacks, w->cbuf, n);
+}
+
+/* The better of two stacks for one event: a user-stack copy, with the other as fallback. */
+static uint32_t merge_stacks(struct rsp_trace *t, uint32_t a, uint32_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if ((a & RSP_STACK_PENDING) && !(b & RSP_STACK_PENDING)) {
+		t->stacks.pending.v[a & ~RSP_STACK_PENDING].fallback = b;
+		return a;
+	}
+	if ((b & RSP_STACK_PENDING) && !(a & RSP_STACK_PENDING)) {
+		t->stacks.pending.v[b & ~RSP_STACK_PENDING].fallback = a;
+		return b;
+	}
+	return a;
+}
+
+/* A second copy of an event already seen on this CPU?  Then merge it. */
+/* The perf and ftrace copies of one event carry the same payload and pid but
+ * may differ in the context bytes of the common header (the preempt count is
+ * one higher inside perf's handler), so those are not compared. */
+static bool same_event(const struct rsp_decoder *dec, const struct dup *d, const struct op *o)
+{
+	uint32_t off = dec->payload_off, n;
+	uint64_t a, b;
+
+	if (d->raw_size > o->raw_size + 7 || o->raw_size > d->raw_size + 7)
+		return false;
+	n = d->raw_size < o->raw_size ? d->raw_size : o->raw_size;
+	if (!off || off > n ||
+	    !rsp_field_u64(&dec->common_pid, dup_raw(d), d->raw_size, &a) ||
+	    !rsp_field_u64(&dec->common_pid, o->raw, o->raw_size, &b))
+		return !memcmp(dup_raw(d), o->raw, n);
+	return a == b && !memcmp(dup_raw(d) + off, (const char *)o->raw + off, n - off);
+}
+
+/* true if o is the second copy of an event already built; *gained is set
+ * when the merged event got its stack from this copy */
+static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_decoder *dec,
+		       uint32_t stack, bool *gained)
+{
+	struct dup *ring = w->ring[o->cpu];
+
+	for (int k = 0; k < DUP_RING; k++) {
+		struct dup *d = &ring[k];
+
+		if (d->matched || d->tp != dec->tp_id || d->attr == o->attr || !d->raw_size)
+			continue;
+		if ((o->time > d->time ? o->time - d->time : d->time - o->time) > DUP_WINDOW_NS)
+			continue;
+		if (!same_event(dec, d, o))
+			continue;
+		d->matched = true;
+		*gained = stack && !d->stack;
+		if (stack) {
+			uint32_t m = merge_stacks(w->t, d->stack, stack);
+
+			if (m != d->stack) {
+				builder_attach_stack(w->b, d->prod, m);
+				d->stack = m;
+			}
+		}
+		w->t->n_dup_merged++;
+		return true;
+	}
+	return false;
+}
+
+static void remember(struct walk *w, const struct op *o, uint64_t tp, uint32_t stack)
+{
+	struct dup *d = &w->ring[o->cpu][w->pos[o->cpu]++ % DUP_RING];
+
+	d->time = o->time;
+	d->tp = tp;
+	/* a copy: the record's segment may be dropped before a second copy comes */
+	d->raw_size = o->raw_size;
+	if (o->raw_size > DUP_RAW && o->raw_size > d->big_cap) {
+		unsigned char *p = realloc(d->big, o->raw_size);
+
+		if (p) {
+			d->big = p;
+			d->big_cap = o->raw_size;
+		} else {
+			d->raw_size = 0; /* not remembered: a second copy would count again */
+		}
+	}
+	memcpy((void *)dup_raw(d), o->raw, d->raw_size);
+	d->attr = o->attr;
+	d->stack = stack;
+	d->prod = builder_last_product(w->b);
+	d->matched = false;
+}
+
+static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
+{
+	struct event_count *c = &w->t->counts.v[w->count_of[attr]];
+
+	if (merged) {
+		c->copies_merged++;
+		c->with_stack += stack; /* the first copy had none, this one brought it */
+		return;
+	}
+	c->n++;
+	c->with_stack += stack;
+}
+
+/* The first stage's part of a sample: parse it. */
+static void walk_sample(struct walk *w, const struct perf_event_header *h, uint64_t off)
+{
+	struct rsp_trace *t = w->t;
+	struct rsp_sample s;
+	const struct rsp_decoder *d;
+	struct op *o;
+	uint32_t cpu;
+
+	if (rsp_reader_parse_sample_fast(t->reader, h, &s)) {
+		w->bad_layout = true;
+		return;
+	}
+	d = &t->dec[s.attr->index];
+	cpu = s.has_cpu ? s.cpu : 0;
+	if (cpu >= t->nr_cpus || d->is_tracking)
+		return;
+	o = op_begin(w);
+	o->kind = OP_SAMPLE;
+	o->attr = (uint32_t)s.attr->index;
+	o->cpu = cpu;
+	o->tid = s.tid;
+	o->callchain = s.callchain;
+	o->callchain_nr = (uint32_t)(s.callchain_nr < 0xffffffffu ? s.callchain_nr : 0xffffffffu);
+	o->copy = s.stack != NULL;
+	o->ucopy = s.stack && s.regs && s.stack_size;
+	o->time = s.time;
+	o->off = off;
+	o->raw = s.raw;
+	o->raw_size = s.raw ? s.raw_size : 0;
+	o->pid = s.pid;
+	op_commit(w);
+}
+
+/* The second stage's part of a sample: its stack, merge, decode, build. */
+static void build_sample(struct walk *w, const struct op *o)
+{
+	struct rsp_trace *t = w->t;
+	const struct rsp_decoder *d = &t->dec[o->attr];
+	uint32_t stack = sample_stack(w, o);
+	struct rsp_dev ev;
+	bool gained = false;
+
+	if (d->is_sampler) {
+		count_event(w, o->attr, false, stack != 0);
+		builder_sample(w->b, o->time, o->cpu, o->tid, o->pid, stack);
+		return;
+	}
+	if (d->kind == TP_NONE || d->kind == TP_OTHER) {
+		count_event(w, o->attr, false, stack != 0);
+		return;
+	}
+	if (w->multi[o->attr] && o->raw && merged_dup(w, o, d, stack, &gained)) {
+		count_event(w, o->attr, true, gained);
+		return;
+	}
+	count_event(w, o->attr, false, stack != 0);
+	w->s.raw = o->raw;
+	w->s.raw_size = o->raw_size;
+	w->s.tid = o->tid;
+	if (!rsp_decode(d, &w->s, &ev))
+		return;
+	t->n_events++;
+	builder_event(w->b, o->time, o->cpu, &ev, stack, o->off);
+	if (w->multi[o->attr] && o->raw)
+		remember(w, o, d->tp_id, stack);
+}
+
+/* The first stage: a record. */
+static void walk_record(struct walk *w, const struct idx *e)
+{
+	const struct perf_event_header *h = rsp_reader_record_at(w->t->reader, e->off);
+	struct op *o;
+
+	if (!h)
+		return;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		walk_sample(w, h, e->off);
+		break;
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		o = op_begin(w);
+		o->kind = OP_RECORD;
+		o->time = e->time;
+		o->off = e->off;
+		op_commit(w);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The second stage: a record other than a sample. */
+static void build_record(struct walk *w, const struct idx *e)
+{
+	struct rsp_trace *t = w->t;
+	const struct perf_event_header *h = rsp_reader_record_at(t->reader, e->off);
+	struct rsp_sample s;
+
+	if (!h)
+		return;
+	switch (h->type) {
+	case PERF_RECORD_COMM: {
+		const struct rsp_pf_comm *c = (const void *)h;
+		char comm[32];
+		size_t room = h->size - sizeof(*c);
+
+		if (h->size <= sizeof(*c))
+			break;
+		memcpy(comm, c->comm, room < sizeof(comm) - 1 ? room : sizeof(comm) - 1);
+		comm[room < sizeof(comm) - 1 ? room : sizeof(comm) - 1] = '\0';
+		builder_comm(w->b, e->time, c->pid, c->tid, comm,
+			     h->misc & PERF_RECORD_MISC_COMM_EXEC);
+		if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && t->sym)
+			rsp_sym_exec(t->sym, (int)c->pid, e->time);
+		break;
+	}
+	case PERF_RECORD_FORK: {
+		const struct rsp_pf_fork *f = (const void *)h;
+
+		if (h->size < sizeof(*f))
+			break;
+		builder_fork(w->b, e->time, f->pid, f->ppid, f->tid, f->ptid);
+		if (t->sym && f->pid != f->ppid && f->pid == f->tid)
+			rsp_sym_fork(t->sym, (int)f->pid, (int)f->ppid, e->time);
+		break;
+	}
+	case PERF_RECORD_EXIT: {
+		const struct rsp_pf_fork *f = (const void *)h;
+
+		if (h->size < sizeof(*f))
+			break;
+		builder_exit(w->b, e->time, f->pid, f->tid);
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct rsp_pf_mmap2 *m = (const void *)h;
+		char path[4096];
+		size_t room;
+
+		if (h->size <= sizeof(*m) || !t->sym)
+			break;
+		room = h->size - sizeof(*m);
+		if (room > sizeof(path) - 1)
+			room = sizeof(path) - 1;
+		memcpy(path, m->filename, room);
+		path[room] = '\0';
+		rsp_sym_add_map(t->sym, (int)m->pid, e->time, m->start, m->len, m->pgoff, m->prot,
+				path,
+				(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? m->build_id : NULL,
+				(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? m->build_id_size : 0);
+		break;
+	}
+	case PERF_RECORD_MMAP: {
+		const struct rsp_pf_mmap *m = (const void *)h;
+		char path[4096];
+		size_t room;
+
+		if (h->size <= sizeof(*m) || !t->sym || m->pid == (uint32_t)-1)
+			break; /* the kernel's map: kallsyms covers it */
+		room = h->size - sizeof(*m);
+		if (room > sizeof(path) - 1)
+			room = sizeof(path) - 1;
+		memcpy(path, m->filename, room);
+		path[room] = '\0';
+		rsp_sym_add_map(t->sym, (int)m->pid, e->time, m->start, m->len, m->pgoff,
+				PROT_EXEC, path, NULL, 0);
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		const struct rsp_pf_lost *l = (const void *)h;
+
+		if (h->size < sizeof(*l) || rsp_reader_parse_id(t->reader, h, &s))
+			break;
+		builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost, 0);
+		break;
+	}
+	case PERF_RECORD_LOST_SAMPLES: {
+		const struct rsp_pf_lost_samples *l = (const void *)h;
+
+		if (h->size < sizeof(*l) || rsp_reader_parse_id(t->reader, h, &s))
+			break;
+		builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost, 0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* The second stage: one op. */
+static void apply(struct walk *w, const struct op *o)
+{
+	if (o->kind == OP_SAMPLE) {
+		build_sample(w, o);
+	} else if (o->kind == OP_RECORD) {
+		struct idx e = { o->time, o->off };
+
+		build_record(w, &e);
+	} else if (o->kind == OP_DROP) {
+		rsp_reader_segment_drop(w->t->reader, o->off);
+	}
+}
+
+#define SEG_LOADING 1
+#define SEG_HELD 2
+#define SEG_FAILED 3
+/* records: the second stage inflates the segments the first needs this far ahead */
+#define PRELOAD_AHEAD 8192
+
+/* Inflate segment @s unless another thread does or did; its state after. */
+static uint8_t seg_take(struct walk *w, size_t s, int who)
+{
+	uint8_t st = 0;
+
+	if (__atomic_compare_exchange_n(&w->seg_state[s], &st, SEG_LOADING, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		st = rsp_reader_segment_load(w->t->reader, s, who) ? SEG_FAILED : SEG_HELD;
+		__atomic_store_n(&w->seg_state[s], st, __ATOMIC_RELEASE);
+	}
+	return st;
+}
+
+/*
+ * The second stage, waiting for ops: inflate the next segment the first
+ * stage will need (if it is near), so that the first, the busier one where
+ * a stream is compressed, finds it ready.  False if there is none to do.
+ */
+static bool preload(struct walk *w)
+{
+	size_t s;
+
+	if (w->sched_next >= w->n_sched)
+		return false;
+	s = w->sched[w->sched_next];
+	if (w->seg_first[s] > __atomic_load_n(&w->first_at, __ATOMIC_RELAXED) + PRELOAD_AHEAD)
+		return false;
+	w->sched_next++;
+	seg_take(w, s, 1);
+	return true;
+}
+
+/*
+ * The first stage: record @i, its segment of the stream (if any) inflated
+ * first (unless the second did), and dropped after it if it is the
+ * segment's last.
+ */
+static void walk_one(struct walk *w, size_t i)
+{
+	const struct idx *e = &w->idx[i];
+	long s = rsp_reader_segment_of(e->off);
+	struct op *o;
+	uint8_t st;
+
+	if (s < 0) {
+		walk_record(w, e);
+		return;
+	}
+	if (i % 256 == 0)
+		__atomic_store_n(&w->first_at, i, __ATOMIC_RELAXED);
+	st = __atomic_load_n(&w->seg_state[s], __ATOMIC_ACQUIRE);
+	if (st != SEG_HELD && st != SEG_FAILED) {
+		unsigned spins = 0;
+
+		st = seg_take(w, (size_t)s, 0);
+		while (st == SEG_LOADING) {
+			relax(&spins); /* the second stage is inflating it */
+			st = __atomic_load_n(&w->seg_state[s], __ATOMIC_ACQUIRE);
+		}
+	}
+	if (st == SEG_FAILED) {
+		w->seg_failed++;
+		return;
+	}
+	walk_record(w, e);
+	if (w->seg_last[s] == i + 1) {
+		o = op_begin(w);
+		o->kind = OP_DROP;
+		o->off = (uint64_t)s;
+		op_commit(w);
+	}
+}
+
+/* The first stage, on its own thread: every record, then OP_END. */
+static void *first_stage(void *arg)
+{
+	struct walk *w = arg;
+	struct op *o;
+
+	for (size_t i = 0; i < w->n_idx; i++) {
+		if (i % 4096 == 0 && __atomic_load_n(&w->q->stop, __ATOMIC_RELAXED))
+			break;
+		walk_one(w, i);
+		if (i % IDX_RELEASE == IDX_RELEASE - 1)
+			_rsp_release(w->idx, (i + 1) * sizeof(*w->idx));
+	}
+	o = op_begin(w);
+	o->kind = OP_END;
+	op_commit(w);
+	return NULL;
+}
+
+/* The walk's share of loading's progress, @i of @n records on; false if cancelled. */
+static bool walk_progress(const struct rsp_trace_opts *o, size_t i, size_t n)
+{
+	if (!o)
+		return true;
+	if (_rsp_load_cancelled(o))
+		return false;
+	if (o->progress)
+		o->progress(1 / 3.0 + 2 / 3.0 * (i < n ? i : n) / n, o->progress_ctx);
+	return true;
+}
+
+static int count_index(struct rsp_trace *t, const char *name)
+{
+	struct event_count c;
+
+	for (size_t i = 0; i < t->counts.n; i++)
+		if (!strcmp(t->counts.v[i].name, name))
+			return (int)i;
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	if (!vec_push(&t->counts, c))
+		return -ENOMEM;
+	return (int)(t->counts.n - 1);
+}
+
+/* Every attr's decoder, and which tracepoints several attrs deliver (copies to merge). */
+static int decoders_init(struct walk *w)
+{
+	struct rsp_trace *t = w->t;
+	size_t na = rsp_reader_n_attrs(t->reader);
+
+	t->dec = calloc(na, sizeof(*t->dec));
+	w->multi = calloc(na, sizeof(*w->multi));
+	w->count_of = calloc(na, sizeof(*w->count_of));
+	if (!t->dec || !w->multi || !w->count_of)
+		return -ENOMEM;
+	for (size_t i = 0; i < na; i++) {
+		int ci;
+
+		rsp_decoder_init(&t->dec[i], rsp_reader_attr(t->reader, i), t->td.tep);
+		ci = count_index(t, t->dec[i].name);
+		if (ci < 0)
+			return ci;
+		w->count_of[i] = (uint32_t)ci;
+		if (t->dec[i].kind == TP_WAKING)
+			t->have_waking = true;
+	}
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < na; j++)
+			if (i != j && t->dec[i].tp_id && t->dec[i].tp_id == t->dec[j].tp_id &&
+			    rsp_reader_attr(t->reader, i)->attr.type == PERF_TYPE_TRACEPOINT &&
+			    rsp_reader_attr(t->reader, j)->attr.type == PERF_TYPE_TRACEPOINT)
+				w->multi[i] = true;
+	return 0;
+}
+
+/* Which segments of the stream each record needs: held from their first record to their last. */
+static int segments_plan(struct walk *w, size_t n_segs)
+{
+	w->seg_last = calloc(n_segs, sizeof(*w->seg_last));
+	w->seg_state = calloc(n_segs, sizeof(*w->seg_state));
+	w->seg_first = malloc(n_segs * sizeof(*w->seg_first));
+	w->sched = malloc(n_segs * sizeof(*w->sched));
+	if (!w->seg_last || !w->seg_state || !w->seg_first || !w->sched)
+		return -ENOMEM;
+	for (size_t s = 0; s < n_segs; s++)
+		w->seg_first[s] = SIZE_MAX;
+	for (size_t i = 0; i < w->n_idx; i++) {
+		long s = rsp_reader_segment_of(w->idx[i].off);
+
+		if (s < 0 || (size_t)s >= n_segs)
+			continue;
+		w->seg_last[s] = i + 1;
+		if (w->seg_first[s] == SIZE_MAX) {
+			w->seg_first[s] = i;
+			w->sched[w->n_sched++] = (uint32_t)s; /* in order of first use */
+		}
+	}
+	return 0;
+}
+
+/* Each thread's totals, once: rsp_trace_thread() is asked for them per node and sleep. */
+static void thread_totals(struct rsp_trace *t)
+{
+	for (size_t i = 0; i < t->threads.n; i++) {
+		struct thread *th = &t->threads.v[i];
+
+		for (size_t k = 0; k < th->slices.n; k++) {
+			const struct slice *sl = &th->slices.v[k];
+			uint64_t d = sl->end - sl->start;
+
+			if (sl->kind == SLICE_RUN)
+				th->run_ns += d;
+			else if (sl->kind == SLICE_SLEEP)
+				th->sleep_ns += d;
+			else
+				th->unknown_ns += d;
+		}
+	}
+}
+
+int _rsp_walk(struct rsp_trace *t, const struct rsp_trace_opts *o, struct idx *idx, size_t n,
+	      char *err, size_t errlen)
+{
+	struct walk w = { .t = t, .idx = idx, .n_idx = n };
+	pthread_t first;
+	struct opq q = { 0 };
+	bool piped = false;
+	size_t n_segs = 0;
+	int ret;
+
+	ret = decoders_init(&w);
+	if (ret)
+		goto out;
+	w.ring = calloc(t->nr_cpus, sizeof(*w.ring));
+	w.pos = calloc(t->nr_cpus, sizeof(*w.pos));
+	w.b = builder_new(t);
+	if (!w.ring || !w.pos || !w.b) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	n_segs = rsp_reader_n_segments(t->reader);
+	if (n_segs && (ret = segments_plan(&w, n_segs)))
+		goto out;
+	if (n >= PIPELINE_MIN && _rsp_usable_cpus() > 1) {
+		q.v = malloc(OPQ * sizeof(*q.v));
+		w.q = &q;
+		piped = q.v && pthread_create(&first, NULL, first_stage, &w) == 0;
+		if (!piped) {
+			free(q.v);
+			q.v = NULL;
+			w.q = NULL;
+		}
+	}
+	if (piped) {
+		const struct op *op;
+		bool cancel = false;
+		size_t i = 0;
+
+		while ((op = op_next(&w))) {
+			if (++i % PROGRESS_EVERY == 0 && !cancel && !walk_progress(o, i, n)) {
+				cancel = true;
+				__atomic_store_n(&q.stop, 1, __ATOMIC_RELAXED);
+			}
+			if (!cancel)
+				apply(&w, op);
+			op_done(&q);
+		}
+		pthread_join(first, NULL);
+		if (cancel) {
+			snprintf(err, errlen, "loading cancelled");
+			ret = -ECANCELED;
+			goto out;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1 && !walk_progress(o, i, n)) {
+				snprintf(err, errlen, "loading cancelled");
+				ret = -ECANCELED;
+				goto out;
+			}
+			walk_one(&w, i);
+			if (i % IDX_RELEASE == IDX_RELEASE - 1)
+				_rsp_release(idx, (i + 1) * sizeof(*idx));
+		}
+	}
+	builder_finish(w.b);
+	thread_totals(t);
+	if (w.seg_failed)
+		trace_warn(t, "%zu records skipped: their part of the compressed trace could not be "
+			      "inflated again (out of memory)",
+			   w.seg_failed);
+	if (w.bad_layout)
+		trace_warn(t, "records that do not fit their event's layout were skipped");
+out:
+	builder_free(w.b);
+	for (size_t i = 0; i < n_segs; i++)
+		rsp_reader_segment_drop(t->reader, i); /* a cancelled walk's */
+	rsp_reader_segments_trim(t->reader);
+	free(w.seg_last);
+	free(w.seg_state);
+	free(w.seg_first);
+	free(w.sched);
+	free(q.v);
+	for (size_t c = 0; w.ring && c < t->nr_cpus; c++)
+		for (int k = 0; k < DUP_RING; k++)
+			free(w.ring[c][k].big);
+	free(w.ring);
+	free(w.pos);
+	free(w.multi);
+	free(w.count_of);
+	return ret;
+}
