@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Stacks as function names, and the choice of threads an aggregation covers:
- * shared by the latency causes (rsp-causes.h), the off-CPU analysis
- * (rsp-offcpu.h) and the folded-stack exports (rsp-folded.h).
+ * Stacks as function names: shared by the latency causes (rsp-causes.h), the
+ * off-CPU analysis (rsp-offcpu.h) and the folded-stack exports (rsp-folded.h),
+ * over the threads an rsp_thread_filter (rsp-model.h) selects.
  */
 #ifndef RSP_FRAMES_H
 #define RSP_FRAMES_H
@@ -21,19 +21,5 @@ struct rsp_named_frame {
 	const char *func;
 	bool kernel;
 };
-
-/* Which threads: none set means every thread of the trace. */
-struct rsp_thread_filter {
-	const int *pids; /* processes (all their threads) */
-	size_t n_pids;
-	int tid; /* > 0: this one thread only */
-	bool descendants; /* also the processes they forked during the trace, recursively */
-};
-
-/*
- * Per thread index (rsp_trace_n_threads() bytes): 1 if @f selects the thread.
- * The idle tasks (tid 0) are never selected.  malloc'ed; NULL on ENOMEM.
- */
-uint8_t *rsp_thread_filter_apply(struct rsp_trace *t, const struct rsp_thread_filter *f);
 
 #endif /* RSP_FRAMES_H */

@@ -110,6 +110,20 @@ void rsp_trace_thread(const struct rsp_trace *t, size_t i, struct rsp_thread_inf
 /* The thread that had @tid at @time (pid reuse aware); RSP_NO_INDEX if none. */
 size_t rsp_trace_find_thread(const struct rsp_trace *t, int tid, uint64_t time);
 
+/* Which threads: none set means every thread of the trace. */
+struct rsp_thread_filter {
+	const int *pids; /* processes (all their threads) */
+	size_t n_pids;
+	int tid; /* > 0: this one thread only */
+	bool descendants; /* also the processes they forked during the trace, recursively */
+};
+
+/*
+ * Per thread index (rsp_trace_n_threads() bytes): 1 if @f selects the thread.
+ * The idle tasks (tid 0) are never selected.  malloc'ed; NULL on ENOMEM.
+ */
+uint8_t *rsp_thread_filter_apply(struct rsp_trace *t, const struct rsp_thread_filter *f);
+
 /* ---- runs and sleeps ------------------------------------------------------------------ */
 
 enum rsp_slice_kind {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Stacks as names for the aggregations (causes, off-CPU, folded stacks):
- * each (stack, process) is symbolized once; the thread filter.
+ * each (stack, process) is symbolized once.
  */
 #include "aggregate/frames-private.h"
 
@@ -208,49 +208,4 @@ const char *_rsp_names_label(const struct _rsp_names *n, char *buf, size_t len)
 	else
 		return NULL;
 	return buf;
-}
-
-/* ---- threads ---------------------------------------------------------------------------------- */
-
-uint8_t *rsp_thread_filter_apply(struct rsp_trace *t, const struct rsp_thread_filter *f)
-{
-	size_t nt = t->threads.n;
-	uint8_t *sel = calloc(nt ? nt : 1, 1);
-	bool changed;
-
-	if (!sel)
-		return NULL;
-	for (size_t i = 0; i < nt; i++) {
-		const struct thread *th = &t->threads.v[i];
-
-		if (th->tid == 0) /* the idle tasks are not threads that wait */
-			continue;
-		if (!f || (!f->n_pids && f->tid <= 0))
-			sel[i] = 1;
-		else if (f->tid > 0)
-			sel[i] = (int)th->tid == f->tid;
-		else
-			for (size_t k = 0; k < f->n_pids; k++)
-				if ((int)th->pid == f->pids[k])
-					sel[i] = 1;
-	}
-	if (!f || f->tid > 0 || !f->n_pids || !f->descendants)
-		return sel;
-	/* processes forked by selected threads, with all their threads, to a fixed point */
-	do {
-		changed = false;
-		for (size_t i = 0; i < nt; i++) {
-			const struct thread *th = &t->threads.v[i];
-
-			if (sel[i] || th->tid == 0 || th->parent >= nt || !sel[th->parent])
-				continue;
-			for (size_t k = 0; k < nt; k++) {
-				if (!sel[k] && t->threads.v[k].pid == th->pid && t->threads.v[k].tid) {
-					sel[k] = 1;
-					changed = true;
-				}
-			}
-		}
-	} while (changed);
-	return sel;
 }

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Shared by analysis.c (the recursion) and explain.c (labels, the table). */
+/*
+ * Shared by the analysis' files, each calling only the ones listed before it:
+ *   explain.c    the table: categories, contributors, the queries
+ *   nodes.c      nodes and leaves
+ *   labels.c     what each leaf was: labels, run leaves split among samples
+ *   analysis.c   the recursion: pseudostacks and control paths
+ */
 #ifndef RSP_ANALYSIS_PRIVATE_H
 #define RSP_ANALYSIS_PRIVATE_H
 
-#include "aggregate/frames-private.h"
+#include "base/hashmap.h"
 #include "timeline/trace-private.h"
 #include "rsp-analysis.h"
 
@@ -67,6 +73,18 @@ struct rsp_analysis {
 	struct _rsp_u64map contribs;
 };
 
+/* --- explain.c -------------------------------------------------------------------- */
+
+/* Add to category @c's contributor @label (one entry per label). */
+void analysis_contribute(struct rsp_analysis *an, enum rsp_category c, uint32_t label,
+			 uint64_t ns, uint64_t count);
+/* a node done with: its time to its category's contributors, its process counted */
+void analysis_retire(struct rsp_analysis *an, const struct anode *n);
+int analysis_finish(struct rsp_analysis *an);
+void analysis_contribs_free(struct rsp_analysis *an);
+
+/* --- nodes.c ---------------------------------------------------------------------- */
+
 /*
  * Node @n: while the analysis runs, a node's fields are set right after it is
  * made; in summary mode only the last NODE_RING nodes are kept, and a node
@@ -77,25 +95,21 @@ static inline struct anode *analysis_node(struct rsp_analysis *an, uint32_t n)
 {
 	return &an->nodes.v[an->summary ? n % NODE_RING : n];
 }
-/* a node done with: its time to its category's contributors, its process counted */
-void analysis_retire(struct rsp_analysis *an, const struct anode *n);
-
 uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,
 			   uint32_t parent, uint32_t depth);
 /* a node with a category: its time counts */
 uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category cat, uint64_t s,
 		       uint64_t e, uint32_t parent, uint32_t depth, uint32_t thread);
 
-/* @v by start: a merge of the runs already in order (qsort where there are many) */
-void analysis_sort_claims(struct interval *v, size_t n);
 /* the first slice of @th that ends after @a (slices.n if none) */
 size_t analysis_first_slice(const struct thread *th, uint64_t a);
 /* the stack id after unwinding (pending copies resolved), for comparing stacks */
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack);
-bool analysis_started_by_rsp(const struct rsp_trace *t);
-bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack);
 
-/* leaves with their labels (explain.c) */
+/* --- labels.c --------------------------------------------------------------------- */
+
+bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack);
+/* leaves with their labels */
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, uint32_t thread,
@@ -111,7 +125,11 @@ void analysis_label_timeout(struct rsp_analysis *an, uint32_t node, uint32_t thr
 void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			   const struct slice *s);
 void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu, bool lost);
-int analysis_finish(struct rsp_analysis *an);
 void analysis_labels_free(struct rsp_analysis *an);
+
+/* --- analysis.c ------------------------------------------------------------------- */
+
+/* @v by start: a merge of the runs already in order (qsort where there are many) */
+void analysis_sort_claims(struct interval *v, size_t n);
 
 #endif /* RSP_ANALYSIS_PRIVATE_H */

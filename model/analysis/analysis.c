@@ -35,38 +35,7 @@ struct frame {
 	bool post;
 };
 
-/* ---- nodes and leaves --------------------------------------------------------------- */
-
-uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,
-			 uint32_t parent, uint32_t depth)
-{
-	struct anode n, *slot;
-
-	memset(&n, 0, sizeof(n));
-	n.start = s;
-	n.end = e;
-	n.parent = parent;
-	n.depth = depth;
-	n.kind = kind;
-	n.path = an->cur_path;
-	n.thread = n.slice = n.io = n.net = n.link = n.other = RSP_NONE;
-	n.cat = 0xff;
-	if (an->n_made >= RSP_NONE - 1) {
-		an->nomem = true; /* node numbers are 32 bits */
-		return RSP_NONE;
-	}
-	if (an->summary) {
-		/* the ring: the node made NODE_RING ago leaves it */
-		slot = &an->nodes.v[an->n_made % NODE_RING];
-		if (an->n_made >= NODE_RING)
-			analysis_retire(an, slot);
-		*slot = n;
-	} else if (!vec_push(&an->nodes, n)) {
-		an->nomem = true;
-		return RSP_NONE;
-	}
-	return (uint32_t)an->n_made++;
-}
+/* ---- claims ---------------------------------------------------------------------------- */
 
 static void claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
 {
@@ -75,24 +44,6 @@ static void claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t
 	if (thread == RSP_NONE || e <= s || !an->claims)
 		return;
 	vec_push(&an->claims[thread], iv);
-}
-
-/* A leaf: a node with a category; its time counts. */
-uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category cat, uint64_t s,
-		     uint64_t e, uint32_t parent, uint32_t depth, uint32_t thread)
-{
-	uint32_t n;
-
-	if (e <= s)
-		return RSP_NONE;
-	n = analysis_add_node(an, kind, s, e, parent, depth);
-	if (n == RSP_NONE)
-		return n;
-	analysis_node(an, n)->cat = (uint8_t)cat;
-	analysis_node(an, n)->thread = thread;
-	an->cat_ns[cat] += e - s;
-	an->paths.v[an->cur_path].cat_ns[cat] += e - s;
-	return n;
 }
 
 /* ---- fitting --------------------------------------------------------------------------- */
@@ -398,21 +349,6 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 
 /* ---- walking a window ---------------------------------------------------------------- */
 
-size_t analysis_first_slice(const struct thread *th, uint64_t a)
-{
-	size_t lo = 0, hi = th->slices.n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (th->slices.v[mid].end <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static void gap(struct rsp_analysis *an, struct frame *f, uint64_t s, uint64_t e)
 {
 	uint32_t n = analysis_leaf(an, RSP_NODE_UNACCOUNTED, RSP_CAT_UNACCOUNTED, s, e, f->parent,
@@ -534,6 +470,18 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 }
 
 /* ---- roots ------------------------------------------------------------------------------ */
+
+static bool started_by_rsp(const struct rsp_trace *t)
+{
+	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
+
+	if (!in->version || strncmp(in->version, "rsp ", 4))
+		return false;
+	for (size_t i = 0; i < in->n_cmdline; i++)
+		if (!strcmp(in->cmdline[i], "--"))
+			return true;
+	return in->n_cmdline > 2 && in->n_targets == 1;
+}
 
 static int cmp_iv(const void *x, const void *y)
 {
@@ -761,7 +709,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 		rsp_analysis_free(an);
 		return -ENOMEM;
 	}
-	an->started_by_rsp = analysis_started_by_rsp(t);
+	an->started_by_rsp = started_by_rsp(t);
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &t->threads.v[i];
 		bool match = tid > 0 ? (int)th->tid == tid : false;
@@ -834,5 +782,6 @@ void rsp_analysis_free(struct rsp_analysis *an)
 	vec_free(&an->nodes);
 	vec_free(&an->paths);
 	analysis_labels_free(an);
+	analysis_contribs_free(an);
 	free(an);
 }

@@ -300,3 +300,19 @@ bool _rsp_kallsyms_lookup(const struct _rsp_kallsyms *k, uint64_t addr,
 	out->offset = addr - k->syms[i].addr;
 	return true;
 }
+
+/* The scheduler's own functions, under every sleep's kernel stack. */
+bool _rsp_is_sched_func(const char *f)
+{
+	static const char *const sched[] = {
+		"__traceiter_sched_switch", "__schedule", "schedule", "schedule_timeout",
+		"schedule_hrtimeout_range_clock", "schedule_hrtimeout_range", "io_schedule",
+		"io_schedule_timeout", "schedule_preempt_disabled", "preempt_schedule_common",
+		"__cond_resched", "schedule_idle", "__schedule_loop",
+	};
+
+	for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
+		if (!strcmp(f, sched[i]))
+			return true;
+	return false;
+}

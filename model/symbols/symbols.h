@@ -133,4 +133,8 @@ struct rsp_sym_stats {
 /* Counters for `rsp info` and the tests. */
 void rsp_sym_stats(const struct rsp_sym *sym, struct rsp_sym_stats *out);
 
+/* The scheduler's own kernel functions, under every sleep's kernel stack: not
+ * what a sleep waited in (kallsyms.c). */
+bool _rsp_is_sched_func(const char *f);
+
 #endif /* RSP_MODEL_SYMBOLS_H */

@@ -225,8 +225,6 @@ uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack);
 /* strings */
 uint32_t trace_intern(struct rsp_trace *t, const char *s);
 const char *trace_str(const struct rsp_trace *t, uint32_t id);
-/* The scheduler's own functions (explain.c): not what a sleep waited in. */
-bool _rsp_is_sched_func(const char *f);
 void trace_warn(struct rsp_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* threads: the live thread of @tid at the current point of the build */

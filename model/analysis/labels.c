@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The labels that say *what* each leaf was: a process and the function its
+ * stack waited or ran in ("caller > function"), a device, a peer, the thread
+ * that preempted it or ran meanwhile; cached per (stack, process) and per
+ * (thread, what).  Run leaves split their time among their samples' labels.
+ */
+#include "analysis/analysis-private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *thread_comm(const struct rsp_analysis *an, uint32_t th)
+{
+	const char *c = th < an->t->threads.n ? trace_str(an->t, an->t->threads.v[th].comm) : "";
+
+	return *c ? c : "?";
+}
+
+static int thread_pid(const struct rsp_analysis *an, uint32_t th)
+{
+	return th < an->t->threads.n ? (int)an->t->threads.v[th].pid : -1;
+}
+
+/*
+ * "caller > function" for a sleep or sample stack: the innermost user
+ * function and its caller; kernel threads: the first kernel function that
+ * is not the scheduler itself.
+ */
+static uint32_t stack_label(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
+			    bool want_kernel)
+{
+	size_t n = rsp_stack_n_frames(an->t, stack);
+	struct rsp_frame_info f;
+	const char *inner = NULL, *caller = NULL, *kfunc = NULL;
+	char buf[256];
+
+	for (size_t i = 0; i < n; i++) {
+		rsp_stack_frame(an->t, stack, i, pid, time, &f);
+		if (f.kernel) {
+			if (!kfunc && f.func && !_rsp_is_sched_func(f.func))
+				kfunc = f.func;
+			continue;
+		}
+		if (!f.func)
+			continue;
+		if (!inner) {
+			inner = f.func;
+		} else if (strcmp(f.func, inner)) {
+			caller = f.func;
+			break;
+		}
+	}
+	if (want_kernel && kfunc)
+		snprintf(buf, sizeof(buf), "%s", kfunc);
+	else if (inner && caller)
+		snprintf(buf, sizeof(buf), "%s > %s", caller, inner);
+	else if (inner)
+		snprintf(buf, sizeof(buf), "%s", inner);
+	else if (kfunc)
+		snprintf(buf, sizeof(buf), "[kernel] %s", kfunc);
+	else
+		return 0;
+	return trace_intern(an->t, buf);
+}
+
+/*
+ * Per (stack, pid, kernel?) label cache, on the unwound stack: a user-stack
+ * copy is one pending id per sample, but the stacks they unwind to repeat.
+ * The key is the whole triple (an unwound id never has RSP_STACK_PENDING's
+ * bit, which carries kernel?), so different stacks never share a label.
+ */
+static uint32_t cached_label(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
+			     bool kernel)
+{
+	uint64_t key;
+	uint32_t label;
+
+	stack = analysis_stack_id(an, stack);
+	if (!stack || (stack & RSP_STACK_PENDING))
+		return stack ? stack_label(an, stack, pid, time, kernel) : 0;
+	key = (uint64_t)(stack | (kernel ? RSP_STACK_PENDING : 0)) << 32 | (uint32_t)pid;
+	if (_rsp_u64map_get(&an->labels, key, &label))
+		return label;
+	label = stack_label(an, stack, pid, time, kernel);
+	_rsp_u64map_put(&an->labels, key, label); /* no room: computed again next time */
+	return label;
+}
+
+/* "comm: what" (what a label, 0: the comm alone), once per (thread, what): a leaf each */
+static uint32_t with_comm(struct rsp_analysis *an, uint32_t thread, uint32_t what)
+{
+	uint64_t key = (uint64_t)thread << 32 | what;
+	char buf[320];
+	uint32_t l;
+
+	if (_rsp_u64map_get(&an->comm_labels, key, &l))
+		return l;
+	if (!what) {
+		l = trace_intern(an->t, thread_comm(an, thread));
+	} else {
+		snprintf(buf, sizeof(buf), "%s: %s", thread_comm(an, thread), trace_str(an->t, what));
+		l = trace_intern(an->t, buf);
+	}
+	_rsp_u64map_put(&an->comm_labels, key, l); /* no room: made again next time */
+	return l;
+}
+
+bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack)
+{
+	static const char *const sleeps[] = {
+		"do_nanosleep", "hrtimer_nanosleep", "common_nsleep", "__x64_sys_nanosleep",
+		"__x64_sys_clock_nanosleep", "__do_sys_clock_nanosleep",
+	};
+	size_t n = rsp_stack_n_frames(an->t, stack);
+
+	for (size_t i = 0; i < n; i++) {
+		struct rsp_frame_info f;
+
+		rsp_stack_frame(an->t, stack, i, 0, 0, &f);
+		if (!f.kernel)
+			break;
+		for (size_t k = 0; f.func && k < sizeof(sleeps) / sizeof(sleeps[0]); k++)
+			if (!strcmp(f.func, sleeps[k]))
+				return true;
+	}
+	return false;
+}
+
+uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
+			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	const struct slice *s = &th->slices.v[slice];
+	size_t first = s->samples, end = th->samples.n;
+	uint32_t n, best = 0;
+
+	for (size_t k = slice + 1; k < th->slices.n; k++) {
+		if (th->slices.v[k].kind == SLICE_RUN) {
+			end = th->slices.v[k].samples;
+			break;
+		}
+	}
+	if (end > first) {
+		/* the run's time is divided among its samples (the paper's rule) */
+		uint64_t share = (hi - lo) / (end - first), rest = (hi - lo) % (end - first);
+
+		n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, lo, hi, parent, depth, thread);
+		for (size_t i = first; i < end; i++) {
+			uint32_t l = with_comm(an, thread,
+					       cached_label(an, th->samples.v[i].stack,
+							    thread_pid(an, thread),
+							    th->samples.v[i].time, false));
+
+			analysis_contribute(an, RSP_CAT_CPU, l, share + (i == first ? rest : 0), 1);
+			if (!best)
+				best = l;
+		}
+	} else {
+		n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU_UNSAMPLED, lo, hi, parent, depth,
+				  thread);
+		best = with_comm(an, thread, 0);
+	}
+	if (n != RSP_NONE) {
+		analysis_node(an, n)->slice = slice;
+		analysis_node(an, n)->label = best;
+	}
+	return n;
+}
+
+void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, uint32_t thread,
+			  uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
+{
+	bool d = s->flags & SL_UNINTERRUPTIBLE;
+	uint32_t n = analysis_leaf(an, d ? RSP_NODE_KERNEL : RSP_NODE_UNACCOUNTED,
+				   d ? RSP_CAT_KERNEL : RSP_CAT_UNACCOUNTED, lo, hi, parent, depth,
+				   thread);
+
+	if (n != RSP_NONE)
+		analysis_node(an, n)->label =
+			with_comm(an, thread,
+				  cached_label(an, s->stack, thread_pid(an, thread), s->start, d));
+}
+
+void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_op *io)
+{
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "disk %u:%u %s%s%s", io->dev >> 20, io->dev & 0xfffff,
+		 io->rwbs, io->tid != RSP_NONE ? " by " : "",
+		 io->tid != RSP_NONE ? thread_comm(an, io->tid) : "");
+	analysis_node(an, node)->label = trace_intern(an->t, buf);
+}
+
+void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net)
+{
+	const struct net_op *n = &an->t->nets.v[net];
+	struct rsp_socket_info so;
+	char buf[160];
+
+	rsp_trace_socket(an->t, n->sock, &so);
+	if (so.remote[0] && strrchr(so.remote, ':') && !strcmp(strrchr(so.remote, ':'), ":0"))
+		/* remote port 0: a listening socket, woken by a connection to it */
+		snprintf(buf, sizeof(buf), "connection to %s (listening)", so.local);
+	else if (so.remote[0])
+		snprintf(buf, sizeof(buf), "peer %s", so.remote);
+	else
+		snprintf(buf, sizeof(buf), "peer unknown (socket %#llx)", (unsigned long long)so.sk);
+	analysis_node(an, node)->label = trace_intern(an->t, buf);
+}
+
+void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread)
+{
+	uint64_t key = (uint64_t)thread << 32 | RSP_NONE;
+	char buf[160];
+	uint32_t l;
+
+	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
+		snprintf(buf, sizeof(buf), "%s (tid %u)", thread_comm(an, thread),
+			 an->t->threads.v[thread].tid);
+		l = trace_intern(an->t, buf);
+		_rsp_u64map_put(&an->pair_labels, key, l);
+	}
+	analysis_node(an, node)->label = l;
+}
+
+void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread)
+{
+	analysis_node(an, node)->label = with_comm(an, thread, 0);
+}
+
+void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
+			      uint32_t by)
+{
+	uint64_t key = (uint64_t)thread << 32 | by; /* by is a thread: never RSP_NONE here */
+	char buf[160];
+	uint32_t l;
+
+	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
+		snprintf(buf, sizeof(buf), "%s preempted by %s", thread_comm(an, thread),
+			 thread_comm(an, by));
+		l = trace_intern(an->t, buf);
+		_rsp_u64map_put(&an->pair_labels, key, l);
+	}
+	analysis_node(an, node)->label = l;
+}
+
+/* The other thread of the same process that ran most during [lo, hi]. */
+static uint32_t ran_meanwhile(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi)
+{
+	const struct thread *me = &an->t->threads.v[thread];
+	uint32_t best = RSP_NONE;
+	uint64_t best_ns = 0;
+
+	for (size_t i = 0; i < an->t->threads.n; i++) {
+		const struct thread *o = &an->t->threads.v[i];
+		uint64_t ns = 0;
+
+		if (i == thread || o->pid != me->pid)
+			continue;
+		for (size_t k = analysis_first_slice(o, lo); k < o->slices.n; k++) {
+			const struct slice *s = &o->slices.v[k];
+			uint64_t a = s->start > lo ? s->start : lo, b = s->end < hi ? s->end : hi;
+
+			if (s->start >= hi)
+				break;
+			if (s->kind == SLICE_RUN && b > a)
+				ns += b - a;
+		}
+		if (ns > best_ns) {
+			best_ns = ns;
+			best = (uint32_t)i;
+		}
+	}
+	return best;
+}
+
+void analysis_label_timeout(struct rsp_analysis *an, uint32_t node, uint32_t thread,
+			    const struct slice *s, bool deliberate)
+{
+	struct anode *n = analysis_node(an, node);
+	uint32_t what = cached_label(an, s->stack, thread_pid(an, thread), s->start, false);
+	uint32_t other = deliberate ? RSP_NONE : ran_meanwhile(an, thread, n->start, n->end);
+	char buf[400];
+
+	if (other != RSP_NONE) {
+		snprintf(buf, sizeof(buf), "%s: %s, while %s ran", thread_comm(an, thread),
+			 what ? trace_str(an->t, what) : "?", thread_comm(an, other));
+		n = analysis_node(an, node);
+		n->label = trace_intern(an->t, buf);
+		n->other = other;
+	} else {
+		uint32_t l = with_comm(an, thread, what);
+
+		analysis_node(an, node)->label = l;
+	}
+}
+
+void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thread,
+			   const struct slice *s)
+{
+	uint32_t l = with_comm(an, thread,
+			       cached_label(an, s->stack, thread_pid(an, thread), s->start, true));
+
+	analysis_node(an, node)->label = l;
+}
+
+void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu, bool lost)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), lost ? "cpu%u: records lost" : "cpu%u: switch records disagree",
+		 cpu);
+	analysis_node(an, node)->label = trace_intern(an->t, buf);
+}
+
+void analysis_labels_free(struct rsp_analysis *an)
+{
+	_rsp_u64map_free(&an->labels);
+	_rsp_u64map_free(&an->comm_labels);
+	_rsp_u64map_free(&an->pair_labels);
+}

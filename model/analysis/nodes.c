@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The analysis' nodes: made in depth-first order; in summary mode only the
+ * last NODE_RING are kept, and a node leaving the ring is accounted for at
+ * once.  A leaf is a node with a category: its time counts.
+ */
+#include "analysis/analysis-private.h"
+
+#include <string.h>
+
+uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, uint64_t e,
+			 uint32_t parent, uint32_t depth)
+{
+	struct anode n, *slot;
+
+	memset(&n, 0, sizeof(n));
+	n.start = s;
+	n.end = e;
+	n.parent = parent;
+	n.depth = depth;
+	n.kind = kind;
+	n.path = an->cur_path;
+	n.thread = n.slice = n.io = n.net = n.link = n.other = RSP_NONE;
+	n.cat = 0xff;
+	if (an->n_made >= RSP_NONE - 1) {
+		an->nomem = true; /* node numbers are 32 bits */
+		return RSP_NONE;
+	}
+	if (an->summary) {
+		/* the ring: the node made NODE_RING ago leaves it */
+		slot = &an->nodes.v[an->n_made % NODE_RING];
+		if (an->n_made >= NODE_RING)
+			analysis_retire(an, slot);
+		*slot = n;
+	} else if (!vec_push(&an->nodes, n)) {
+		an->nomem = true;
+		return RSP_NONE;
+	}
+	return (uint32_t)an->n_made++;
+}
+
+/* A leaf: a node with a category; its time counts. */
+uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category cat, uint64_t s,
+		     uint64_t e, uint32_t parent, uint32_t depth, uint32_t thread)
+{
+	uint32_t n;
+
+	if (e <= s)
+		return RSP_NONE;
+	n = analysis_add_node(an, kind, s, e, parent, depth);
+	if (n == RSP_NONE)
+		return n;
+	analysis_node(an, n)->cat = (uint8_t)cat;
+	analysis_node(an, n)->thread = thread;
+	an->cat_ns[cat] += e - s;
+	an->paths.v[an->cur_path].cat_ns[cat] += e - s;
+	return n;
+}
+
+size_t analysis_first_slice(const struct thread *th, uint64_t a)
+{
+	size_t lo = 0, hi = th->slices.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (th->slices.v[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack)
+{
+	return trace_stack_resolve(an->t, stack);
+}
