@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/cpus.h"
+
 struct rsp_reader;
 
 /* How a record's fields are laid out: perf's sample_type rules, per attr. */
@@ -160,8 +162,6 @@ int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_
 int rsp_reader_parse_sample_fast(const struct rsp_reader *r, const struct perf_event_header *h,
 				 struct rsp_sample *s);
 
-/* How many CPUs this process may run on (its affinity), for spreading loading over them. */
-int _rsp_usable_cpus(void);
 /* The sample_id_all trailer of a non-sample record: time, cpu, tid. */
 int rsp_reader_parse_id(const struct rsp_reader *r, const struct perf_event_header *h,
 			struct rsp_sample *s);

@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A compressed stream of one zstd frame (perf record -z) inflated whole at
+ * open into one anonymous mapping, with a thread mapping its pages ahead;
+ * where each top-level record landed in the image is kept, so that a cut is
+ * told at a byte of the file.
+ */
+#include "read/reader-private.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+/* ZSTD_d_stableOutBuffer is still "experimental" in libzstd 1.5 */
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+#include <zstd_errors.h>
+
+/* ---- compressed streams ------------------------------------------------------------ */
+
+/*
+ * The inflated image: one anonymous mapping reserved at its limit (virtual
+ * only, MAP_NORESERVE; pages exist once written).  zstd decompresses straight
+ * into it (ZSTD_d_stableOutBuffer: no copy through a window buffer or a
+ * file), so the decompressed stream must stay contiguous while it is
+ * written: a record of the original that is not compressed but lies between
+ * compressed ones (perf -z writes FINISHED_ROUND so) is noted and moved into
+ * place at the end.
+ */
+struct insertion {
+	uint64_t at; /* where it goes in the stream: a record boundary */
+	const unsigned char *src;
+	size_t n;
+};
+
+struct inflater {
+	const unsigned char *orig; /* the file's bytes, for the positions below */
+	imgpos_vec comp_at, plain_at; /* before the insertions are placed */
+	size_t n_appended; /* plain_at's first, put before the stream began */
+	unsigned char *img;
+	uint64_t len; /* bytes in the image */
+	uint64_t whole; /* the image's bytes up to here are whole records */
+	uint64_t limit; /* the mapping's size */
+	uint64_t extra; /* bytes of the insertions */
+	bool streaming; /* zstd has written: the image may only grow at its end */
+	struct insertion *ins;
+	size_t nins, cap;
+	int err;
+};
+
+/*
+ * The record at @p, @avail bytes from its start to the end of what holds it:
+ * its header and *@skip, the payload that follows it outside the record
+ * (TRACING_DATA's, AUXTRACE's).  False at the end, or where it is cut.
+ */
+bool _rsp_record_span(const unsigned char *p, uint64_t avail, struct perf_event_header *h,
+			uint64_t *skip)
+{
+	uint32_t sz;
+
+	*skip = 0;
+	if (avail < sizeof(*h))
+		return false;
+	memcpy(h, p, sizeof(*h));
+	if (h->size < sizeof(*h) || h->size > avail)
+		return false;
+	if (h->type == RSP_PF_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
+		memcpy(&sz, p + 8, 4);
+		*skip = sz;
+	} else if (h->type == RSP_PF_RECORD_AUXTRACE && h->size >= 16) {
+		memcpy(skip, p + 8, 8); /* as the scan reads it */
+	}
+	return *skip <= avail - h->size;
+}
+
+/* Advance over the whole records (and their payloads) the image holds past @whole. */
+static int settle(struct inflater *f)
+{
+	while (f->len - f->whole >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		uint64_t skip;
+
+		memcpy(&h, f->img + f->whole, sizeof(h));
+		if (h.size < sizeof(h))
+			return -EINVAL;
+		if (!_rsp_record_span(f->img + f->whole, f->len - f->whole, &h, &skip))
+			break;
+		f->whole += h.size + skip;
+	}
+	return 0;
+}
+
+static void append(struct inflater *f, const void *p, size_t n)
+{
+	if (n > f->limit - f->len - f->extra) {
+		f->err = -EFBIG;
+		return;
+	}
+	memcpy(f->img + f->len, p, n);
+	f->len += n;
+	f->whole = f->len;
+}
+
+/*
+ * A record of the original that is not compressed: it goes after the whole
+ * records, before the start of one the stream has not finished.
+ */
+static void put_image(struct inflater *f, const void *p, size_t n)
+{
+	struct imgpos at = { f->streaming ? f->whole : f->len,
+			     (uint64_t)((const unsigned char *)p - f->orig), n };
+
+	if (f->err)
+		return;
+	if (!vec_push(&f->plain_at, at)) {
+		f->err = -ENOMEM;
+		return;
+	}
+	if (!f->streaming) {
+		f->n_appended++;
+		append(f, p, n);
+		return;
+	}
+	if (n > f->limit - f->len - f->extra) {
+		f->err = -EFBIG;
+		return;
+	}
+	if (f->nins == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		struct insertion *q = realloc(f->ins, cap * sizeof(*q));
+
+		if (!q) {
+			f->err = -ENOMEM;
+			return;
+		}
+		f->ins = q;
+		f->cap = cap;
+	}
+	f->ins[f->nins++] = (struct insertion){ f->whole, p, n };
+	f->extra += n;
+}
+
+/* Move the noted records into place, from the last, each move once. */
+static void place_insertions(struct inflater *f)
+{
+	uint64_t end = f->len, shift = f->extra;
+
+	for (size_t i = f->nins; i-- > 0;) {
+		const struct insertion *in = &f->ins[i];
+
+		memmove(f->img + in->at + shift, f->img + in->at, end - in->at);
+		shift -= in->n;
+		memcpy(f->img + in->at + shift, in->src, in->n);
+		end = in->at;
+	}
+	f->len += f->extra;
+	f->whole += f->extra;
+	f->extra = 0;
+	f->nins = 0;
+}
+
+static int decompress_record(struct inflater *f, ZSTD_DStream *ds, const unsigned char *src,
+			     size_t n)
+{
+	ZSTD_inBuffer in = { src, n, 0 };
+
+	f->streaming = true;
+	while (in.pos < in.size) {
+		/* the same buffer on every call, as ZSTD_d_stableOutBuffer requires */
+		ZSTD_outBuffer out = { f->img, f->limit, f->len };
+		size_t was = in.pos, ret;
+
+		ret = ZSTD_decompressStream(ds, &out, &in);
+
+		if (ZSTD_isError(ret))
+			return ZSTD_getErrorCode(ret) == ZSTD_error_dstSize_tooSmall ? -EFBIG :
+										      -EINVAL;
+		if (out.pos == f->len && in.pos == was)
+			return out.pos == out.size ? -EFBIG : -EINVAL; /* no progress */
+		f->len = out.pos;
+		if (settle(f))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Fresh anonymous pages are dear on some machines.  On this project's VM (a
+ * paravirtualised guest) a page faulted in by a write costs ~10 us: 1.4 s
+ * for a 512 MB image, four times the decompression.  MADV_POPULATE_WRITE
+ * (Linux 5.14) maps a range in one call (0.12 s for 512 MB) and a read of
+ * each page then completes its mapping (0.2 s); after that, writes run at
+ * memory speed.  A thread does this ahead of the decompressor on another
+ * CPU, at most WARM_AHEAD past the writer (what it warms past the image's
+ * end is given back with the rest of the reservation).  Until the image is
+ * large enough to be worth a thread, or with one CPU, the writer populates
+ * its next step itself and its writes finish the mapping.
+ */
+#define WARM_STEP (4u << 20)
+#define WARM_AHEAD (32u << 20)
+#define WARM_THREAD_MIN (8u << 20) /* smaller images are not worth a thread */
+
+struct warmer {
+	unsigned char *img;
+	uint64_t limit;
+	uint64_t pos; /* the writer's position (atomic while the thread runs) */
+	uint64_t signalled; /* the writer woke the thread at this position */
+	uint64_t at; /* warmed up to here: the writer's, then the thread's (atomic) */
+	uint64_t pop; /* the writer populated up to here */
+	int stop; /* atomic */
+	bool thread, tried, failed;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t tid;
+};
+
+static bool warm_ahead(struct warmer *w)
+{
+	return w->at >= __atomic_load_n(&w->pos, __ATOMIC_ACQUIRE) + WARM_AHEAD;
+}
+
+static void *warm_thread(void *arg)
+{
+	struct warmer *w = arg;
+
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t pos = __atomic_load_n(&w->pos, __ATOMIC_ACQUIRE), start, n;
+
+		if (warm_ahead(w)) {
+			pthread_mutex_lock(&w->lock);
+			while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) && warm_ahead(w))
+				pthread_cond_wait(&w->cond, &w->lock);
+			pthread_mutex_unlock(&w->lock);
+			continue;
+		}
+		/* not where the writer already is */
+		start = w->at > pos ? w->at : (pos + 4095) & ~(uint64_t)4095;
+		if (start >= w->limit)
+			break;
+		n = w->limit - start < WARM_STEP ? w->limit - start : WARM_STEP;
+		if (madvise(w->img + start, n, MADV_POPULATE_WRITE))
+			break; /* an older kernel, or no memory: the writes fault the pages in */
+		_rsp_touch_pages(w->img + start, n); /* a read may meet the writer: see mem.c */
+		__atomic_store_n(&w->at, start + n, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* The writer has written the image up to @pos. */
+static void warm_follow(struct warmer *w, uint64_t pos)
+{
+	uint64_t chunk;
+
+	if (!w->tried && pos >= WARM_THREAD_MIN) {
+		w->tried = true;
+		if (_rsp_usable_cpus() >= 2) {
+			w->pos = pos;
+			w->at = w->pop;
+			w->signalled = pos;
+			pthread_mutex_init(&w->lock, NULL);
+			pthread_cond_init(&w->cond, NULL);
+			w->thread = !pthread_create(&w->tid, NULL, warm_thread, w);
+			if (!w->thread) {
+				pthread_cond_destroy(&w->cond);
+				pthread_mutex_destroy(&w->lock);
+			}
+		}
+	}
+	if (w->thread) {
+		__atomic_store_n(&w->pos, pos, __ATOMIC_RELEASE);
+		if (pos >= w->signalled + WARM_STEP) {
+			w->signalled = pos;
+			pthread_mutex_lock(&w->lock);
+			pthread_cond_signal(&w->cond);
+			pthread_mutex_unlock(&w->lock);
+		}
+		if (__atomic_load_n(&w->at, __ATOMIC_ACQUIRE) >= pos + WARM_STEP)
+			return;
+		/* the writer caught up with the thread: it populates its next step itself */
+		if (w->pop < pos)
+			w->pop = pos & ~(uint64_t)4095;
+	}
+	/* populate ahead of the writer, a step as large as what it has written (64 KiB to 4 MiB) */
+	chunk = pos < (64u << 10) ? (64u << 10)
+	        : pos > WARM_STEP ? WARM_STEP
+	                          : pos & ~(uint64_t)0xffff;
+	while (!w->failed && w->pop < w->limit && w->pop < pos + chunk) {
+		uint64_t n = w->limit - w->pop < chunk ? w->limit - w->pop : chunk;
+
+		w->failed = madvise(w->img + w->pop, n, MADV_POPULATE_WRITE) != 0;
+		w->pop += n;
+	}
+}
+
+static void warm_stop(struct warmer *w)
+{
+	if (!w->thread)
+		return;
+	pthread_mutex_lock(&w->lock);
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->tid, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	w->thread = false;
+}
+
+/* The top-level record at @off of the original stream (the scan reports a cut). */
+bool _rsp_reader_top_record(const struct rsp_reader *r, uint64_t off, struct perf_event_header *h,
+		       uint64_t *skip)
+{
+	return off <= r->data_end && _rsp_record_span(r->buf + off, r->data_end - off, h, skip);
+}
+
+/*
+ * Is the stream compressed?  perf record -z and rsp record declare it with
+ * HEADER_COMPRESSED: a feature section in file mode, a feature record among
+ * the header records before the first event in pipe mode.
+ */
+bool _rsp_reader_declares_compression(const struct rsp_reader *r)
+{
+	struct perf_event_header h;
+	uint64_t off = r->data_start, skip;
+	bool any = r->comp_declared;
+
+	while (!any && _rsp_reader_top_record(r, off, &h, &skip) && h.type >= 64) {
+		if (h.type == RSP_PF_RECORD_COMPRESSED)
+			any = true;
+		if (h.type == RSP_PF_RECORD_HEADER_FEATURE && h.size >= 16) {
+			uint64_t feat;
+
+			memcpy(&feat, r->buf + off + 8, 8);
+			any = feat == RSP_PF_FEAT_COMPRESSED;
+		}
+		off += h.size + skip;
+	}
+	return any;
+}
+
+/*
+ * The positions noted while inflating, moved as place_insertions() moves the
+ * bytes: a byte at x is shifted by every record inserted at or before x; the
+ * i-th inserted record by those before it.  Call before place_insertions().
+ */
+static void place_positions(struct inflater *f)
+{
+	size_t k = 0;
+	uint64_t shift = 0;
+
+	/* after those appended before the stream began, one per insertion, in order */
+	for (size_t j = 0; j < f->nins && f->n_appended + j < f->plain_at.n; j++) {
+		f->plain_at.v[f->n_appended + j].img = f->ins[j].at + shift;
+		shift += f->ins[j].n;
+	}
+	shift = 0;
+	for (size_t i = 0; i < f->comp_at.n; i++) {
+		struct imgpos *c = &f->comp_at.v[i];
+
+		while (k < f->nins && f->ins[k].at <= c->img)
+			shift += f->ins[k++].n;
+		c->img += shift;
+	}
+}
+
+/* The last of @v (in image order) placed at or before @off, or NULL. */
+static const struct imgpos *imgpos_at(const imgpos_vec *v, uint64_t off)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v->v[mid].img <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &v->v[lo - 1] : NULL;
+}
+
+/* Where the byte at @off of an inflated image came from in the file. */
+uint64_t _rsp_reader_image_to_file(const struct rsp_reader *r, uint64_t off)
+{
+	const struct imgpos *p = imgpos_at(&r->plain_at, off), *c = imgpos_at(&r->comp_at, off);
+
+	if (!c)
+		return off; /* before the stream: the image is the file's bytes */
+	if (p && off < p->img + p->n)
+		return p->file + (off - p->img); /* a record not compressed: exactly */
+	return c->file; /* else the compressed record whose output holds it */
+}
+
+/*
+ * perf record -z (and rsp record by default) writes PERF_RECORD_COMPRESSED
+ * records: one zstd stream cut into records whose content is the original
+ * records, one of which may straddle two compressed records.  The stream is
+ * inflated once at open into an image where each compressed record is
+ * replaced by the records it holds; the rest of the reader reads the image.
+ * The image is a memfd: like an uncompressed file's page cache, not the
+ * model's heap.  A broken stream is read up to the break.
+ */
+int _rsp_reader_inflate(struct rsp_reader *r, char *err, size_t errlen)
+{
+	struct inflater f = { .orig = r->buf };
+	struct warmer w = { 0 };
+	struct perf_event_header h;
+	ZSTD_DStream *ds = NULL;
+	uint64_t off = r->data_start, skip, whole_at = 0;
+	void *img;
+	int ret = 0;
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+	if (!_rsp_reader_declares_compression(r))
+		return 0;
+	/* an image larger than half the memory would push everything else out */
+	f.limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
+	if (f.limit > SIZE_MAX / 2)
+		f.limit = SIZE_MAX / 2;
+	/*
+	 * Where overcommit is strict (vm.overcommit_memory 2) the reservation
+	 * counts against the commit limit whatever MAP_NORESERVE says: try
+	 * smaller ones; the stream then fails only if it outgrows what was had.
+	 */
+	for (;;) {
+		img = mmap(NULL, f.limit, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (img != MAP_FAILED || errno != ENOMEM || f.limit <= (64u << 20))
+			break;
+		f.limit /= 2;
+	}
+	ds = ZSTD_createDStream();
+	f.img = img == MAP_FAILED ? NULL : img; /* this function's until the reader has it */
+	if (!f.img || !ds) {
+		ret = _rsp_errf(err, errlen, -ENOMEM, "cannot inflate the compressed trace: %s",
+			   !f.img ? "no room for it in this process (memory, or a ulimit -v)"
+				  : "out of memory");
+		goto out;
+	}
+	/*
+	 * Not MADV_HUGEPAGE: 512 times fewer faults, but on a VM whose freed
+	 * memory goes back to the host (free page reporting works on blocks of
+	 * huge-page size) every huge page is faulted in by the host again.  On
+	 * this project's 2-CPU VM, inflating 520 MB took 1.2 s that way against
+	 * 0.2-0.3 s on 4 KiB pages (0.06 s only right after a run freed them).
+	 */
+	/* straight into the image; without it (an older libzstd) through its window */
+	(void)ZSTD_DCtx_setParameter(ds, ZSTD_d_stableOutBuffer, 1);
+	w.img = f.img;
+	w.limit = f.limit;
+	put_image(&f, r->buf, r->data_start);
+	off = r->data_start;
+	while (!f.err && _rsp_reader_top_record(r, off, &h, &skip)) {
+		if (h.type == RSP_PF_RECORD_COMPRESSED) {
+			uint64_t whole = f.whole;
+			struct imgpos at = { f.len, off, 0 };
+			int e;
+
+			if (!vec_push(&f.comp_at, at)) {
+				f.err = -ENOMEM;
+				break;
+			}
+			e = decompress_record(&f, ds, r->buf + off + sizeof(h), h.size - sizeof(h));
+
+			if (f.whole != whole || !whole_at)
+				whole_at = off; /* the stream's records are whole up to in here */
+
+			if (e == -ENOMEM || e == -EFBIG || (f.err && f.err != -EINVAL)) {
+				ret = _rsp_errf(
+				    err, errlen, e == -EFBIG || f.err == -EFBIG ? -EFBIG : -ENOMEM,
+				    "the compressed trace inflates to more than %llu MB, more "
+				    "than this process can hold (memory, or a ulimit -v)",
+				    (unsigned long long)(f.limit >> 20));
+				goto out;
+			}
+			if (e) {
+				r->inflate_cut = true;
+				r->inflate_cut_at = off;
+				break;
+			}
+		} else {
+			put_image(&f, r->buf + off, h.size + skip);
+		}
+		warm_follow(&w, f.len);
+		off += h.size + skip;
+	}
+	warm_stop(&w);
+	if (f.len > f.whole && !r->inflate_cut) {
+		/* a record the stream did not finish (cut, or a size past its end) is not one */
+		r->inflate_cut = true;
+		r->inflate_cut_at = whole_at;
+	}
+	f.len = f.whole;
+	if (off < r->data_end && !r->inflate_cut) {
+		/* the scan would report this cut in the original (a record, or a
+		 * header, cut short): keep its bytes */
+		put_image(&f, r->buf + off, r->data_end - off);
+	}
+	if (!f.err && f.extra > f.limit - f.len)
+		f.err = -EFBIG;
+	if (!f.err) {
+		place_positions(&f);
+		place_insertions(&f);
+	}
+	if (f.err) {
+		ret = _rsp_errf(err, errlen, f.err, "cannot inflate the compressed trace: %s",
+		                f.err == -EFBIG
+		                    ? "more than this process can hold (memory, or a ulimit -v)"
+		                    : strerror(-f.err));
+		goto out;
+	}
+	if (!f.len) {
+		ret = _rsp_errf(err, errlen, -EINVAL, "empty compressed trace");
+		goto out;
+	}
+	{
+		/* give back the reservation past the image */
+		uint64_t keep = (f.len + (uint64_t)psize - 1) / (uint64_t)psize * (uint64_t)psize;
+
+		if (keep < f.limit)
+			munmap(f.img + keep, f.limit - keep);
+		mprotect(f.img, f.len, PROT_READ);
+	}
+	r->orig_buf = r->buf;
+	r->orig_size = r->size;
+	r->orig_mapped = r->mapped;
+	r->buf = f.img;
+	f.img = NULL; /* the reader's now */
+	r->comp_at = f.comp_at;
+	r->plain_at = f.plain_at;
+	memset(&f.comp_at, 0, sizeof(f.comp_at));
+	memset(&f.plain_at, 0, sizeof(f.plain_at));
+	r->size = f.len;
+	r->mapped = true;
+	r->data_end = f.len;
+	r->info.compressed = true;
+out:
+	warm_stop(&w);
+	ZSTD_freeDStream(ds);
+	free(f.ins);
+	vec_free(&f.comp_at);
+	vec_free(&f.plain_at);
+	if (f.img)
+		munmap(f.img, f.limit);
+	return ret;
+}
+
