@@ -231,7 +231,7 @@ void trace_warn(struct rsp_trace *t, const char *fmt, ...) __attribute__((format
 uint32_t trace_thread_of(struct rsp_trace *t, uint32_t tid, uint32_t pid, uint64_t time);
 uint32_t trace_thread_new(struct rsp_trace *t, uint32_t tid, uint32_t pid, uint64_t time);
 
-/* the timeline builder (timeline.c), fed events in time order */
+/* the timeline builder (builder*.c), fed events in time order */
 struct builder;
 struct builder *builder_new(struct rsp_trace *t);
 void builder_free(struct builder *b);

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The network in the timeline: sockets with their addresses (two sockets
+ * with mirrored 4-tuples are peers), sends, and data arrivals with their
+ * sender; an arrival is kept per CPU as the cause of a wakeup that follows
+ * in the same context.
+ */
+#include "timeline/builder-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16_t protocol)
+{
+	struct sock_info si;
+	size_t m, j;
+
+	if (!b->sock_cap || (b->t->socks.n + 1) * 2 > b->sock_cap) {
+		size_t cap = b->sock_cap ? b->sock_cap * 2 : 256;
+		uint32_t *ht = calloc(cap, sizeof(*ht));
+
+		if (!ht)
+			return RSP_NONE;
+		for (size_t i = 0; i < b->t->socks.n; i++) {
+			for (j = (b->t->socks.v[i].sk * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+			     ht[j]; j = (j + 1) & (cap - 1))
+				;
+			ht[j] = (uint32_t)i + 1;
+		}
+		free(b->sock_ht);
+		b->sock_ht = ht;
+		b->sock_cap = cap;
+	}
+	m = b->sock_cap - 1;
+	for (j = (sk * 0x9e3779b97f4a7c15ull >> 20) & m; b->sock_ht[j]; j = (j + 1) & m) {
+		struct sock_info *s = &b->t->socks.v[b->sock_ht[j] - 1];
+
+		if (s->sk == sk) {
+			if (!s->family && family)
+				s->family = family;
+			if (!s->protocol && protocol)
+				s->protocol = protocol;
+			return b->sock_ht[j] - 1;
+		}
+	}
+	memset(&si, 0, sizeof(si));
+	si.sk = sk;
+	si.family = family;
+	si.protocol = protocol;
+	si.peer = RSP_NONE;
+	si.last_sender = RSP_NONE;
+	if (!vec_push(&b->t->socks, si))
+		return RSP_NONE;
+	b->sock_ht[j] = (uint32_t)b->t->socks.n;
+	return (uint32_t)(b->t->socks.n - 1);
+}
+
+void _rsp_on_sock_state(struct builder *b, uint64_t t, const struct rsp_dev *ev)
+{
+	uint32_t si = sock_get(b, ev->u.state.sk, ev->u.state.family, ev->u.state.protocol);
+	struct sock_info *s;
+	size_t alen;
+
+	if (si == RSP_NONE)
+		return;
+	s = &b->t->socks.v[si];
+	alen = s->family == 10 ? 16 : 4;
+	s->sport = ev->u.state.sport;
+	s->dport = ev->u.state.dport;
+	memcpy(s->saddr, ev->u.state.saddr, alen);
+	memcpy(s->daddr, ev->u.state.daddr, alen);
+	s->have_addr = true;
+	/* the peer on this machine has the mirrored tuple */
+	for (size_t i = 0; i < b->t->socks.n && s->peer == RSP_NONE; i++) {
+		struct sock_info *o = &b->t->socks.v[i];
+
+		if (i == si || !o->have_addr || o->family != s->family)
+			continue;
+		if (o->sport == s->dport && o->dport == s->sport &&
+		    !memcmp(o->saddr, s->daddr, alen) && !memcmp(o->daddr, s->saddr, alen)) {
+			s->peer = (uint32_t)i;
+			o->peer = si;
+		}
+	}
+	(void)t;
+}
+
+void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
+{
+	uint32_t si = sock_get(b, ev->u.sock.sk, ev->u.sock.family, ev->u.sock.protocol);
+	uint32_t ti = ev->tid ? _rsp_builder_thread(b, ev->tid, 0, t) : RSP_NONE;
+
+	_rsp_builder_evidence(b, ti, cpu, t);
+	if (si == RSP_NONE)
+		return;
+	b->t->socks.v[si].last_send = t;
+	/* loopback TCP delivers inside sendmsg, before this event */
+	b->t->socks.v[si].send_pending = !b->t->socks.v[si].delivered_early;
+	b->t->socks.v[si].delivered_early = false;
+	b->t->socks.v[si].last_sender = ti;
+}
+
+/* @tid, interrupted by a softirq, is a task that can be sending: not the
+ * softirq daemon running deferred network work */
+static bool in_senders_context(struct builder *b, uint32_t tid, uint64_t t)
+{
+	uint32_t ti = _rsp_builder_thread(b, tid, 0, t);
+	const char *comm;
+
+	if (ti == RSP_NONE)
+		return false;
+	comm = trace_str(b->t, TH(b, ti)->comm);
+	return !comm || strncmp(comm, "ksoftirqd/", 10);
+}
+
+void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
+{
+	uint32_t si = sock_get(b, ev->u.sock.sk, ev->u.sock.family, ev->u.sock.protocol);
+	struct sock_info *s;
+	struct net_op op;
+
+	if (si == RSP_NONE)
+		return;
+	s = &b->t->socks.v[si];
+	memset(&op, 0, sizeof(op));
+	op.ready_time = t;
+	op.sock = si;
+	op.sender = RSP_NONE;
+	op.woke = RSP_NONE;
+	if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
+	    b->t->socks.v[s->peer].send_pending && b->t->socks.v[s->peer].last_send <= t) {
+		/* the peer's send, not yet delivered */
+		op.sender = b->t->socks.v[s->peer].last_sender;
+		op.send_time = b->t->socks.v[s->peer].last_send;
+		b->t->socks.v[s->peer].send_pending = false;
+	} else if (s->peer != RSP_NONE && ev->ctx == RSP_CTX_SOFTIRQ && ev->tid &&
+		   in_senders_context(b, ev->tid, t)) {
+		/*
+		 * Loopback: the receive softirq runs on the sender's CPU inside its
+		 * sendmsg, before sock_send_length fires (the peer's last send is
+		 * then the previous message, already delivered, or none).
+		 */
+		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
+		op.send_time = t;
+		b->t->socks.v[s->peer].delivered_early = true;
+	} else if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
+		   b->t->socks.v[s->peer].last_send <= t) {
+		op.sender = b->t->socks.v[s->peer].last_sender;
+		op.send_time = b->t->socks.v[s->peer].last_send;
+	} else if (ev->ctx == RSP_CTX_TASK && ev->tid) {
+		/* delivered in the sender's own context (unix sockets, loopback) */
+		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
+		op.send_time = t;
+	}
+	if (!vec_push(&b->t->nets, op))
+		return;
+	b->cpus[cpu].last_net = (uint32_t)(b->t->nets.n - 1);
+	b->cpus[cpu].last_net_time = t;
+	b->cpus[cpu].net_ctx = ev->ctx;
+	b->cpus[cpu].net_gen = b->cpus[cpu].gen;
+	b->t->have_net = true;
+}
+

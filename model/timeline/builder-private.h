@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The timeline builder's state, shared by its files:
+ *   builder-threads.c  each thread's slices: opened, closed, switch-ins inferred
+ *   builder-io.c       block requests: insert, issue, complete
+ *   builder-net.c      sockets, their peers, data arrivals and their senders
+ *   builder.c          scheduler events, interrupts, samples, the entry points
+ * each calling only the ones listed before it.
+ */
+#ifndef RSP_MODEL_TIMELINE_BUILDER_PRIVATE_H
+#define RSP_MODEL_TIMELINE_BUILDER_PRIVATE_H
+
+#include "timeline/trace-private.h"
+
+enum thread_state {
+	TS_NEW, /* not seen yet */
+	TS_RUNNING,
+	TS_SLEEPING,
+	TS_UNKNOWN,
+	TS_DEAD,
+};
+
+#define CPU_IDLE (RSP_NONE - 1)
+#define CPU_UNKNOWN RSP_NONE
+
+/* softirq vectors (include/linux/interrupt.h, stable since 2.6.36) */
+#define SOFTIRQ_TIMER 1
+#define SOFTIRQ_NET_TX 2
+#define SOFTIRQ_NET_RX 3
+#define SOFTIRQ_BLOCK 4
+#define SOFTIRQ_HRTIMER 8
+
+/* a sample this long after its thread left the CPU still belongs to that run
+ * (the paper's 20 us: the sampler's interrupt lands late) */
+#define SAMPLE_SLACK_NS 20000
+/* an I/O completion or data arrival and the wakeup it causes */
+#define CAUSE_WINDOW_NS 200000
+
+struct cpu {
+	uint32_t cur; /* thread index, CPU_IDLE or CPU_UNKNOWN */
+	uint64_t since;
+	uint64_t last_time;
+	int32_t irq;
+	uint32_t irq_name;
+	int32_t softirq;
+	bool in_hrtimer, in_timer;
+	uint32_t last_io;
+	uint64_t last_io_time;
+	uint32_t last_net;
+	uint64_t last_net_time;
+	uint8_t io_ctx, net_ctx; /* the context each cause was seen in ... */
+	uint32_t io_gen, net_gen; /* ... and which instance of it */
+	uint32_t gen; /* bumped at every irq/softirq entry and exit */
+};
+
+/* pending block requests by (dev, sector): open addressing with tombstones */
+struct io_slot {
+	uint64_t key;
+	uint32_t op; /* RSP_NONE: empty; RSP_NONE - 1: tombstone */
+};
+
+struct builder {
+	struct rsp_trace *t;
+	struct cpu *cpus;
+	uint32_t ncpus;
+	struct io_slot *io;
+	size_t io_cap, io_used;
+	uint32_t *sock_ht; /* sk -> sock index + 1 */
+	size_t sock_cap;
+	struct product last;
+	/* per thread, off the slice arrays: when its current sleep became runnable
+	 * and on which CPU (for inferring a missing switch-in) */
+	VEC(int32_t) wake_cpu;
+	/* flushes: issued at sector 0, completed at sector -1, matched in order */
+	VEC(uint32_t) flushes;
+};
+
+static inline struct thread *TH(struct builder *b, uint32_t i)
+{
+	return &b->t->threads.v[i];
+}
+
+static inline struct slice *cur_slice(struct thread *th)
+{
+	return th->slices.n ? vec_last(&th->slices) : NULL;
+}
+
+/* --- builder-threads.c ------------------------------------------------------------- */
+/* The thread of @tid now (made if new); RSP_NONE for perf's -1. */
+uint32_t _rsp_builder_thread(struct builder *b, uint32_t tid, uint32_t pid, uint64_t time);
+struct slice *_rsp_push_slice(struct thread *th, uint8_t kind, uint64_t start, uint16_t cpu,
+			      uint8_t flags);
+void _rsp_close_slice(struct thread *th, uint64_t end);
+void _rsp_open_run(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t start, uint32_t link,
+		   uint8_t flags);
+void _rsp_open_sleep(struct builder *b, uint32_t ti, uint64_t start, uint8_t flags,
+		     uint32_t stack);
+void _rsp_open_unknown(struct builder *b, uint32_t ti, uint64_t start);
+/* The thread is seen before any state: it existed before the trace. */
+void _rsp_first_sight_sleeping(struct builder *b, uint32_t ti);
+/*
+ * @ti ran on @cpu at @when although no switch-in was recorded: start its run
+ * at its wakeup on this CPU if that is known, else at @when.
+ */
+void _rsp_infer_switch_in(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t when);
+/* An event in @tid's own context on @cpu: it is running there. */
+void _rsp_builder_evidence(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t t);
+/* The run @ti is in now, RSP_NONE if it is not running. */
+uint32_t _rsp_current_run(struct builder *b, uint32_t ti);
+
+/* --- builder-io.c ------------------------------------------------------------------ */
+void _rsp_on_block(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
+
+/* --- builder-net.c ----------------------------------------------------------------- */
+void _rsp_on_sock_state(struct builder *b, uint64_t t, const struct rsp_dev *ev);
+void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
+void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
+
+#endif /* RSP_MODEL_TIMELINE_BUILDER_PRIVATE_H */

@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The timeline builder: events in time order become, per thread, runs and
+ * sleeps; links between them (who woke whom, from which context); block
+ * I/O operations; network arrivals.  See docs/DESIGN.md, "Timeline".
+ *
+ * What the kernel did not record is inferred and marked, never invented:
+ *  - a switch-in the kernel omitted (idle -> task on this kernel) starts at
+ *    the thread's wakeup on that CPU, or at the first evidence that it ran
+ *    there (a sample, an event in its context, its switch-out);
+ *  - a span of lost records makes its CPU unknown: the thread running there
+ *    gets an UNKNOWN slice until its next known event.
+ */
+#include "timeline/builder-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- scheduler events ------------------------------------------------------------------- */
+
+/* Who took the CPU from a preempted thread (its sleep's link). */
+static void link_preemption(struct builder *b, uint64_t t, uint32_t cpu, uint32_t victim,
+			    uint32_t sleep, uint32_t by)
+{
+	struct thread *vt = TH(b, victim);
+	struct link l;
+
+	memset(&l, 0, sizeof(l));
+	l.time = t;
+	l.cpu = (uint16_t)cpu;
+	l.kind = LINK_PREEMPT;
+	l.ctx = RSP_CTX_TASK;
+	l.waker = by;
+	l.waker_slice = _rsp_current_run(b, by);
+	l.wakee = victim;
+	l.wakee_slice = RSP_NONE;
+	l.extra = RSP_NONE;
+	if (sleep >= vt->slices.n || !vec_push(&b->t->links, l))
+		return;
+	vt->slices.v[sleep].link = (uint32_t)(b->t->links.n - 1);
+}
+
+static void on_switch(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev,
+		      uint32_t stack)
+{
+	struct cpu *cs = &b->cpus[cpu];
+	uint32_t p = RSP_NONE, n = RSP_NONE, preempted = RSP_NONE;
+	uint64_t st = ev->u.sw.prev_state;
+
+	/* a new task context: a network or I/O event in the previous task's
+	 * context does not explain wakeups done by the next one */
+	cs->gen++;
+	if (ev->u.sw.prev) {
+		p = _rsp_builder_thread(b, ev->u.sw.prev, 0, t);
+		if (p != RSP_NONE && TH(b, p)->comm == 0 && ev->u.sw.prev_comm[0])
+			TH(b, p)->comm = trace_intern(b->t, ev->u.sw.prev_comm);
+	}
+	if (ev->u.sw.next) {
+		n = _rsp_builder_thread(b, ev->u.sw.next, 0, t);
+		if (n != RSP_NONE && TH(b, n)->comm == 0 && ev->u.sw.next_comm[0])
+			TH(b, n)->comm = trace_intern(b->t, ev->u.sw.next_comm);
+	}
+	if (p != RSP_NONE) {
+		struct thread *th = TH(b, p);
+		uint8_t flags = 0;
+
+		if (cs->cur != p || th->st != TS_RUNNING || th->cpu != cpu)
+			_rsp_infer_switch_in(b, p, cpu, t);
+		if ((st & 0xff) == 0)
+			flags = SL_PREEMPTED; /* R or R+: involuntary */
+		else if (st & 0x02)
+			flags = SL_UNINTERRUPTIBLE;
+		if ((st & 0x30) || th->exited) {
+			/* X or Z: the thread is gone */
+			_rsp_close_slice(th, t);
+			th->st = TS_DEAD;
+			if (!th->death || th->death > t)
+				th->death = t;
+		} else {
+			_rsp_open_sleep(b, p, t, flags, stack);
+			b->last = (struct product){ 1, p, (uint32_t)(th->slices.n - 1) };
+			if (flags & SL_PREEMPTED)
+				preempted = (uint32_t)(th->slices.n - 1);
+		}
+	} else if (cs->cur != CPU_IDLE && cs->cur != CPU_UNKNOWN) {
+		/* idle -> next, but a thread was current here */
+		b->t->n_broken_chains++;
+		_rsp_open_unknown(b, cs->cur, t);
+	}
+	if (n != RSP_NONE) {
+		struct thread *th = TH(b, n);
+
+		if (th->st == TS_RUNNING && th->cpu != cpu) {
+			b->t->n_broken_chains++; /* its switch-out elsewhere is missing */
+			_rsp_open_unknown(b, n, t);
+		}
+		if (th->st == TS_NEW)
+			_rsp_first_sight_sleeping(b, n);
+		_rsp_open_run(b, n, cpu, t, th->pending_link, 0);
+		if (preempted != RSP_NONE)
+			link_preemption(b, t, cpu, p, preempted, n);
+	} else {
+		cs->cur = CPU_IDLE;
+		cs->since = t;
+	}
+}
+
+/* What woke a task from @cpu in context @ctx: the kind of link and its detail. */
+static uint8_t classify(struct builder *b, uint32_t cpu, uint8_t ctx, uint64_t t, uint32_t *extra)
+{
+	struct cpu *cs = &b->cpus[cpu];
+	/* a cause counts in the same irq/softirq instance that then wakes the task */
+	bool io = cs->last_io != RSP_NONE && t - cs->last_io_time <= CAUSE_WINDOW_NS &&
+		  cs->io_ctx == ctx && cs->io_gen == cs->gen;
+	bool net = cs->last_net != RSP_NONE && t - cs->last_net_time <= CAUSE_WINDOW_NS &&
+		   cs->net_ctx == ctx && cs->net_gen == cs->gen;
+
+	*extra = RSP_NONE;
+	if (io && net) {
+		/* both in one context: the latest caused this wakeup */
+		io = cs->last_io_time >= cs->last_net_time;
+		net = !io;
+	}
+	if (io) {
+		*extra = cs->last_io;
+		return LINK_IO;
+	}
+	if (net) {
+		*extra = cs->last_net;
+		return LINK_NET;
+	}
+	switch (ctx) {
+	case RSP_CTX_TASK:
+		return LINK_WAKEUP;
+	case RSP_CTX_SOFTIRQ:
+		*extra = cs->softirq >= 0 ? (uint32_t)cs->softirq : RSP_NONE;
+		if (cs->softirq == SOFTIRQ_TIMER || cs->softirq == SOFTIRQ_HRTIMER || cs->in_timer)
+			return LINK_TIMER;
+		return LINK_SOFTIRQ;
+	case RSP_CTX_HARDIRQ:
+		if (cs->irq >= 0) {
+			*extra = cs->irq_name;
+			return LINK_IRQ;
+		}
+		/*
+		 * A hard-irq wakeup outside any irq handler comes from a system
+		 * vector; on x86 the one that wakes tasks is the local APIC timer
+		 * (hrtimers: nanosleep, poll/select timeouts).  Remote wakeups
+		 * (IPIs) are traced as sched_waking in the waker's context.
+		 */
+		return LINK_TIMER;
+	default:
+		return LINK_IRQ;
+	}
+}
+
+static void on_waking(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev,
+		      uint32_t stack, bool is_waking)
+{
+	struct cpu *cs = &b->cpus[cpu];
+	uint32_t w = _rsp_builder_thread(b, ev->u.wake.pid, 0, t), waker = RSP_NONE, extra;
+	struct thread *wt;
+	struct slice *s;
+	struct link l;
+
+	if (w == RSP_NONE)
+		return;
+	wt = TH(b, w);
+	if (wt->comm == 0 && ev->u.wake.comm[0])
+		wt->comm = trace_intern(b->t, ev->u.wake.comm);
+	if (ev->ctx == RSP_CTX_TASK && ev->tid) {
+		waker = _rsp_builder_thread(b, ev->tid, 0, t);
+		_rsp_builder_evidence(b, waker, cpu, t);
+	} else if (cs->cur != CPU_IDLE && cs->cur != CPU_UNKNOWN) {
+		waker = cs->cur; /* the interrupted task whose time the irq ran in */
+	}
+	if (wt->st == TS_NEW)
+		_rsp_first_sight_sleeping(b, w);
+	s = cur_slice(wt);
+	if (wt->st != TS_SLEEPING || !s || s->kind != SLICE_SLEEP)
+		return; /* already running: nothing to wake */
+	if (s->wake && !(s->flags & SL_PREEMPTED) && wt->pending_link != RSP_NONE)
+		return; /* the first waking of this sleep counts */
+	memset(&l, 0, sizeof(l));
+	l.time = t;
+	l.cpu = (uint16_t)cpu;
+	l.ctx = ev->ctx;
+	l.kind = is_waking ? classify(b, cpu, ev->ctx, t, &extra) : LINK_UNKNOWN;
+	if (!is_waking)
+		extra = RSP_NONE;
+	l.extra = extra;
+	l.waker = waker;
+	l.waker_slice = waker != RSP_NONE ? _rsp_current_run(b, waker) : RSP_NONE;
+	l.wakee = w;
+	l.wakee_slice = RSP_NONE;
+	l.stack = stack;
+	if (!vec_push(&b->t->links, l))
+		return;
+	if (!s->wake)
+		s->wake = t;
+	s->link = (uint32_t)(b->t->links.n - 1);
+	wt->pending_link = s->link;
+	b->wake_cpu.v[w] = ev->u.wake.target_cpu >= 0 ? ev->u.wake.target_cpu : (int32_t)cpu;
+	if (l.kind == LINK_IO && extra < b->t->ios.n)
+		b->t->ios.v[extra].woke = s->link;
+	if (l.kind == LINK_NET && extra < b->t->nets.n)
+		b->t->nets.v[extra].woke = s->link;
+	b->last = (struct product){ 2, w, s->link };
+}
+
+static void on_wakeup(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
+{
+	uint32_t w = _rsp_builder_thread(b, ev->u.wake.pid, 0, t);
+	struct thread *wt;
+	struct slice *s;
+
+	if (w == RSP_NONE)
+		return;
+	wt = TH(b, w);
+	s = cur_slice(wt);
+	if (wt->st == TS_SLEEPING && s && s->kind == SLICE_SLEEP && !s->wake) {
+		if (b->t->have_waking) {
+			/* its waking was lost: runnable from here, cause unknown */
+			s->wake = t;
+			b->wake_cpu.v[w] = ev->u.wake.target_cpu;
+		} else {
+			on_waking(b, t, cpu, ev, 0, true);
+		}
+	}
+}
+
+static void on_wakeup_new(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
+{
+	uint32_t w = _rsp_builder_thread(b, ev->u.wake.pid, 0, t);
+	struct thread *wt;
+	struct slice *s;
+
+	if (w == RSP_NONE)
+		return;
+	wt = TH(b, w);
+	if (ev->ctx == RSP_CTX_TASK && ev->tid)
+		_rsp_builder_evidence(b, _rsp_builder_thread(b, ev->tid, 0, t), cpu, t);
+	if (wt->st == TS_NEW) {
+		/* born runnable: the wait for a CPU is scheduler delay */
+		s = _rsp_push_slice(wt, SLICE_SLEEP, t, (uint16_t)cpu, SL_PREEMPTED | SL_BORN);
+		if (!s)
+			return;
+		wt->st = TS_SLEEPING;
+		s->wake = t;
+	} else {
+		s = cur_slice(wt);
+		if (wt->st == TS_SLEEPING && s && !s->wake)
+			s->wake = t;
+	}
+	b->wake_cpu.v[w] = ev->u.wake.target_cpu >= 0 ? ev->u.wake.target_cpu : (int32_t)cpu;
+}
+
+static void on_fork_tp(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev,
+		       uint32_t stack)
+{
+	uint32_t p = _rsp_builder_thread(b, ev->u.fork.parent, 0, t);
+	uint32_t c = _rsp_builder_thread(b, ev->u.fork.child, 0, t);
+	struct thread *ct;
+	struct link l;
+
+	if (p == RSP_NONE || c == RSP_NONE)
+		return;
+	_rsp_builder_evidence(b, p, cpu, t);
+	ct = TH(b, c);
+	if (ct->parent == RSP_NONE)
+		ct->parent = p;
+	if (!ct->comm && ev->u.fork.child_comm[0])
+		ct->comm = trace_intern(b->t, ev->u.fork.child_comm);
+	memset(&l, 0, sizeof(l));
+	l.time = t;
+	l.cpu = (uint16_t)cpu;
+	l.kind = LINK_FORK;
+	l.ctx = RSP_CTX_TASK;
+	l.waker = p;
+	l.waker_slice = _rsp_current_run(b, p);
+	l.wakee = c;
+	l.wakee_slice = RSP_NONE;
+	l.stack = stack;
+	l.extra = RSP_NONE;
+	if (!vec_push(&b->t->links, l))
+		return;
+	ct->pending_link = (uint32_t)(b->t->links.n - 1);
+	b->last = (struct product){ 2, c, ct->pending_link };
+}
+
+static void on_exec_tp(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev,
+		       uint32_t stack)
+{
+	uint32_t ti = _rsp_builder_thread(b, ev->u.exec.pid, 0, t);
+	struct thread *th;
+	struct link l;
+	uint32_t prev_run;
+
+	if (ti == RSP_NONE)
+		return;
+	_rsp_builder_evidence(b, ti, cpu, t);
+	th = TH(b, ti);
+	prev_run = _rsp_current_run(b, ti);
+	/* the paper: exec ends one program's run and begins another's */
+	memset(&l, 0, sizeof(l));
+	l.time = t;
+	l.cpu = (uint16_t)cpu;
+	l.kind = LINK_EXEC;
+	l.ctx = RSP_CTX_TASK;
+	l.waker = ti;
+	l.waker_slice = prev_run;
+	l.wakee = ti;
+	l.wakee_slice = RSP_NONE;
+	l.stack = stack;
+	l.extra = trace_intern(b->t, ev->u.exec.filename);
+	if (!vec_push(&b->t->links, l))
+		return;
+	_rsp_open_run(b, ti, cpu, t, (uint32_t)(b->t->links.n - 1), SL_EXEC);
+	(void)th;
+}
+
+/* ---- interrupts ---------------------------------------------------------------------------- */
+
+static void on_irq(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
+{
+	struct cpu *cs = &b->cpus[cpu];
+
+	b->t->have_irq = true;
+	if (ev->kind <= TP_SOFTIRQ_EXIT)
+		cs->gen++; /* a new context instance: earlier causes no longer apply */
+	switch (ev->kind) {
+	case TP_IRQ_ENTRY:
+		cs->irq = ev->u.irq.irq;
+		cs->irq_name = trace_intern(b->t, ev->u.irq.name);
+		break;
+	case TP_IRQ_EXIT:
+		cs->irq = -1;
+		break;
+	case TP_SOFTIRQ_ENTRY:
+		cs->softirq = (int32_t)ev->u.softirq.vec;
+		break;
+	case TP_SOFTIRQ_EXIT:
+		cs->softirq = -1;
+		break;
+	case TP_HRTIMER_ENTRY:
+		cs->in_hrtimer = true;
+		break;
+	case TP_HRTIMER_EXIT:
+		cs->in_hrtimer = false;
+		break;
+	case TP_TIMER_ENTRY:
+		cs->in_timer = true;
+		break;
+	case TP_TIMER_EXIT:
+		cs->in_timer = false;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- the entry points ------------------------------------------------------------------------ */
+
+struct builder *builder_new(struct rsp_trace *t)
+{
+	struct builder *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->t = t;
+	b->ncpus = t->nr_cpus ? t->nr_cpus : 1;
+	b->cpus = calloc(b->ncpus, sizeof(*b->cpus));
+	if (!b->cpus) {
+		free(b);
+		return NULL;
+	}
+	for (uint32_t c = 0; c < b->ncpus; c++) {
+		b->cpus[c].cur = CPU_UNKNOWN;
+		b->cpus[c].since = t->t_start;
+		b->cpus[c].irq = -1;
+		b->cpus[c].softirq = -1;
+		b->cpus[c].last_io = RSP_NONE;
+		b->cpus[c].last_net = RSP_NONE;
+	}
+	return b;
+}
+
+void builder_free(struct builder *b)
+{
+	if (!b)
+		return;
+	free(b->cpus);
+	free(b->io);
+	free(b->sock_ht);
+	vec_free(&b->wake_cpu);
+	vec_free(&b->flushes);
+	free(b);
+}
+
+struct product builder_last_product(const struct builder *b)
+{
+	return b->last;
+}
+
+void builder_attach_stack(struct builder *b, struct product p, uint32_t stack)
+{
+	if (!stack)
+		return;
+	if (p.what == 1 && p.thread < b->t->threads.n &&
+	    p.index < b->t->threads.v[p.thread].slices.n) {
+		struct slice *s = &b->t->threads.v[p.thread].slices.v[p.index];
+
+		if (!s->stack || (stack & RSP_STACK_PENDING))
+			s->stack = stack;
+	} else if (p.what == 2 && p.index < b->t->links.n) {
+		struct link *l = &b->t->links.v[p.index];
+
+		if (!l->stack || (stack & RSP_STACK_PENDING))
+			l->stack = stack;
+	}
+}
+
+void builder_event(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev,
+		   uint32_t stack, uint64_t rec_off)
+{
+	(void)rec_off;
+	if (cpu >= b->ncpus)
+		return;
+	b->last = (struct product){ 0, 0, 0 };
+	b->cpus[cpu].last_time = t;
+	switch (ev->kind) {
+	case TP_SWITCH:
+		on_switch(b, t, cpu, ev, stack);
+		break;
+	case TP_WAKING:
+		on_waking(b, t, cpu, ev, stack, true);
+		break;
+	case TP_WAKEUP:
+		on_wakeup(b, t, cpu, ev);
+		break;
+	case TP_WAKEUP_NEW:
+		on_wakeup_new(b, t, cpu, ev);
+		break;
+	case TP_FORK:
+		on_fork_tp(b, t, cpu, ev, stack);
+		break;
+	case TP_EXEC:
+		on_exec_tp(b, t, cpu, ev, stack);
+		break;
+	case TP_EXIT: {
+		uint32_t ti = _rsp_builder_thread(b, ev->u.exit.pid, 0, t);
+
+		if (ti != RSP_NONE) {
+			_rsp_builder_evidence(b, ti, cpu, t);
+			TH(b, ti)->exited = true;
+			TH(b, ti)->death = t;
+		}
+		break;
+	}
+	case TP_BLK_INSERT:
+	case TP_BLK_ISSUE:
+	case TP_BLK_COMPLETE:
+		_rsp_on_block(b, t, cpu, ev);
+		break;
+	case TP_IRQ_ENTRY:
+	case TP_IRQ_EXIT:
+	case TP_SOFTIRQ_ENTRY:
+	case TP_SOFTIRQ_EXIT:
+	case TP_HRTIMER_ENTRY:
+	case TP_HRTIMER_EXIT:
+	case TP_TIMER_ENTRY:
+	case TP_TIMER_EXIT:
+		on_irq(b, t, cpu, ev);
+		break;
+	case TP_SOCK_STATE:
+		_rsp_on_sock_state(b, t, ev);
+		break;
+	case TP_SOCK_SEND:
+		_rsp_on_sock_send(b, t, cpu, ev);
+		break;
+	case TP_SOCK_RECV:
+		if (ev->tid && ev->ctx == RSP_CTX_TASK)
+			_rsp_builder_evidence(b, _rsp_builder_thread(b, ev->tid, 0, t), cpu, t);
+		break;
+	case TP_SK_READY:
+		_rsp_on_sk_ready(b, t, cpu, ev);
+		break;
+	default:
+		if (ev->tid && ev->ctx == RSP_CTX_TASK)
+			_rsp_builder_evidence(b, _rsp_builder_thread(b, ev->tid, 0, t), cpu, t);
+		break;
+	}
+}
+
+void builder_sample(struct builder *b, uint64_t t, uint32_t cpu, uint32_t tid, uint32_t pid,
+		    uint32_t stack)
+{
+	uint32_t ti;
+	struct thread *th;
+	struct tsample s = { .time = t, .stack = stack, .cpu = (uint16_t)cpu };
+	struct slice *sl;
+
+	if (!tid || cpu >= b->ncpus)
+		return; /* idle */
+	b->cpus[cpu].last_time = t;
+	if (tid == UINT32_MAX) {
+		/*
+		 * A task in the last moments of its exit, already detached from
+		 * its pid: perf reports pid and tid -1.  It is the thread current
+		 * on that CPU (its final switch-out follows); never a new thread.
+		 */
+		ti = b->cpus[cpu].cur;
+		if (ti == CPU_IDLE || ti == CPU_UNKNOWN)
+			return;
+	} else {
+		ti = _rsp_builder_thread(b, tid, pid, t);
+	}
+	if (ti == RSP_NONE)
+		return;
+	th = TH(b, ti);
+	if (th->st == TS_RUNNING && th->cpu == cpu && b->cpus[cpu].cur == ti) {
+		vec_push(&th->samples, s);
+		return;
+	}
+	sl = cur_slice(th);
+	if (sl && sl->kind == SLICE_SLEEP && sl->start <= t && t - sl->start <= SAMPLE_SLACK_NS &&
+	    th->slices.n >= 2 && th->slices.v[th->slices.n - 2].kind == SLICE_RUN &&
+	    th->slices.v[th->slices.n - 2].cpu == cpu) {
+		/* landed just after it left the CPU: it belongs to that run */
+		vec_push(&th->samples, s);
+		sl->samples = (uint32_t)th->samples.n;
+		return;
+	}
+	if (th->st == TS_DEAD) {
+		b->t->n_samples_dropped++;
+		return;
+	}
+	_rsp_builder_evidence(b, ti, cpu, t);
+	if (th->st == TS_RUNNING && th->cpu == cpu)
+		vec_push(&th->samples, s);
+	else
+		b->t->n_samples_dropped++;
+}
+
+void builder_comm(struct builder *b, uint64_t t, uint32_t pid, uint32_t tid, const char *comm,
+		  bool exec)
+{
+	uint32_t ti = _rsp_builder_thread(b, tid, pid, t);
+	struct thread *th;
+
+	if (ti == RSP_NONE)
+		return;
+	th = TH(b, ti);
+	th->comm = trace_intern(b->t, comm);
+	if (!th->first_comm || (t == 0 && !exec))
+		th->first_comm = th->comm;
+	if (pid)
+		th->pid = pid;
+}
+
+void builder_fork(struct builder *b, uint64_t t, uint32_t pid, uint32_t ppid, uint32_t tid,
+		  uint32_t ptid)
+{
+	uint32_t parent = ptid ? _rsp_builder_thread(b, ptid, ppid, t) : RSP_NONE;
+	uint32_t ti = trace_thread_new(b->t, tid, pid, t);
+	struct thread *th;
+
+	while (b->wake_cpu.n < b->t->threads.n)
+		vec_push(&b->wake_cpu, -1);
+	if (ti == RSP_NONE)
+		return;
+	th = TH(b, ti);
+	th->parent = parent;
+	if (parent != RSP_NONE && !th->comm)
+		th->comm = th->first_comm = TH(b, parent)->comm;
+	th->birth = t;
+	if (t == 0) {
+		/* existed before the trace: state unknown until seen */
+		th->birth = 0;
+	}
+}
+
+void builder_exit(struct builder *b, uint64_t t, uint32_t pid, uint32_t tid)
+{
+	uint32_t ti = _rsp_builder_thread(b, tid, pid, t);
+
+	if (ti == RSP_NONE)
+		return;
+	TH(b, ti)->exited = true;
+	if (!TH(b, ti)->death || TH(b, ti)->death > t)
+		TH(b, ti)->death = t;
+}
+
+void builder_lost(struct builder *b, uint64_t t, uint32_t cpu, uint64_t n, int source)
+{
+	struct lost_span ls;
+	struct cpu *cs;
+
+	(void)source;
+	if (cpu >= b->ncpus)
+		return;
+	cs = &b->cpus[cpu];
+	ls.cpu = cpu;
+	ls.start = cs->last_time ? cs->last_time : b->t->t_start;
+	ls.end = t;
+	ls.lost = n;
+	vec_push(&b->t->lost, ls);
+	if (cs->cur != CPU_IDLE && cs->cur != CPU_UNKNOWN) {
+		struct thread *th = TH(b, cs->cur);
+
+		if (th->st == TS_RUNNING && th->cpu == cpu) {
+			struct slice *s = cur_slice(th);
+
+			if (s)
+				s->flags |= SL_LOST;
+			_rsp_open_unknown(b, cs->cur, ls.start);
+		}
+	}
+	cs->cur = CPU_UNKNOWN;
+	cs->since = t;
+	cs->irq = -1;
+	cs->softirq = -1;
+	cs->last_io = cs->last_net = RSP_NONE;
+}
+
+void builder_finish(struct builder *b)
+{
+	uint64_t end = b->t->t_end;
+
+	for (size_t i = 0; i < b->t->threads.n; i++) {
+		struct thread *th = &b->t->threads.v[i];
+		struct slice *s = cur_slice(th);
+
+		if (s && s->end == 0) {
+			s->end = end > s->start ? end : s->start;
+			s->flags |= SL_OPEN_END;
+		}
+		if (th->death == 0 && !th->exited)
+			th->death = UINT64_MAX;
+		vec_shrink(&th->slices);
+		vec_shrink(&th->samples);
+	}
+	vec_shrink(&b->t->links);
+}
