@@ -58,6 +58,18 @@ static uint64_t accounted(const struct rsp_explanation *e)
 	return e->total_ns - e->cat_ns[RSP_CAT_UNACCOUNTED] - e->cat_ns[RSP_CAT_UNKNOWN];
 }
 
+/* How a contributor's time is known, when not measured: "estimated" or "inferred". */
+static const char *how_known(const struct rsp_contributor *k)
+{
+	if (k->ns_estimated * 2 > k->ns)
+		return "estimated";
+	if (k->ns_inferred * 2 > k->ns)
+		return "inferred";
+	if ((k->ns_estimated + k->ns_inferred) * 2 > k->ns)
+		return "estimated";
+	return NULL;
+}
+
 /* ---- choosing the target ------------------------------------------------------------- */
 
 static int add_pid(struct report *r, int pid)
@@ -149,8 +161,9 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 			struct rsp_contributor k;
 
 			rsp_analysis_contributor(r->an, c, i, &k);
-			printf("      %-44.44s %9.3f ms %5.1f%%  x%" PRIu64 "\n", k.what, ms(k.ns),
-			       pct(k.ns, e->cat_ns[c]), k.count);
+			printf("      %-44.44s %9.3f ms %5.1f%%  x%" PRIu64 "%s%s\n", k.what, ms(k.ns),
+			       pct(k.ns, e->cat_ns[c]), k.count, how_known(&k) ? "  " : "",
+			       how_known(&k) ? how_known(&k) : "");
 		}
 		if (e->cat_ns[c] * 20 >= e->total_ns)
 			printf("      -> %s\n", rsp_category_advice(c));
@@ -168,6 +181,7 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 			       pct(k.ns, e->cat_ns[RSP_CAT_UNACCOUNTED]), k.count);
 		}
 	printf("  %-34s %19.1f%%\n", "Percent accounted", pct(acc, e->total_ns));
+	printf("  %-34s %19.1f%%\n", "Percent explained", pct(e->explained_ns, e->total_ns));
 }
 
 static void print_text(const struct report *r, bool threads)
@@ -237,17 +251,19 @@ static void csv_rows(const struct report *r, const struct rsp_explanation *e, co
 			printf("%s,contributor,%s,%" PRIu64 ",%.6f,%.3f,", scope, rsp_category_key(c),
 			       k.ns, ms(k.ns), pct(k.ns, e->cat_ns[c]));
 			csv_str(k.what);
-			printf("\n");
+			printf(",%" PRIu64 ",%" PRIu64 "\n", k.ns_estimated, k.ns_inferred);
 		}
 	}
 	printf("%s,accounted,,%" PRIu64 ",%.6f,%.3f,\n", scope, acc, ms(acc), pct(acc, e->total_ns));
+	printf("%s,explained,,%" PRIu64 ",%.6f,%.3f,\n", scope, e->explained_ns, ms(e->explained_ns),
+	       pct(e->explained_ns, e->total_ns));
 }
 
 static void print_csv(const struct report *r, bool threads)
 {
 	struct rsp_explanation e;
 
-	printf("scope,row,category,ns,ms,percent,contributor\n");
+	printf("scope,row,category,ns,ms,percent,contributor,ns_estimated,ns_inferred\n");
 	rsp_analysis_explanation(r->an, &e);
 	csv_rows(r, &e, "all", true);
 	for (size_t p = 0; threads && p < rsp_analysis_n_paths(r->an); p++) {
@@ -292,12 +308,14 @@ static void print_md(const struct report *r)
 			rsp_analysis_contributor(r->an, c, i, &k);
 			printf("%s", i ? "<br>" : "");
 			md_escape(k.what);
-			printf(" (%.3f ms)", ms(k.ns));
+			printf(" (%.3f ms%s%s)", ms(k.ns), how_known(&k) ? ", " : "",
+			       how_known(&k) ? how_known(&k) : "");
 		}
 		printf(" |\n");
 	}
 	printf("| **Total accounted** | %.3f | %.1f | |\n", ms(acc), pct(acc, e.total_ns));
 	printf("| **Percent accounted** | | %.1f | |\n", pct(acc, e.total_ns));
+	printf("| **Percent explained** | | %.1f | |\n", pct(e.explained_ns, e.total_ns));
 	if (rsp_trace_n_warnings(r->t)) {
 		printf("\nWarnings:\n\n");
 		for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++) {
@@ -317,6 +335,8 @@ static void json_expl(struct json *j, const struct report *r, const struct rsp_e
 	json_u64(j, "total_ns", e->total_ns);
 	json_u64(j, "accounted_ns", acc);
 	json_double(j, "percent_accounted", pct(acc, e->total_ns));
+	json_u64(j, "explained_ns", e->explained_ns);
+	json_double(j, "percent_explained", pct(e->explained_ns, e->total_ns));
 	json_begin_array(j, "categories");
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
 		json_begin_object(j, NULL);
@@ -336,6 +356,9 @@ static void json_expl(struct json *j, const struct report *r, const struct rsp_e
 				json_string(j, "what", k.what);
 				json_u64(j, "ns", k.ns);
 				json_u64(j, "count", k.count);
+				json_u64(j, "ns_sampled", k.ns - k.ns_estimated - k.ns_inferred);
+				json_u64(j, "ns_estimated", k.ns_estimated);
+				json_u64(j, "ns_inferred", k.ns_inferred);
 				json_end_object(j);
 			}
 			json_end_array(j);

@@ -82,6 +82,7 @@ struct stream {
 	struct perf_event_attr attr;
 	struct perf_evsel *evsel; /* PERF, TARGET, TRACKING */
 	struct perf_evsel *counter; /* FTRACE: counting event for the kernel count */
+	bool no_count; /* FTRACE: its tracepoint's counter sums a field: no kernel count */
 	uint64_t *ids;
 	size_t n_ids;
 };
@@ -440,6 +441,7 @@ static int resolve_events(struct recorder *r, struct tp_list *tps)
 			s = add_stream(r, STREAM_FTRACE, row, (unsigned)id);
 			if (!s)
 				return -ENOMEM;
+			s->no_count = p->no_count;
 			base_attr(&s->attr);
 			s->attr.type = PERF_TYPE_TRACEPOINT;
 			s->attr.config = (uint64_t)id;
@@ -499,8 +501,9 @@ static int build_evlists(struct recorder *r)
 		case STREAM_FTRACE: {
 			struct perf_event_attr c;
 
-			/* a perf sampler on the same tracepoint already counts it */
-			if (r->st->events[s->row].from_perf)
+			/* a perf sampler on the same tracepoint already counts it; a
+			 * __perf_count tracepoint's counter sums a field, not events */
+			if (r->st->events[s->row].from_perf || s->no_count)
 				break;
 
 			memset(&c, 0, sizeof(c));

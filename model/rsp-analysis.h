@@ -66,6 +66,9 @@ struct rsp_explanation {
 	uint64_t total_ns; /* parallelism counted: the sum of the control paths */
 	uint64_t start_ns, end_ns;
 	uint64_t cat_ns[RSP_CAT__COUNT]; /* a partition of total_ns */
+	/* of total_ns, the leaves named by a function (measured, estimated or
+	 * inferred), a device, a peer, a competing thread or an idle CPU */
+	uint64_t explained_ns;
 	size_t n_paths; /* control paths */
 	size_t n_threads; /* target threads */
 	size_t n_processes; /* distinct processes anywhere in the pseudostacks */
@@ -83,7 +86,13 @@ void rsp_analysis_path_explanation(const struct rsp_analysis *a, size_t path,
 struct rsp_contributor {
 	const char *what; /* "rpc-backend: fsync > __libc_fsync", "254:0", "127.0.0.1:8080" */
 	uint64_t ns;
-	uint64_t count; /* intervals */
+	uint64_t count; /* intervals (estimated: the runs of the sites it is estimated in) */
+	/*
+	 * Of ns: estimated (runs without samples, divided among the functions
+	 * their site's samples hit) and inferred (runs without samples at a site
+	 * without any: given to the site); the rest is measured.
+	 */
+	uint64_t ns_estimated, ns_inferred;
 };
 /* The top contributors of a category, largest first. */
 size_t rsp_analysis_n_contributors(const struct rsp_analysis *a, enum rsp_category c);
@@ -120,6 +129,10 @@ enum rsp_node_kind {
 #define RSP_NODE_CUT 0x01 /* starts where its parent does: the earlier part was cut */
 #define RSP_NODE_DEFACTO 0x02 /* a de facto sleep: several timed-out sleeps as one */
 #define RSP_NODE_BOUNDED 0x04 /* not expanded: a bound was reached */
+/* a run without samples: its code estimated from its site's samples, or inferred
+ * from its site alone (its label) */
+#define RSP_NODE_ESTIMATED 0x08
+#define RSP_NODE_INFERRED 0x10
 
 struct rsp_node_info {
 	enum rsp_node_kind kind;

@@ -58,6 +58,7 @@ struct rsp_trace_summary {
 	bool unfinished; /* file-mode header never completed */
 	uint64_t file_records, events, samples;
 	uint64_t inferred_switches; /* switch-ins the kernel did not record */
+	uint64_t runs_placed; /* of their runs, placed by sched_stat_runtime's CPU time */
 	uint64_t merged_copies; /* events delivered twice (perf + ftrace), merged */
 	uint64_t dropped_samples; /* samples of a thread not running on their CPU */
 	uint64_t broken_chains; /* switch records disagreeing with the CPU's state */

@@ -253,6 +253,18 @@ static int parse_line(struct rsp_probe_set *set, char *text, int line, char *err
 	if (pr.stack != RSP_STACK_NONE && !(pr.source & RSP_SOURCE_PERF))
 		return set_err(err, errlen, line,
 			       "%s wants a stack, which only a perf source gives", f[1]);
+	{
+		/* "required" or "optional", then ",nocount" */
+		char *opt = strchr(f[4], ',');
+
+		if (opt) {
+			*opt++ = '\0';
+			if (strcmp(opt, "nocount"))
+				return set_err(err, errlen, line,
+					       "unknown need option '%s' (nocount)", opt);
+			pr.no_count = true;
+		}
+	}
 	if (!strcmp(f[4], "required"))
 		pr.required = true;
 	else if (!strcmp(f[4], "optional"))

@@ -53,6 +53,9 @@ struct rsp_probe {
 	enum rsp_probe_source source;
 	enum rsp_probe_stack stack;
 	bool required;
+	/* the kernel's counter of this tracepoint sums a field instead of counting
+	 * (perf's __perf_count: sched_stat_runtime sums nanoseconds): no count */
+	bool no_count;
 	char *missing; /* what is lost without it; NULL if required */
 	struct rsp_probe_alt *alts;
 	size_t n_alts;

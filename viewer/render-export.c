@@ -186,6 +186,18 @@ static void md_str(FILE *f, const char *s)
 	}
 }
 
+/* How a contributor's time is known when not measured (as rsp report says it). */
+static const char *how_known(const struct rsp_contributor *k)
+{
+	if (k->ns_estimated * 2 > k->ns)
+		return "estimated";
+	if (k->ns_inferred * 2 > k->ns)
+		return "inferred";
+	if ((k->ns_estimated + k->ns_inferred) * 2 > k->ns)
+		return "estimated";
+	return NULL;
+}
+
 int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_format fmt,
 		     size_t top, FILE *f)
 {
@@ -195,7 +207,7 @@ int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_
 	rsp_analysis_explanation(a, &e);
 	acc = e.total_ns - e.cat_ns[RSP_CAT_UNACCOUNTED] - e.cat_ns[RSP_CAT_UNKNOWN];
 	if (fmt == RSP_TABLE_CSV) {
-		fprintf(f, "scope,row,category,ns,ms,percent,contributor\n");
+		fprintf(f, "scope,row,category,ns,ms,percent,contributor,ns_estimated,ns_inferred\n");
 		fprintf(f, "all,wall,,%" PRIu64 ",%.6f,,\n", e.wall_ns, e.wall_ns / 1e6);
 		fprintf(f, "all,total,,%" PRIu64 ",%.6f,100.000,\n", e.total_ns, e.total_ns / 1e6);
 		for (int c = 0; c < RSP_CAT__COUNT; c++) {
@@ -209,11 +221,13 @@ int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_
 					rsp_category_key(c), k.ns, k.ns / 1e6,
 					pct(k.ns, e.cat_ns[c]));
 				csv_str(f, k.what);
-				fputc('\n', f);
+				fprintf(f, ",%" PRIu64 ",%" PRIu64 "\n", k.ns_estimated, k.ns_inferred);
 			}
 		}
 		fprintf(f, "all,accounted,,%" PRIu64 ",%.6f,%.3f,\n", acc, acc / 1e6,
 			pct(acc, e.total_ns));
+		fprintf(f, "all,explained,,%" PRIu64 ",%.6f,%.3f,\n", e.explained_ns,
+			e.explained_ns / 1e6, pct(e.explained_ns, e.total_ns));
 	} else {
 		fprintf(f, "## rsp report: ");
 		md_str(f, target ? target : "target");
@@ -233,13 +247,16 @@ int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_
 				rsp_analysis_contributor(a, c, i, &k);
 				fprintf(f, "%s", i ? "<br>" : "");
 				md_str(f, k.what);
-				fprintf(f, " (%.3f ms)", k.ns / 1e6);
+				fprintf(f, " (%.3f ms%s%s)", k.ns / 1e6, how_known(&k) ? ", " : "",
+					how_known(&k) ? how_known(&k) : "");
 			}
 			fprintf(f, " |\n");
 		}
 		fprintf(f, "| **Total accounted** | %.3f | %.1f | |\n", acc / 1e6,
 			pct(acc, e.total_ns));
 		fprintf(f, "| **Percent accounted** | | %.1f | |\n", pct(acc, e.total_ns));
+		fprintf(f, "| **Percent explained** | | %.1f | |\n",
+			pct(e.explained_ns, e.total_ns));
 	}
 	return ferror(f) ? -EIO : 0;
 }

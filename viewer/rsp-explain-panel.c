@@ -73,7 +73,7 @@ GtkWidget *rsp_explain_panel_new(const RspTarget *tg)
 					  GTK_ORIENTATION_VERTICAL, "spacing", 4, NULL);
 	struct rsp_explanation e;
 	GtkWidget *title, *sub, *scroller;
-	char buf[256], ms[32], pc[32];
+	char buf[400], ms[32], pc[32];
 	uint64_t acc;
 
 	rsp_analysis_explanation(tg->analysis, &e);
@@ -88,10 +88,12 @@ GtkWidget *rsp_explain_panel_new(const RspTarget *tg)
 	gtk_box_append(GTK_BOX(p), title);
 	snprintf(
 	    buf, sizeof(buf),
-	    "%zu control path%s, %zu process%s; wall %.3f ms, total %.3f ms, %.1f%% accounted. "
+	    "%zu control path%s, %zu process%s; wall %.3f ms, total %.3f ms, %.1f%% accounted, "
+	    "%.1f%% explained (to a function, device or peer). "
 	    "Click a category to highlight its frames.",
 	    e.n_paths, e.n_paths == 1 ? "" : "s", e.n_processes, e.n_processes == 1 ? "" : "es",
-	    e.wall_ns / 1e6, e.total_ns / 1e6, e.total_ns ? 100.0 * acc / e.total_ns : 0.0);
+	    e.wall_ns / 1e6, e.total_ns / 1e6, e.total_ns ? 100.0 * acc / e.total_ns : 0.0,
+	    e.total_ns ? 100.0 * e.explained_ns / e.total_ns : 0.0);
 	sub = gtk_label_new(buf);
 	gtk_label_set_wrap(GTK_LABEL(sub), TRUE);
 	gtk_label_set_xalign(GTK_LABEL(sub), 0);
@@ -121,8 +123,11 @@ GtkWidget *rsp_explain_panel_new(const RspTarget *tg)
 			struct rsp_contributor k;
 
 			rsp_analysis_contributor(tg->analysis, c, i, &k);
-			g_string_append_printf(tip, "\n%s: %.3f ms (x%llu)", k.what, k.ns / 1e6,
-					       (unsigned long long)k.count);
+			g_string_append_printf(tip, "\n%s: %.3f ms (x%llu%s)", k.what, k.ns / 1e6,
+					       (unsigned long long)k.count,
+					       k.ns_estimated * 2 > k.ns ? ", estimated" :
+					       k.ns_inferred * 2 > k.ns	 ? ", inferred" :
+									   "");
 		}
 		gtk_widget_set_tooltip_text(row, tip->str);
 		g_string_free(tip, TRUE);

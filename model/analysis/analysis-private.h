@@ -3,7 +3,9 @@
  * Shared by the analysis' files, each calling only the ones listed before it:
  *   explain.c    the table: categories, contributors, the queries
  *   nodes.c      nodes and leaves
- *   labels.c     what each leaf was: labels, run leaves split among samples
+ *   labels.c     what each leaf was: its label
+ *   cpus.c       who held the CPU a runnable thread waited for
+ *   runs.c       what a run was doing: its samples, or its site (estimated, inferred)
  *   analysis.c   the recursion: pseudostacks and control paths
  */
 #ifndef RSP_ANALYSIS_PRIVATE_H
@@ -16,6 +18,7 @@
 struct anode {
 	uint64_t start, end;
 	uint32_t parent, thread, slice, io, net, link, other;
+	uint32_t site; /* RUN without samples: its site (runs.c), RSP_NONE */
 	uint32_t path;
 	uint32_t label; /* string id */
 	uint32_t depth; /* chains can be deeper than 65535 */
@@ -29,15 +32,59 @@ struct apath {
 	uint64_t span; /* time it covers: end - start, or the sum of an async path's segments */
 	bool async;
 	uint64_t cat_ns[RSP_CAT__COUNT];
+	uint64_t explained_ns; /* of its leaves, those named by a function, device or peer */
 };
 
 struct interval {
 	uint64_t s, e;
 };
 
+/* How a contributor's time is known. */
+enum share_kind {
+	RSP_SHARE_MEASURED, /* from the leaf itself (a sampled run: its samples) */
+	RSP_SHARE_ESTIMATED, /* a run without samples: its site's samples */
+	RSP_SHARE_INFERRED, /* a run without samples at a site without any: the site */
+};
+
 struct contrib {
 	uint32_t label;
 	uint64_t ns, count;
+	uint64_t ns_estimated, ns_inferred; /* of ns */
+};
+
+/* The site of runs without samples (runs.c): where their code ran. */
+struct run_site {
+	int pid;
+	uint32_t thread; /* one of the process's threads, for its comm */
+	uint32_t label; /* "comm: caller > common (from X to Y)", or "comm" */
+	bool named; /* the label names code */
+	uint32_t pool, coarse; /* its samples: at this site; at its common frames */
+	uint64_t ns, count; /* the analysis' runs without samples here */
+};
+
+/* A run on a CPU (cpus.c). */
+struct cpu_run {
+	uint64_t start, end;
+	uint32_t thread;
+};
+
+struct site_slot {
+	uint32_t a, b; /* the stacks before and after */
+	int pid;
+	uint32_t site; /* RSP_NONE: empty */
+};
+
+/* A process's samples at one site, trace-wide. */
+struct site_pool {
+	uint32_t key; /* string id */
+	uint64_t run_ns; /* every run at the site, sampled or not */
+	uint64_t samples;
+};
+
+struct pool_entry {
+	uint32_t pool, label;
+	uint64_t samples;
+	uint64_t measured_ns; /* the time the sampled runs gave these samples */
 };
 
 struct rsp_analysis {
@@ -54,6 +101,7 @@ struct rsp_analysis {
 	VEC(struct apath) paths;
 	uint32_t cur_path;
 	uint64_t cat_ns[RSP_CAT__COUNT];
+	uint64_t explained_ns;
 	uint64_t start, end;
 	size_t n_threads, n_cut, n_bounded;
 	bool nomem;
@@ -71,16 +119,37 @@ struct rsp_analysis {
 	VEC(struct contrib) contrib[RSP_CAT__COUNT];
 	/* (category, label) -> its contributor's index */
 	struct _rsp_u64map contribs;
+
+	/* runs without samples (runs.c) */
+	VEC(struct run_site) sites;
+	VEC(struct site_pool) pools;
+	VEC(struct pool_entry) entries;
+	struct site_slot *site_ht; /* (stack before, stack after, pid) -> site */
+	size_t site_cap;
+	struct _rsp_u64map pool_index; /* (pid, key) -> pool */
+	struct _rsp_u64map entry_index; /* (pool, label) -> entry */
+	struct _rsp_u64map pooled; /* pids whose runs are in the pools */
+	uint32_t *by_pid; /* thread indexes grouped by process */
+	struct _rsp_u64map pid_first; /* pid -> its first index in by_pid */
+
+	/* who held each CPU (cpus.c) */
+	VEC(struct cpu_run) *cpu_runs;
+	size_t n_cpu_runs;
+	struct _rsp_u64map sched_labels;
 };
 
 /* --- explain.c -------------------------------------------------------------------- */
 
-/* Add to category @c's contributor @label (one entry per label). */
+/* Add to category @c's contributor @label (one entry per label), known as @how. */
 void analysis_contribute(struct rsp_analysis *an, enum rsp_category c, uint32_t label,
-			 uint64_t ns, uint64_t count);
-/* a node done with: its time to its category's contributors, its process counted */
+			 uint64_t ns, uint64_t count, enum share_kind how);
+/* a node done with: its time to its category's contributors (a run without
+ * samples: to its site, runs.c), its process counted */
 void analysis_retire(struct rsp_analysis *an, const struct anode *n);
-int analysis_finish(struct rsp_analysis *an);
+/* the nodes still in the ring retired, the processes counted (summary: the ring freed) */
+void analysis_retire_all(struct rsp_analysis *an);
+/* the contributors of each category folded and sorted; -ENOMEM if anything failed */
+int analysis_contribs_sort(struct rsp_analysis *an);
 void analysis_contribs_free(struct rsp_analysis *an);
 
 /* --- nodes.c ---------------------------------------------------------------------- */
@@ -105,15 +174,29 @@ uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category 
 size_t analysis_first_slice(const struct thread *th, uint64_t a);
 /* the stack id after unwinding (pending copies resolved), for comparing stacks */
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack);
+/* @ns of the current path's leaves are named by a function, a device or a peer */
+void analysis_explained_ns(struct rsp_analysis *an, uint64_t ns);
 
 /* --- labels.c --------------------------------------------------------------------- */
 
+const char *analysis_thread_comm(const struct rsp_analysis *an, uint32_t th);
+/* "caller > function" of @stack in @pid at @time (kernel: its first non-scheduler
+ * function), cached; 0 if it names nothing */
+uint32_t analysis_cached_label(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
+			       bool kernel);
+/* "comm: what" (@what a string id; 0: the comm alone) */
+uint32_t analysis_with_comm(struct rsp_analysis *an, uint32_t thread, uint32_t what);
 bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack);
 /* leaves with their labels */
-uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
-			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
-void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, uint32_t thread,
-			  uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
+/* The event the trace lacks that would have said why sleep @s (ended by @l, or
+ * NULL) ended, or NULL if what was recorded says it */
+const char *analysis_not_recorded(const struct rsp_analysis *an, const struct slice *s,
+				  const struct link *l);
+/* A wait nothing recorded explains: a kernel block (D), unaccounted (S), or
+ * unaccounted with the event the trace lacks */
+void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, const struct link *l,
+			  uint32_t thread, uint64_t lo, uint64_t hi, uint32_t parent,
+			  uint32_t depth);
 void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_op *io);
 void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net);
 void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread);
@@ -126,6 +209,22 @@ void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thre
 			   const struct slice *s);
 void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu, bool lost);
 void analysis_labels_free(struct rsp_analysis *an);
+
+/* --- cpus.c ---------------------------------------------------------------------- */
+
+/* @thread runnable over [@lo, @hi] before its run @k + 1: leaves by who held the CPU */
+void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
+		       uint64_t hi, uint32_t parent, uint32_t depth);
+void analysis_cpus_free(struct rsp_analysis *an);
+
+/* --- runs.c ---------------------------------------------------------------------- */
+
+/* A run's leaf: its samples' functions, or its site */
+uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
+			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
+/* the sites' time to the functions their samples hit, or to the sites */
+void analysis_runs_finish(struct rsp_analysis *an);
+void analysis_runs_free(struct rsp_analysis *an);
 
 /* --- analysis.c ------------------------------------------------------------------- */
 

@@ -31,8 +31,11 @@ struct frame {
 	uint64_t cursor; /* covered up to */
 	/* after the child frame: the sleep's runnable tail */
 	uint64_t post_start, post_end;
-	uint32_t post_parent;
+	uint32_t post_parent, post_slice;
 	bool post;
+	/* a child: the time of its thread taken by the call, walked or not (its window
+	 * and the overhangs the tolerance lets a callee have at either end) */
+	uint64_t claim_from, claim_to;
 };
 
 /* ---- claims ---------------------------------------------------------------------------- */
@@ -136,8 +139,9 @@ static void io_leaves(struct rsp_analysis *an, const struct io_op *io, uint32_t 
  * wakee on the waker's CPU).  Its run is the child, as if the waker had
  * blocked; what is left of the preemption after that run is scheduler delay.
  */
-static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *pl, uint64_t lo,
-		       uint64_t hi, uint32_t node, uint32_t d, struct frame *f, struct frame *child)
+static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *pl, uint32_t k,
+		       uint64_t lo, uint64_t hi, uint32_t node, uint32_t d, struct frame *f,
+		       struct frame *child)
 {
 	const struct slice *r;
 	const struct link *wl;
@@ -163,10 +167,13 @@ static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *
 	child->parent = node;
 	child->depth = d;
 	child->cursor = lo;
+	child->claim_from = lo;
+	child->claim_to = end;
 	f->post = hi > end;
 	f->post_start = end;
 	f->post_end = hi;
 	f->post_parent = node;
+	f->post_slice = k;
 	return true;
 }
 
@@ -199,12 +206,15 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		uint32_t n;
 
 		if (pl && pl->kind == LINK_PREEMPT &&
-		    handed_off(an, f->thread, pl, lo, hi, node, d, f, child))
+		    handed_off(an, f->thread, pl, k, lo, hi, node, d, f, child))
 			return true;
 		/* a thread born runnable waits for a CPU: scheduler delay, not preemption */
-		n = analysis_leaf(an, (s->flags & SL_BORN) ? RSP_NODE_RUNNABLE : RSP_NODE_PREEMPTED,
-				  (s->flags & SL_BORN) ? RSP_CAT_SCHED : RSP_CAT_INVOLUNTARY, lo, hi,
-				  node, (d + 1), f->thread);
+		if (s->flags & SL_BORN) {
+			analysis_runnable(an, f->thread, k, lo, hi, node, d + 1);
+			return false;
+		}
+		n = analysis_leaf(an, RSP_NODE_PREEMPTED, RSP_CAT_INVOLUNTARY, lo, hi, node, (d + 1),
+				  f->thread);
 		if (n == RSP_NONE)
 			return false;
 		if (pl && pl->kind == LINK_PREEMPT && pl->waker != RSP_NONE) {
@@ -243,13 +253,13 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			if (l->kind == LINK_NET && w == RSP_NONE && l->extra < an->t->nets.n)
 				w = an->t->nets.v[l->extra].sender;
 			if (w == RSP_NONE || w == f->thread) {
-				analysis_unexplained(an, s, f->thread, lo, wait_end, node,
+				analysis_unexplained(an, s, l, f->thread, lo, wait_end, node,
 						     (d + 1));
 				break;
 			}
 			if (an->on_stack[w]) {
 				/* a return to a caller: nothing of the callee's is left here */
-				analysis_unexplained(an, s, f->thread, lo, wait_end, node,
+				analysis_unexplained(an, s, l, f->thread, lo, wait_end, node,
 						     (d + 1));
 				break;
 			}
@@ -288,10 +298,17 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			child->parent = node;
 			child->depth = d;
 			child->cursor = lo;
+			/* the callee's overhangs, which fits() let it have: part of the call,
+			 * not work of its own (cut, so not counted either) */
+			child->claim_from = lo > an->tol ? lo - an->tol : 1;
+			child->claim_to = r->end > wait_end ? r->end : wait_end;
+			if (child->claim_to > wait_end + an->tol)
+				child->claim_to = wait_end + an->tol;
 			f->post = hi > wait_end;
 			f->post_start = wait_end;
 			f->post_end = hi;
 			f->post_parent = node;
+			f->post_slice = k;
 			return true;
 		}
 		case LINK_IO: {
@@ -299,13 +316,21 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 				io_leaves(an, &an->t->ios.v[l->extra], l->extra, lo, wait_end, node,
 					  (d + 1));
 			else
-				analysis_unexplained(an, s, f->thread, lo, wait_end, node,
+				analysis_unexplained(an, s, l, f->thread, lo, wait_end, node,
 						     (d + 1));
 			break;
 		}
 		case LINK_TIMER: {
 			bool deliberate = analysis_is_deliberate(an, s->stack);
-			uint32_t n = analysis_leaf(an, RSP_NODE_TIMEOUT,
+			uint32_t n;
+
+			if (!deliberate && analysis_not_recorded(an, s, l)) {
+				/* a device's interrupt or the timer's: the trace cannot say */
+				analysis_unexplained(an, s, l, f->thread, lo, wait_end, node,
+						     (d + 1));
+				break;
+			}
+			n = analysis_leaf(an, RSP_NODE_TIMEOUT,
 					  deliberate ? RSP_CAT_DELIBERATE : RSP_CAT_TIMEOUT, lo,
 					  wait_end, node, (d + 1), f->thread);
 
@@ -317,33 +342,38 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			uint32_t n = analysis_leaf(an, RSP_NODE_HARDWARE, RSP_CAT_HARDWARE, lo, wait_end,
 					  node, (d + 1), RSP_NONE);
 
-			if (n != RSP_NONE)
-				analysis_node(an, n)->label =
-					l->extra != RSP_NONE ? l->extra :
-							       trace_intern(an->t, "interrupt");
+			if (n == RSP_NONE)
+				break;
+			analysis_node(an, n)->label = l->extra != RSP_NONE ?
+							      l->extra :
+							      trace_intern(an->t, "interrupt");
+			if (l->extra != RSP_NONE)
+				analysis_explained_ns(an, wait_end - lo); /* a named device */
 			break;
 		}
 		case LINK_SOFTIRQ: {
-			uint32_t n = analysis_leaf(an, RSP_NODE_KERNEL, RSP_CAT_KERNEL, lo, wait_end, node,
-					  (d + 1), f->thread);
+			uint32_t n;
 
+			if (analysis_not_recorded(an, s, l)) {
+				/* network or block softirq work whose events the trace lacks */
+				analysis_unexplained(an, s, l, f->thread, lo, wait_end, node,
+						     (d + 1));
+				break;
+			}
+			n = analysis_leaf(an, RSP_NODE_KERNEL, RSP_CAT_KERNEL, lo, wait_end, node, (d + 1),
+					  f->thread);
 			if (n != RSP_NONE)
 				analysis_label_kernel(an, n, f->thread, s);
 			break;
 		}
 		default:
-			analysis_unexplained(an, s, f->thread, lo, wait_end, node,
+			analysis_unexplained(an, s, l, f->thread, lo, wait_end, node,
 					     (d + 1));
 			break;
 		}
 	}
-	if (hi > wait_end) {
-		uint32_t n = analysis_leaf(an, RSP_NODE_RUNNABLE, RSP_CAT_SCHED, wait_end, hi, node,
-				  (d + 1), f->thread);
-
-		if (n != RSP_NONE)
-			analysis_label_thread(an, n, f->thread);
-	}
+	if (hi > wait_end)
+		analysis_runnable(an, f->thread, k, wait_end, hi, node, d + 1);
 	return false;
 }
 
@@ -364,11 +394,8 @@ static bool walk(struct rsp_analysis *an, struct frame *f, struct frame *child)
 	const struct thread *th = &an->t->threads.v[f->thread];
 
 	if (f->post) {
-		uint32_t n = analysis_leaf(an, RSP_NODE_RUNNABLE, RSP_CAT_SCHED, f->post_start, f->post_end,
-				  f->post_parent, (f->depth + 2), f->thread);
-
-		if (n != RSP_NONE)
-			analysis_label_thread(an, n, f->thread);
+		analysis_runnable(an, f->thread, f->post_slice, f->post_start, f->post_end,
+				  f->post_parent, f->depth + 2);
 		f->post = false;
 	}
 	while (f->cursor < f->b && !an->nomem) {
@@ -449,7 +476,8 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 
 		if (walk(an, top, &child)) {
 			/* this window of the waker's time explains someone's sleep */
-			claim(an, child.thread, child.a, child.b);
+			claim(an, child.thread, child.claim_from ? child.claim_from : child.a,
+			      child.claim_to > child.b ? child.claim_to : child.b);
 			child.k = analysis_first_slice(&an->t->threads.v[child.thread], child.a);
 			an->on_stack[child.thread]++;
 			if (!vec_push(&st, child)) {
@@ -560,18 +588,22 @@ static void add_idle(struct rsp_analysis *an, uint32_t ti)
 	for (size_t k = 0; k < th->slices.n; k++) {
 		const struct slice *s = &th->slices.v[k];
 		const struct link *l;
+		uint32_t waker;
 		uint64_t end;
 
 		if (s->kind != SLICE_SLEEP || s->link == RSP_NONE)
 			continue;
 		l = &an->t->links.v[s->link];
-		if (l->waker == RSP_NONE || path_of_ancestor(an, l->waker) == RSP_NONE ||
-		    descends_from(an, l->waker, ti))
+		waker = l->waker;
+		if (waker == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
+			waker = an->t->nets.v[l->extra].sender; /* data sent from a tree thread */
+		if (waker == RSP_NONE || path_of_ancestor(an, waker) == RSP_NONE ||
+		    descends_from(an, waker, ti))
 			continue;
 		if (l->kind == LINK_PREEMPT) {
 			/* it handed the CPU to the tree thread it had just woken */
 			const struct slice *r = l->waker_slice != RSP_NONE ?
-							slice_at(an, l->waker, l->waker_slice) :
+							slice_at(an, waker, l->waker_slice) :
 							NULL;
 
 			if (r && r->link != RSP_NONE && an->t->links.v[r->link].waker == ti)
@@ -757,7 +789,9 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 		rsp_analysis_free(an);
 		return -ENOMEM;
 	}
-	ret = analysis_finish(an);
+	analysis_retire_all(an);
+	analysis_runs_finish(an);
+	ret = analysis_contribs_sort(an);
 	if (ret) {
 		snprintf(err, errlen, "out of memory analysing the trace");
 		rsp_analysis_free(an);
@@ -783,5 +817,7 @@ void rsp_analysis_free(struct rsp_analysis *an)
 	vec_free(&an->paths);
 	analysis_labels_free(an);
 	analysis_contribs_free(an);
+	analysis_runs_free(an);
+	analysis_cpus_free(an);
 	free(an);
 }

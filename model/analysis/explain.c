@@ -71,23 +71,26 @@ const char *rsp_category_advice(enum rsp_category c)
 
 /* Add to the category's contributor @label (one entry per label). */
 void analysis_contribute(struct rsp_analysis *an, enum rsp_category c, uint32_t label,
-			 uint64_t ns, uint64_t count)
+			 uint64_t ns, uint64_t count, enum share_kind how)
 {
 	VEC(struct contrib) *v = (void *)&an->contrib[c];
-	struct contrib x = { label, ns, count };
+	struct contrib x = { label, ns, count, how == RSP_SHARE_ESTIMATED ? ns : 0,
+			     how == RSP_SHARE_INFERRED ? ns : 0 };
 	uint64_t key = (uint64_t)(c + 1) << 32 | label;
 	uint32_t i;
 
 	if (_rsp_u64map_get(&an->contribs, key, &i)) {
 		v->v[i].ns += ns;
 		v->v[i].count += count;
+		v->v[i].ns_estimated += x.ns_estimated;
+		v->v[i].ns_inferred += x.ns_inferred;
 		return;
 	}
 	if (!vec_push(v, x)) {
 		an->nomem = true;
 		return;
 	}
-	/* no room in the map: this label gets more entries, folded in analysis_finish() */
+	/* no room in the map: this label gets more entries, folded in analysis_contribs_sort() */
 	_rsp_u64map_put(&an->contribs, key, (uint32_t)(v->n - 1));
 }
 
@@ -113,35 +116,44 @@ void analysis_retire(struct rsp_analysis *an, const struct anode *n)
 {
 	if (n->thread != RSP_NONE)
 		an->thread_seen[n->thread] = 1;
-	/* every leaf but CPU ones (split among samples already) contributes by label */
+	if (n->cat == RSP_CAT_CPU_UNSAMPLED && n->site < an->sites.n) {
+		/* its site's, divided when every site is known (runs.c) */
+		an->sites.v[n->site].ns += n->end - n->start;
+		an->sites.v[n->site].count++;
+		return;
+	}
+	/* every other leaf but CPU ones (split among samples already) contributes by label */
 	if (n->cat != 0xff && n->cat != RSP_CAT_CPU)
-		analysis_contribute(an, (enum rsp_category)n->cat, n->label, n->end - n->start, 1);
+		analysis_contribute(an, (enum rsp_category)n->cat, n->label, n->end - n->start, 1,
+				    RSP_SHARE_MEASURED);
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return a < b ? -1 : a > b;
 }
 
 /* The distinct processes of the threads that have nodes. */
 static size_t count_processes(const struct rsp_analysis *an)
 {
-	size_t n = 0;
-	int *seen = calloc(an->t->threads.n + 1, sizeof(int));
+	size_t n = 0, distinct = 0;
+	int *pids = malloc((an->t->threads.n + 1) * sizeof(int));
 
-	if (!seen)
+	if (!pids)
 		return 0;
-	for (size_t th = 0; th < an->t->threads.n; th++) {
-		int pid = (int)an->t->threads.v[th].pid;
-		size_t k;
-
-		if (!an->thread_seen[th])
-			continue;
-		for (k = 0; k < n && seen[k] != pid; k++)
-			;
-		if (k == n)
-			seen[n++] = pid;
-	}
-	free(seen);
-	return n;
+	for (size_t th = 0; th < an->t->threads.n; th++)
+		if (an->thread_seen[th])
+			pids[n++] = (int)an->t->threads.v[th].pid;
+	qsort(pids, n, sizeof(*pids), cmp_int);
+	for (size_t i = 0; i < n; i++)
+		distinct += !i || pids[i] != pids[i - 1];
+	free(pids);
+	return distinct;
 }
 
-int analysis_finish(struct rsp_analysis *an)
+void analysis_retire_all(struct rsp_analysis *an)
 {
 	/* in creation order: the nodes (summary: those still in the ring) */
 	for (size_t i = an->summary && an->n_made > NODE_RING ? an->n_made - NODE_RING : 0;
@@ -150,6 +162,10 @@ int analysis_finish(struct rsp_analysis *an)
 	an->n_processes = count_processes(an);
 	if (an->summary)
 		vec_free(&an->nodes);
+}
+
+int analysis_contribs_sort(struct rsp_analysis *an)
+{
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
 		VEC(struct contrib) *v = (void *)&an->contrib[c];
 		size_t out = 0;
@@ -162,6 +178,8 @@ int analysis_finish(struct rsp_analysis *an)
 			if (out && v->v[out - 1].label == v->v[i].label) {
 				v->v[out - 1].ns += v->v[i].ns;
 				v->v[out - 1].count += v->v[i].count;
+				v->v[out - 1].ns_estimated += v->v[i].ns_estimated;
+				v->v[out - 1].ns_inferred += v->v[i].ns_inferred;
 			} else {
 				v->v[out++] = v->v[i];
 			}
@@ -208,6 +226,7 @@ void rsp_analysis_explanation(const struct rsp_analysis *an, struct rsp_explanat
 		total += an->paths.v[i].span;
 	fill(an, an->cat_ns, an->start, an->end, total, an->paths.n, o);
 	o->n_processes = an->n_processes;
+	o->explained_ns = an->explained_ns;
 }
 
 void rsp_analysis_path_explanation(const struct rsp_analysis *an, size_t path,
@@ -216,6 +235,7 @@ void rsp_analysis_path_explanation(const struct rsp_analysis *an, size_t path,
 	const struct apath *p = &an->paths.v[path];
 
 	fill(an, p->cat_ns, p->start, p->end, p->span, 1, o);
+	o->explained_ns = p->explained_ns;
 }
 
 size_t rsp_analysis_n_contributors(const struct rsp_analysis *an, enum rsp_category c)
@@ -231,6 +251,8 @@ void rsp_analysis_contributor(const struct rsp_analysis *an, enum rsp_category c
 	o->what = x->label ? trace_str(an->t, x->label) : "(unknown)";
 	o->ns = x->ns;
 	o->count = x->count;
+	o->ns_estimated = x->ns_estimated;
+	o->ns_inferred = x->ns_inferred;
 }
 
 size_t rsp_analysis_n_paths(const struct rsp_analysis *an)

@@ -3,14 +3,14 @@
  * The labels that say *what* each leaf was: a process and the function its
  * stack waited or ran in ("caller > function"), a device, a peer, the thread
  * that preempted it or ran meanwhile; cached per (stack, process) and per
- * (thread, what).  Run leaves split their time among their samples' labels.
+ * (thread, what).
  */
 #include "analysis/analysis-private.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const char *thread_comm(const struct rsp_analysis *an, uint32_t th)
+const char *analysis_thread_comm(const struct rsp_analysis *an, uint32_t th)
 {
 	const char *c = th < an->t->threads.n ? trace_str(an->t, an->t->threads.v[th].comm) : "";
 
@@ -70,8 +70,8 @@ static uint32_t stack_label(struct rsp_analysis *an, uint32_t stack, int pid, ui
  * The key is the whole triple (an unwound id never has RSP_STACK_PENDING's
  * bit, which carries kernel?), so different stacks never share a label.
  */
-static uint32_t cached_label(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
-			     bool kernel)
+uint32_t analysis_cached_label(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
+			       bool kernel)
 {
 	uint64_t key;
 	uint32_t label;
@@ -88,7 +88,7 @@ static uint32_t cached_label(struct rsp_analysis *an, uint32_t stack, int pid, u
 }
 
 /* "comm: what" (what a label, 0: the comm alone), once per (thread, what): a leaf each */
-static uint32_t with_comm(struct rsp_analysis *an, uint32_t thread, uint32_t what)
+uint32_t analysis_with_comm(struct rsp_analysis *an, uint32_t thread, uint32_t what)
 {
 	uint64_t key = (uint64_t)thread << 32 | what;
 	char buf[320];
@@ -97,9 +97,9 @@ static uint32_t with_comm(struct rsp_analysis *an, uint32_t thread, uint32_t wha
 	if (_rsp_u64map_get(&an->comm_labels, key, &l))
 		return l;
 	if (!what) {
-		l = trace_intern(an->t, thread_comm(an, thread));
+		l = trace_intern(an->t, analysis_thread_comm(an, thread));
 	} else {
-		snprintf(buf, sizeof(buf), "%s: %s", thread_comm(an, thread), trace_str(an->t, what));
+		snprintf(buf, sizeof(buf), "%s: %s", analysis_thread_comm(an, thread), trace_str(an->t, what));
 		l = trace_intern(an->t, buf);
 	}
 	_rsp_u64map_put(&an->comm_labels, key, l); /* no room: made again next time */
@@ -127,59 +127,69 @@ bool analysis_is_deliberate(struct rsp_analysis *an, uint32_t stack)
 	return false;
 }
 
-uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
-			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
+/* softirq vectors (include/linux/interrupt.h) */
+#define SOFTIRQ_NET_TX 2
+#define SOFTIRQ_NET_RX 3
+#define SOFTIRQ_BLOCK 4
+
+const char *analysis_not_recorded(const struct rsp_analysis *an, const struct slice *s,
+				  const struct link *l)
 {
-	const struct thread *th = &an->t->threads.v[thread];
-	const struct slice *s = &th->slices.v[slice];
-	size_t first = s->samples, end = th->samples.n;
-	uint32_t n, best = 0;
+	const bool *rec = an->t->recorded;
 
-	for (size_t k = slice + 1; k < th->slices.n; k++) {
-		if (th->slices.v[k].kind == SLICE_RUN) {
-			end = th->slices.v[k].samples;
-			break;
-		}
+	if (!l) {
+		if (!rec[TP_WAKING] && !rec[TP_WAKEUP])
+			return "sched:sched_waking";
+		if ((s->flags & SL_UNINTERRUPTIBLE) && !rec[TP_BLK_COMPLETE])
+			return "block:block_rq_complete";
+		return NULL;
 	}
-	if (end > first) {
-		/* the run's time is divided among its samples (the paper's rule) */
-		uint64_t share = (hi - lo) / (end - first), rest = (hi - lo) % (end - first);
-
-		n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, lo, hi, parent, depth, thread);
-		for (size_t i = first; i < end; i++) {
-			uint32_t l = with_comm(an, thread,
-					       cached_label(an, th->samples.v[i].stack,
-							    thread_pid(an, thread),
-							    th->samples.v[i].time, false));
-
-			analysis_contribute(an, RSP_CAT_CPU, l, share + (i == first ? rest : 0), 1);
-			if (!best)
-				best = l;
-		}
-	} else {
-		n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU_UNSAMPLED, lo, hi, parent, depth,
-				  thread);
-		best = with_comm(an, thread, 0);
+	switch (l->kind) {
+	case LINK_SOFTIRQ:
+		if ((l->extra == SOFTIRQ_NET_RX || l->extra == SOFTIRQ_NET_TX) && !rec[TP_SK_READY])
+			return "sock:sk_data_ready";
+		if (l->extra == SOFTIRQ_BLOCK && !rec[TP_BLK_COMPLETE])
+			return "block:block_rq_complete";
+		return NULL;
+	case LINK_TIMER:
+		/* a hard-irq wakeup outside any handler is taken for the timer's: without
+		 * the handlers' events, a device's is told from it by nothing */
+		if (l->ctx == RSP_CTX_HARDIRQ && !rec[TP_IRQ_ENTRY])
+			return "irq:irq_handler_entry";
+		return NULL;
+	default:
+		return NULL;
 	}
-	if (n != RSP_NONE) {
-		analysis_node(an, n)->slice = slice;
-		analysis_node(an, n)->label = best;
-	}
-	return n;
 }
 
-void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, uint32_t thread,
-			  uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
+void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, const struct link *l,
+			  uint32_t thread, uint64_t lo, uint64_t hi, uint32_t parent,
+			  uint32_t depth)
 {
 	bool d = s->flags & SL_UNINTERRUPTIBLE;
-	uint32_t n = analysis_leaf(an, d ? RSP_NODE_KERNEL : RSP_NODE_UNACCOUNTED,
-				   d ? RSP_CAT_KERNEL : RSP_CAT_UNACCOUNTED, lo, hi, parent, depth,
-				   thread);
+	const char *missing = analysis_not_recorded(an, s, l);
+	uint32_t what, n;
 
-	if (n != RSP_NONE)
-		analysis_node(an, n)->label =
-			with_comm(an, thread,
-				  cached_label(an, s->stack, thread_pid(an, thread), s->start, d));
+	if (missing) {
+		/* the trace could not hold the cause: not a kernel block, unaccounted */
+		char buf[160];
+
+		n = analysis_leaf(an, RSP_NODE_UNACCOUNTED, RSP_CAT_UNACCOUNTED, lo, hi, parent,
+				  depth, thread);
+		if (n == RSP_NONE)
+			return;
+		snprintf(buf, sizeof(buf), "cause not recorded: %s missing", missing);
+		analysis_node(an, n)->label = analysis_with_comm(an, thread, trace_intern(an->t, buf));
+		return;
+	}
+	n = analysis_leaf(an, d ? RSP_NODE_KERNEL : RSP_NODE_UNACCOUNTED,
+			  d ? RSP_CAT_KERNEL : RSP_CAT_UNACCOUNTED, lo, hi, parent, depth, thread);
+	if (n == RSP_NONE)
+		return;
+	what = analysis_cached_label(an, s->stack, thread_pid(an, thread), s->start, d);
+	analysis_node(an, n)->label = analysis_with_comm(an, thread, what);
+	if (d && what)
+		analysis_explained_ns(an, hi - lo); /* a named kernel wait */
 }
 
 void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_op *io)
@@ -188,8 +198,9 @@ void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_o
 
 	snprintf(buf, sizeof(buf), "disk %u:%u %s%s%s", io->dev >> 20, io->dev & 0xfffff,
 		 io->rwbs, io->tid != RSP_NONE ? " by " : "",
-		 io->tid != RSP_NONE ? thread_comm(an, io->tid) : "");
+		 io->tid != RSP_NONE ? analysis_thread_comm(an, io->tid) : "");
 	analysis_node(an, node)->label = trace_intern(an->t, buf);
+	analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
 }
 
 void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net)
@@ -207,6 +218,9 @@ void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net)
 	else
 		snprintf(buf, sizeof(buf), "peer unknown (socket %#llx)", (unsigned long long)so.sk);
 	analysis_node(an, node)->label = trace_intern(an->t, buf);
+	if (so.remote[0] || so.local[0])
+		analysis_explained_ns(an,
+				      analysis_node(an, node)->end - analysis_node(an, node)->start);
 }
 
 void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread)
@@ -216,7 +230,7 @@ void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t threa
 	uint32_t l;
 
 	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
-		snprintf(buf, sizeof(buf), "%s (tid %u)", thread_comm(an, thread),
+		snprintf(buf, sizeof(buf), "%s (tid %u)", analysis_thread_comm(an, thread),
 			 an->t->threads.v[thread].tid);
 		l = trace_intern(an->t, buf);
 		_rsp_u64map_put(&an->pair_labels, key, l);
@@ -226,7 +240,7 @@ void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t threa
 
 void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread)
 {
-	analysis_node(an, node)->label = with_comm(an, thread, 0);
+	analysis_node(an, node)->label = analysis_with_comm(an, thread, 0);
 }
 
 void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
@@ -237,12 +251,13 @@ void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t t
 	uint32_t l;
 
 	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
-		snprintf(buf, sizeof(buf), "%s preempted by %s", thread_comm(an, thread),
-			 thread_comm(an, by));
+		snprintf(buf, sizeof(buf), "%s preempted by %s", analysis_thread_comm(an, thread),
+			 analysis_thread_comm(an, by));
 		l = trace_intern(an->t, buf);
 		_rsp_u64map_put(&an->pair_labels, key, l);
 	}
 	analysis_node(an, node)->label = l;
+	analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
 }
 
 /* The other thread of the same process that ran most during [lo, hi]. */
@@ -279,30 +294,33 @@ void analysis_label_timeout(struct rsp_analysis *an, uint32_t node, uint32_t thr
 			    const struct slice *s, bool deliberate)
 {
 	struct anode *n = analysis_node(an, node);
-	uint32_t what = cached_label(an, s->stack, thread_pid(an, thread), s->start, false);
+	uint32_t what = analysis_cached_label(an, s->stack, thread_pid(an, thread), s->start, false);
 	uint32_t other = deliberate ? RSP_NONE : ran_meanwhile(an, thread, n->start, n->end);
 	char buf[400];
 
 	if (other != RSP_NONE) {
-		snprintf(buf, sizeof(buf), "%s: %s, while %s ran", thread_comm(an, thread),
-			 what ? trace_str(an->t, what) : "?", thread_comm(an, other));
+		snprintf(buf, sizeof(buf), "%s: %s, while %s ran", analysis_thread_comm(an, thread),
+			 what ? trace_str(an->t, what) : "?", analysis_thread_comm(an, other));
 		n = analysis_node(an, node);
 		n->label = trace_intern(an->t, buf);
 		n->other = other;
 	} else {
-		uint32_t l = with_comm(an, thread, what);
+		uint32_t l = analysis_with_comm(an, thread, what);
 
 		analysis_node(an, node)->label = l;
 	}
+	if (what)
+		analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
 }
 
 void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			   const struct slice *s)
 {
-	uint32_t l = with_comm(an, thread,
-			       cached_label(an, s->stack, thread_pid(an, thread), s->start, true));
+	uint32_t what = analysis_cached_label(an, s->stack, thread_pid(an, thread), s->start, true);
 
-	analysis_node(an, node)->label = l;
+	analysis_node(an, node)->label = analysis_with_comm(an, thread, what);
+	if (what)
+		analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
 }
 
 void analysis_label_lost(struct rsp_analysis *an, uint32_t node, uint16_t cpu, bool lost)

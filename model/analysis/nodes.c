@@ -20,7 +20,7 @@ uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, ui
 	n.depth = depth;
 	n.kind = kind;
 	n.path = an->cur_path;
-	n.thread = n.slice = n.io = n.net = n.link = n.other = RSP_NONE;
+	n.thread = n.slice = n.io = n.net = n.link = n.other = n.site = RSP_NONE;
 	n.cat = 0xff;
 	if (an->n_made >= RSP_NONE - 1) {
 		an->nomem = true; /* node numbers are 32 bits */
@@ -75,4 +75,11 @@ size_t analysis_first_slice(const struct thread *th, uint64_t a)
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack)
 {
 	return trace_stack_resolve(an->t, stack);
+}
+
+void analysis_explained_ns(struct rsp_analysis *an, uint64_t ns)
+{
+	an->explained_ns += ns;
+	if (an->cur_path < an->paths.n)
+		an->paths.v[an->cur_path].explained_ns += ns;
 }

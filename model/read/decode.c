@@ -49,6 +49,7 @@ static const struct known known[] = {
 	{ "timer", "hrtimer_expire_exit", TP_HRTIMER_EXIT, { "hrtimer" } },
 	{ "timer", "timer_expire_entry", TP_TIMER_ENTRY, { "timer" } },
 	{ "timer", "timer_expire_exit", TP_TIMER_EXIT, { "timer" } },
+	{ "sched", "sched_stat_runtime", TP_STAT_RUNTIME, { "pid", "runtime" } },
 };
 
 static const char *const kind_names[TP__COUNT] = {
@@ -75,6 +76,7 @@ static const char *const kind_names[TP__COUNT] = {
 	[TP_HRTIMER_EXIT] = "hrtimer_expire_exit",
 	[TP_TIMER_ENTRY] = "timer_expire_entry",
 	[TP_TIMER_EXIT] = "timer_expire_exit",
+	[TP_STAT_RUNTIME] = "sched_stat_runtime",
 	[TP_OTHER] = "other",
 };
 
@@ -231,6 +233,12 @@ bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct 
 		return true;
 	case TP_EXIT:
 		o->u.exit.pid = (uint32_t)u(d, 0, s, o->tid);
+		return true;
+	case TP_STAT_RUNTIME:
+		if (!d->f[0].found || !d->f[1].found)
+			return false;
+		o->u.runtime.pid = (uint32_t)u(d, 0, s, 0);
+		o->u.runtime.runtime = u(d, 1, s, 0);
 		return true;
 	case TP_BLK_INSERT:
 	case TP_BLK_ISSUE:

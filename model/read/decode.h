@@ -36,6 +36,7 @@ enum rsp_tp_kind {
 	TP_HRTIMER_EXIT,
 	TP_TIMER_ENTRY,
 	TP_TIMER_EXIT,
+	TP_STAT_RUNTIME,
 	TP_OTHER,
 	TP__COUNT
 };
@@ -90,6 +91,10 @@ struct rsp_dev {
 		struct {
 			uint32_t pid;
 		} exit;
+		struct {
+			uint32_t pid;
+			uint64_t runtime; /* ns on the CPU since the task's last update */
+		} runtime;
 		struct {
 			uint32_t dev, nr_sector;
 			uint64_t sector;

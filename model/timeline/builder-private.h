@@ -59,6 +59,16 @@ struct io_slot {
 	uint32_t op; /* RSP_NONE: empty; RSP_NONE - 1: tombstone */
 };
 
+/* The builder's per-thread state, beside struct thread. */
+struct bthread {
+	/* the CPU its current sleep was woken for (for inferring a missing switch-in) */
+	int32_t wake_cpu;
+	/* its current run: CPU time sched_stat_runtime reported since the switch-in,
+	 * and the first event that showed it running (an inferred run's latest start) */
+	uint64_t run_acc;
+	uint64_t first_ev;
+};
+
 struct builder {
 	struct rsp_trace *t;
 	struct cpu *cpus;
@@ -68,9 +78,8 @@ struct builder {
 	uint32_t *sock_ht; /* sk -> sock index + 1 */
 	size_t sock_cap;
 	struct product last;
-	/* per thread, off the slice arrays: when its current sleep became runnable
-	 * and on which CPU (for inferring a missing switch-in) */
-	VEC(int32_t) wake_cpu;
+	/* per thread, off the slice arrays */
+	VEC(struct bthread) bt;
 	/* flushes: issued at sector 0, completed at sector -1, matched in order */
 	VEC(uint32_t) flushes;
 };
@@ -107,6 +116,13 @@ void _rsp_infer_switch_in(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t
 void _rsp_builder_evidence(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t t);
 /* The run @ti is in now, RSP_NONE if it is not running. */
 uint32_t _rsp_current_run(struct builder *b, uint32_t ti);
+/*
+ * @ti leaves the CPU at @t: an inferred run whose CPU time sched_stat_runtime
+ * reported starts that long before @t (not before its inferred start, not
+ * after the first event that showed it running); the sleep before it ends
+ * there (the rest of the gap was waiting for the CPU, e.g. to leave idle).
+ */
+void _rsp_place_run(struct builder *b, uint32_t ti, uint64_t t);
 
 /* --- builder-io.c ------------------------------------------------------------------ */
 void _rsp_on_block(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);

@@ -17,8 +17,8 @@ uint32_t _rsp_builder_thread(struct builder *b, uint32_t tid, uint32_t pid, uint
 		return RSP_NONE; /* perf's -1: no task (see builder_sample) */
 	i = trace_thread_of(b->t, tid, pid, time);
 
-	while (i != RSP_NONE && b->wake_cpu.n < b->t->threads.n)
-		vec_push(&b->wake_cpu, -1);
+	while (i != RSP_NONE && b->bt.n < b->t->threads.n)
+		vec_push(&b->bt, ((struct bthread){ .wake_cpu = -1 }));
 	return i;
 }
 
@@ -68,7 +68,9 @@ void _rsp_open_run(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t start,
 	th->st = TS_RUNNING;
 	th->cpu = (uint16_t)cpu;
 	th->pending_link = RSP_NONE;
-	b->wake_cpu.v[ti] = -1;
+	b->bt.v[ti].wake_cpu = -1;
+	b->bt.v[ti].run_acc = 0;
+	b->bt.v[ti].first_ev = start;
 	if (cpu < b->ncpus) {
 		b->cpus[cpu].cur = ti;
 		b->cpus[cpu].since = start;
@@ -90,7 +92,7 @@ void _rsp_open_sleep(struct builder *b, uint32_t ti, uint64_t start, uint8_t fla
 	}
 	th->st = TS_SLEEPING;
 	th->pending_link = RSP_NONE;
-	b->wake_cpu.v[ti] = -1;
+	b->bt.v[ti].wake_cpu = -1;
 }
 
 void _rsp_open_unknown(struct builder *b, uint32_t ti, uint64_t start)
@@ -140,7 +142,7 @@ void _rsp_infer_switch_in(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t
 		_rsp_close_slice(th, when);
 	}
 	if (th->st == TS_SLEEPING && s && s->kind == SLICE_SLEEP && s->wake &&
-	    b->wake_cpu.v[ti] == (int32_t)cpu && s->wake >= cs->since && s->wake <= when)
+	    b->bt.v[ti].wake_cpu == (int32_t)cpu && s->wake >= cs->since && s->wake <= when)
 		start = s->wake;
 	else if (th->st == TS_NEW && cs->cur == CPU_UNKNOWN)
 		start = cs->since; /* running since the trace (or a lost span) began */
@@ -157,6 +159,7 @@ void _rsp_infer_switch_in(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t
 	if (s && s->kind == SLICE_SLEEP && s->start > start)
 		start = s->start;
 	_rsp_open_run(b, ti, cpu, start, th->pending_link, SL_INFERRED_START);
+	b->bt.v[ti].first_ev = when;
 	b->t->n_inferred++;
 }
 
@@ -184,3 +187,26 @@ uint32_t _rsp_current_run(struct builder *b, uint32_t ti)
 	return (uint32_t)(th->slices.n - 1);
 }
 
+
+void _rsp_place_run(struct builder *b, uint32_t ti, uint64_t t)
+{
+	struct thread *th = TH(b, ti);
+	const struct bthread *bt = &b->bt.v[ti];
+	struct slice *r = cur_slice(th), *prev;
+	uint64_t start;
+
+	if (!r || r->kind != SLICE_RUN || r->end || !(r->flags & SL_INFERRED_START) ||
+	    (r->flags & SL_LOST) || !bt->run_acc || th->slices.n < 2)
+		return;
+	prev = &th->slices.v[th->slices.n - 2];
+	if (prev->kind != SLICE_SLEEP || prev->end != r->start)
+		return;
+	start = t > bt->run_acc ? t - bt->run_acc : 0;
+	if (start > bt->first_ev)
+		start = bt->first_ev;
+	if (start <= r->start)
+		return;
+	prev->end = start;
+	r->start = start;
+	b->t->n_runs_placed++;
+}

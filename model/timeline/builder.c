@@ -67,6 +67,7 @@ static void on_switch(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 
 		if (cs->cur != p || th->st != TS_RUNNING || th->cpu != cpu)
 			_rsp_infer_switch_in(b, p, cpu, t);
+		_rsp_place_run(b, p, t);
 		if ((st & 0xff) == 0)
 			flags = SL_PREEMPTED; /* R or R+: involuntary */
 		else if (st & 0x02)
@@ -201,7 +202,7 @@ static void on_waking(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		s->wake = t;
 	s->link = (uint32_t)(b->t->links.n - 1);
 	wt->pending_link = s->link;
-	b->wake_cpu.v[w] = ev->u.wake.target_cpu >= 0 ? ev->u.wake.target_cpu : (int32_t)cpu;
+	b->bt.v[w].wake_cpu = ev->u.wake.target_cpu >= 0 ? ev->u.wake.target_cpu : (int32_t)cpu;
 	if (l.kind == LINK_IO && extra < b->t->ios.n)
 		b->t->ios.v[extra].woke = s->link;
 	if (l.kind == LINK_NET && extra < b->t->nets.n)
@@ -223,7 +224,7 @@ static void on_wakeup(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		if (b->t->have_waking) {
 			/* its waking was lost: runnable from here, cause unknown */
 			s->wake = t;
-			b->wake_cpu.v[w] = ev->u.wake.target_cpu;
+			b->bt.v[w].wake_cpu = ev->u.wake.target_cpu;
 		} else {
 			on_waking(b, t, cpu, ev, 0, true);
 		}
@@ -253,7 +254,7 @@ static void on_wakeup_new(struct builder *b, uint64_t t, uint32_t cpu, const str
 		if (wt->st == TS_SLEEPING && s && !s->wake)
 			s->wake = t;
 	}
-	b->wake_cpu.v[w] = ev->u.wake.target_cpu >= 0 ? ev->u.wake.target_cpu : (int32_t)cpu;
+	b->bt.v[w].wake_cpu = ev->u.wake.target_cpu >= 0 ? ev->u.wake.target_cpu : (int32_t)cpu;
 }
 
 static void on_fork_tp(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev,
@@ -393,7 +394,7 @@ void builder_free(struct builder *b)
 	free(b->cpus);
 	free(b->io);
 	free(b->sock_ht);
-	vec_free(&b->wake_cpu);
+	vec_free(&b->bt);
 	vec_free(&b->flushes);
 	free(b);
 }
@@ -479,6 +480,19 @@ void builder_event(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp
 	case TP_SOCK_SEND:
 		_rsp_on_sock_send(b, t, cpu, ev);
 		break;
+	case TP_STAT_RUNTIME: {
+		uint32_t ti = _rsp_builder_thread(b, ev->u.runtime.pid, 0, t);
+
+		if (ti == RSP_NONE)
+			break;
+		/* in the task's own context it is running here; else (another CPU read
+		 * its runtime) it only adds to its run */
+		if (ev->tid == ev->u.runtime.pid && ev->ctx == RSP_CTX_TASK)
+			_rsp_builder_evidence(b, ti, cpu, t);
+		if (TH(b, ti)->st == TS_RUNNING)
+			b->bt.v[ti].run_acc += ev->u.runtime.runtime;
+		break;
+	}
 	case TP_SOCK_RECV:
 		if (ev->tid && ev->ctx == RSP_CTX_TASK)
 			_rsp_builder_evidence(b, _rsp_builder_thread(b, ev->tid, 0, t), cpu, t);
@@ -566,8 +580,8 @@ void builder_fork(struct builder *b, uint64_t t, uint32_t pid, uint32_t ppid, ui
 	uint32_t ti = trace_thread_new(b->t, tid, pid, t);
 	struct thread *th;
 
-	while (b->wake_cpu.n < b->t->threads.n)
-		vec_push(&b->wake_cpu, -1);
+	while (b->bt.n < b->t->threads.n)
+		vec_push(&b->bt, ((struct bthread){ .wake_cpu = -1 }));
 	if (ti == RSP_NONE)
 		return;
 	th = TH(b, ti);

@@ -35,6 +35,7 @@ void rsp_trace_get_summary(const struct rsp_trace *t, struct rsp_trace_summary *
 		procs += t->threads.v[i].tid == t->threads.v[i].pid;
 	}
 	o->inferred_switches = t->n_inferred;
+	o->runs_placed = t->n_runs_placed;
 	o->merged_copies = t->n_dup_merged;
 	o->dropped_samples = t->n_samples_dropped;
 	o->broken_chains = t->n_broken_chains;

@@ -213,10 +213,12 @@ struct rsp_trace {
 	uint64_t t_start, t_end;
 	uint32_t nr_cpus;
 	uint64_t n_events, n_records, n_inferred, n_dup_merged, n_samples_dropped;
+	uint64_t n_runs_placed; /* inferred runs placed by the CPU time sched_stat_runtime gave */
 	uint64_t n_broken_chains;
 	uint64_t n_wakeups, n_wakeups_unlinked; /* voluntary sleeps ended; of them without a waking */
 	VEC(char *) warnings;
 	bool have_irq, have_block, have_net, have_waking;
+	bool recorded[TP__COUNT]; /* the file has an attr for the tracepoint (it may not have fired) */
 };
 
 /* a stack id with any pending user-stack copy unwound (query.c) */

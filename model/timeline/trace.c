@@ -135,6 +135,12 @@ static void check_completeness(struct rsp_trace *t)
 			   "completions on idle CPUs were dropped (perf's loss on this kernel; "
 			   "rsp record keeps them); disk waits are partly unlinked",
 			   (unsigned long long)done, (unsigned long long)issued);
+	if (t->n_inferred && !have[TP_STAT_RUNTIME])
+		trace_warn(t,
+			   "%llu switch-ins were not recorded (idle -> task): those runs start at "
+			   "their wakeup, the CPU's wake-up from idle counted as running; "
+			   "sched:sched_stat_runtime (recorded by this rsp record) places them",
+			   (unsigned long long)t->n_inferred);
 	if (t->n_wakeups >= 50 && t->n_wakeups_unlinked * 10 > t->n_wakeups)
 		trace_warn(t,
 			   "%llu of %llu wakeups have no recorded waking (interrupt-context "

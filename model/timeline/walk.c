@@ -657,6 +657,7 @@ static int decoders_init(struct walk *w)
 		if (ci < 0)
 			return ci;
 		w->count_of[i] = (uint32_t)ci;
+		t->recorded[t->dec[i].kind] = true;
 		if (t->dec[i].kind == TP_WAKING)
 			t->have_waking = true;
 	}

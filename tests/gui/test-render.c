@@ -886,7 +886,7 @@ static void test_table(void)
 	f = open_memstream(&buf, &len);
 	g_assert_cmpint(rsp_render_table(fx.a, "process 1 (x)", RSP_TABLE_CSV, 3, f), ==, 0);
 	fclose(f);
-	g_assert_true(g_str_has_prefix(buf, "scope,row,category,ns,ms,percent,contributor\n"));
+	g_assert_true(g_str_has_prefix(buf, "scope,row,category,ns,ms,percent,contributor,ns_estimated,ns_inferred\n"));
 	g_assert_nonnull(strstr(buf, "all,category,disk,"));
 	g_assert_nonnull(strstr(buf, "all,accounted,"));
 	free(buf);

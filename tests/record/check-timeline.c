@@ -187,12 +187,14 @@ static void check_rpcchain(const struct rsp_trace *t)
 	 * 60 requests: client -> server (TCP), server -> backend (unix), and
 	 * back.  A hop wakes its receiver only when the receiver is already
 	 * asleep in recv (the server, still finishing its previous reply, is
-	 * not always): at least half of each hop's messages, here 41-60 of 60.
+	 * not always; nor the backend, still in its fsync's aftermath): seen
+	 * here 17-60 of 60 per hop, fewer on a busy machine.  That the links
+	 * exist is checked here; that each names the right sender, below.
 	 */
-	check(net_links(t, c, s) >= 30, "client -> server: %zu network wakeups", net_links(t, c, s));
-	check(net_links(t, s, b) >= 30, "server -> backend: %zu network wakeups", net_links(t, s, b));
-	check(net_links(t, b, s) >= 30, "backend -> server: %zu network wakeups", net_links(t, b, s));
-	check(net_links(t, s, c) >= 30, "server -> client: %zu network wakeups", net_links(t, s, c));
+	check(net_links(t, c, s) >= 10, "client -> server: %zu network wakeups", net_links(t, c, s));
+	check(net_links(t, s, b) >= 10, "server -> backend: %zu network wakeups", net_links(t, s, b));
+	check(net_links(t, b, s) >= 10, "backend -> server: %zu network wakeups", net_links(t, b, s));
+	check(net_links(t, s, c) >= 10, "server -> client: %zu network wakeups", net_links(t, s, c));
 	{
 		/* every network wakeup has a sender on the other side, never the wakee */
 		size_t self = 0, known = 0, all = 0;

@@ -82,6 +82,7 @@ static void check_summary(struct rsp_trace *t, int pid, const struct rsp_analysi
 			rsp_analysis_contributor(full, (enum rsp_category)c, i, &x);
 			rsp_analysis_contributor(a, (enum rsp_category)c, i, &y);
 			same = x.ns == y.ns && x.count == y.count &&
+			       x.ns_estimated == y.ns_estimated && x.ns_inferred == y.ns_inferred &&
 			       !strcmp(x.what ? x.what : "", y.what ? y.what : "");
 		}
 	}
@@ -816,6 +817,228 @@ static void test_sort_claims(void)
 	}
 }
 
+/* ---- runs without samples, who held the CPU, async overhangs ------------------------ */
+
+static const char sites_kallsyms[] = "ffffffff81000000 T __schedule\n"
+				     "ffffffff81000100 T f_read\n"
+				     "ffffffff81000200 T f_write\n"
+				     "ffffffff81000300 T f_loop\n"
+				     "ffffffff81000400 T f_work\n"
+				     "ffffffff81000500 T f_poll\n"
+				     "ffffffff81000600 T f_other\n"
+				     "ffffffff81000700 T _etext\n";
+
+static uint64_t contributor_ns(const struct rsp_analysis *a, enum rsp_category c, const char *what,
+			       uint64_t *est, uint64_t *inf)
+{
+	for (size_t i = 0; i < rsp_analysis_n_contributors(a, c); i++) {
+		struct rsp_contributor k;
+
+		rsp_analysis_contributor(a, c, i, &k);
+		if (!strcmp(k.what, what)) {
+			*est = k.ns_estimated;
+			*inf = k.ns_inferred;
+			return k.ns;
+		}
+	}
+	*est = *inf = 0;
+	return 0;
+}
+
+/*
+ * One thread in a loop: write (W), read (R) or poll (X), each sleep ended by
+ * a timer (90 us) and 10 us runnable.  Stacks, leaf first: W = f_write in
+ * f_loop (one call site), R = f_read in f_loop (another), X = f_poll in
+ * f_other.  Only R1 has a sample (in f_work, called from f_loop).
+ *   R0 [900,1000]   before W       site "f_loop, before f_write"     100
+ *   R1 [1100,1300]  W -> R, sample                                   200 measured
+ *   R2 [1400,1450]  R -> X         "between f_read and f_poll"        50
+ *   R3 [1550,1600]  X -> R         "between f_poll and f_read"        50
+ *   R4 [1700,1780]  R -> W         "f_loop (from f_read to f_write)"  80
+ *   R5 [1880,1960]  W -> R         R1's site                          80
+ *   R6 [2060,2100]  R -> X         R2's site                          40
+ * R5's site has R1's sample: 280 us of runs, 200 measured in f_work, so f_work
+ * owes 80 (estimated).  R0 and R4 have none at their own site; their common
+ * frame f_loop has (runs at f_loop: R0 R1 R4 R5 = 460 us, 200 measured): 100
+ * + 80 estimated in f_work.  R2, R3 and R6 have none: inferred, named by their
+ * sites.  CPU 200, unsampled 400 (f_work 260 estimated, 140 inferred),
+ * timeouts 6 x 90, scheduler 6 x 10 (each its idle CPU waking): total 1200,
+ * all of it explained.
+ */
+static void test_sites(void)
+{
+	struct synth_opts o = { .kallsyms = sites_kallsyms };
+	struct synth *s = synth_new(&o);
+	const uint64_t W[] = { 0xffffffff81000010ull, 0xffffffff81000210ull,
+			       0xffffffff81000320ull };
+	const uint64_t R[] = { 0xffffffff81000010ull, 0xffffffff81000110ull,
+			       0xffffffff81000310ull };
+	const uint64_t X[] = { 0xffffffff81000010ull, 0xffffffff81000510ull,
+			       0xffffffff81000610ull };
+	const uint64_t WORK[] = { 0xffffffff81000410ull, 0xffffffff81000330ull };
+	const struct {
+		uint64_t in, out;
+		const uint64_t *stack;
+	} runs[] = { { 900, 1000, W },	 { 1100, 1300, R }, { 1400, 1450, X }, { 1550, 1600, R },
+		     { 1700, 1780, W },	 { 1880, 1960, R }, { 2060, 2100, X } };
+	struct expect want[] = { { RSP_CAT_CPU, 200 },
+				 { RSP_CAT_CPU_UNSAMPLED, 400 },
+				 { RSP_CAT_TIMEOUT, 540 },
+				 { RSP_CAT_SCHED, 60 } };
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+
+	existing(s, 100, 100, "a");
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		if (i) /* woken by its timer 10 us before it runs */
+			synth_waking(s, 0, US(runs[i].in - 10), 0, SYN_HARDIRQ, 100, "a", 0, false,
+				     NULL, 0);
+		synth_switch(s, 0, US(runs[i].in), 0, "swapper/0", 0, 100, "a");
+		if (i == 1)
+			synth_sample(s, 0, US(1200), 100, 100, WORK, 2);
+		synth_switch_stack(s, 0, US(runs[i].out), 100, "a", S_INT, 0, "swapper/0",
+				   runs[i].stack, 3);
+	}
+	t = open_synth_sym(s, true);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		uint64_t est, inf, ns;
+
+		check_table(a, "sites", 1200, want, 4);
+		ns = contributor_ns(a, RSP_CAT_CPU_UNSAMPLED, "a: [kernel] f_work", &est, &inf);
+		CHECK(ns == NS(260) && est == NS(260) && !inf,
+		      "f_work: 260 us estimated from the samples at the sites (got %.3f, %.3f)",
+		      ns / 1e3, est / 1e3);
+		ns = contributor_ns(a, RSP_CAT_CPU_UNSAMPLED, "a: between f_read and f_poll", &est,
+				    &inf);
+		CHECK(ns == NS(90) && inf == NS(90) && !est,
+		      "a site without samples: inferred, named by its two calls (%.3f)", ns / 1e3);
+		ns = contributor_ns(a, RSP_CAT_CPU_UNSAMPLED, "a: between f_poll and f_read", &est,
+				    &inf);
+		CHECK(ns == NS(50) && inf == NS(50), "the other way round is another site (%.3f)",
+		      ns / 1e3);
+		ns = contributor_ns(a, RSP_CAT_CPU, "a: [kernel] f_work", &est, &inf);
+		CHECK(ns == NS(200) && !est && !inf, "the sampled run is measured (%.3f)", ns / 1e3);
+		CHECK(has_contributor(a, RSP_CAT_SCHED, "a: runnable, its CPU waking from idle", NULL),
+		      "the runnable tails: the idle CPU waking");
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.explained_ns == e.total_ns, "all explained (%.3f of %.3f us)",
+		      e.explained_ns / 1e3, e.total_ns / 1e3);
+		{
+			size_t n_est = 0, n_inf = 0;
+
+			for (size_t i = 0; i < rsp_analysis_n_nodes(a); i++) {
+				struct rsp_node_info ni;
+
+				rsp_analysis_node(a, i, &ni);
+				n_est += ni.kind == RSP_NODE_RUN && (ni.flags & RSP_NODE_ESTIMATED);
+				n_inf += ni.kind == RSP_NODE_RUN && (ni.flags & RSP_NODE_INFERRED);
+			}
+			CHECK(n_est == 3 && n_inf == 3,
+			      "3 run nodes estimated, 3 inferred (got %zu, %zu)", n_est, n_inf);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * a is woken at 1090 for CPU 0, where c runs until 1095: a is runnable while
+ * c ran [1090,1095], then runs.  Its next wait (woken at 1290, runs at 1300)
+ * has CPU 0 idle: [1290,1300] is the idle CPU waking.  a: CPU 100 + 100 +
+ * 100, timeouts 90 + 90 (each from its sleep's start), scheduler 5 + 10:
+ * total 485 from 1000 to 1485... c's run is not a's.
+ */
+static void test_sched_split(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 290 },
+				 { RSP_CAT_TIMEOUT, 185 },
+				 { RSP_CAT_SCHED, 15 } };
+
+	existing(s, 100, 100, "a");
+	existing(s, 300, 300, "c");
+	synth_switch(s, 0, US(900), 0, "swapper/0", 0, 100, "a");
+	synth_switch(s, 0, US(1000), 100, "a", S_INT, 300, "c");
+	synth_waking(s, 0, US(1090), 0, SYN_HARDIRQ, 100, "a", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1095), 300, "c", S_INT, 100, "a");
+	synth_switch(s, 0, US(1195), 100, "a", S_INT, 0, "swapper/0");
+	synth_waking(s, 0, US(1290), 0, SYN_HARDIRQ, 100, "a", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1300), 0, "swapper/0", 0, 100, "a");
+	synth_switch(s, 0, US(1390), 100, "a", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		uint64_t est, inf;
+
+		check_table(a, "runnable while another thread ran", 490, want, 3);
+		CHECK(contributor_ns(a, RSP_CAT_SCHED, "a: runnable while c ran", &est, &inf) ==
+			      NS(5),
+		      "a waited 5 us while c ran on its CPU");
+		CHECK(contributor_ns(a, RSP_CAT_SCHED, "a: runnable, its CPU waking from idle", &est,
+				     &inf) == NS(10),
+		      "and 10 us for its idle CPU to wake");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * a forks the server b at 1005 and runs; b starts up on CPU 1 [1010,1050] and
+ * waits for a request.  a's request wakes b at 1100; b runs [1105,1305] and
+ * answers at 1300, then exits; a, still running until 1150, waits [1150,1310].
+ * b's run fits a's wait: a call over [1150,1300].  b's part of it before a
+ * waited ([1100,1150]) and after ([1300,1305]) is the callee's overhang the
+ * tolerance (100 us) allows: part of the call, not parallel work.  b's own
+ * time is its start-up: runnable 5, running 40.  a: CPU 150 + 90, b in a's wait 150,
+ * runnable 10; b's path: 45.  Total 445.
+ */
+static void test_async_overhang(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 430 }, { RSP_CAT_SCHED, 15 } };
+
+	existing(s, 100, 100, "a");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_fork(s, US(1005), 200, 100, 200, 100);
+	synth_comm(s, US(1005), 200, 200, "b", false);
+	synth_switch(s, 1, US(1010), 0, "swapper/1", 0, 200, "b");
+	synth_switch(s, 1, US(1050), 200, "b", S_INT, 0, "swapper/1");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "b", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1105), 0, "swapper/1", 0, 200, "b");
+	synth_switch(s, 0, US(1150), 100, "a", S_INT, 0, "swapper/0");
+	synth_waking(s, 1, US(1300), 200, 0, 100, "a", 0, false, NULL, 0);
+	synth_exit(s, US(1305), 200, 200);
+	synth_switch(s, 1, US(1305), 200, "b", S_DEAD, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "a");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "a", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		check_table(a, "a server's overhangs are part of the call", 445, want, 2);
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.n_paths == 2, "a's path and b's start-up (%zu paths)", e.n_paths);
+		if (e.n_paths == 2) {
+			rsp_analysis_path_explanation(a, 1, &e);
+			CHECK(e.total_ns == NS(45), "b's own path: its start-up only (%.3f us)",
+			      e.total_ns / 1e3);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
 int main(void)
 {
 	test_sort_claims();
@@ -832,5 +1055,8 @@ int main(void)
 	test_deep_chain();
 	test_names();
 	test_label_collision();
+	test_sites();
+	test_sched_split();
+	test_async_overhang();
 	return tap_done();
 }

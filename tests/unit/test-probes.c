@@ -29,6 +29,11 @@ static void builtin_set(void)
 		      !strcmp(p->alts[0].name, "tcp_rcv_established") &&
 		      !strcmp(p->alts[0].definition, "tcp_rcv_established skaddr=%di:u64"),
 	      "sk_data_ready has its kprobe alternatives, definition intact");
+	p = rsp_probe_set_find(&set, "sched", "sched_stat_runtime");
+	CHECK(p && p->source == RSP_SOURCE_FTRACE && !p->required && p->no_count,
+	      "sched_stat_runtime: ftrace, optional, no kernel count (its counter sums ns)");
+	p = rsp_probe_set_find(&set, "sched", "sched_waking");
+	CHECK(p && !p->no_count, "sched_waking is counted");
 	p = rsp_probe_set_find(&set, "", "cpu-clock");
 	CHECK(p && p->feature == RSP_FEATURE_SAMPLING && p->stack == RSP_STACK_SAMPLE,
 	      "cpu-clock is the sampler");
@@ -66,6 +71,8 @@ int main(void)
 	bad("sched sched:x ftrace sleep required\n", "wants a stack, which only a perf source");
 	bad("sched sched:x perf none maybe\n", "need 'maybe'");
 	bad("sampling cpu-clock ftrace none required\n", "cpu-clock can only come from perf");
+	bad("sched sched:x ftrace none optional,often\n", "unknown need option 'often'");
+	bad("sched sched:x ftrace none sometimes,nocount\n", "need 'sometimes'");
 	bad("sched sched:x perf none required\nsched sched:x perf none required\n",
 	    "line 2: sched:x is listed twice");
 	bad("alt sched:x kprobe rsp/y f a=%di\n", "not listed above");

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Who held the CPU.  A thread that is runnable but not running waits for the
+ * CPU it then runs on: while another thread ran there (contention: that
+ * thread is named), or while the CPU was idle and had yet to wake up to run
+ * it (wake-up latency of an idle CPU, large in a VM).  The runs of every
+ * thread, per CPU and in time order, are indexed on first use.
+ */
+#include "analysis/analysis-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* At most this many pieces per wait: the rest goes to the last one. */
+#define MAX_PIECES 16
+
+static int by_start(const void *x, const void *y)
+{
+	const struct cpu_run *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/* Every run of the trace, per CPU, by start. */
+static bool index_cpus(struct rsp_analysis *an)
+{
+	const struct rsp_trace *t = an->t;
+	size_t ncpu = t->nr_cpus ? t->nr_cpus : 1;
+
+	if (an->cpu_runs)
+		return true;
+	an->cpu_runs = calloc(ncpu, sizeof(*an->cpu_runs));
+	if (!an->cpu_runs) {
+		an->nomem = true;
+		return false;
+	}
+	an->n_cpu_runs = ncpu;
+	for (uint32_t ti = 0; ti < t->threads.n; ti++) {
+		const struct thread *th = &t->threads.v[ti];
+
+		if (!th->tid)
+			continue;
+		for (size_t k = 0; k < th->slices.n; k++) {
+			const struct slice *s = &th->slices.v[k];
+			struct cpu_run r = { s->start, s->end, ti };
+
+			if (s->kind != SLICE_RUN || s->end <= s->start || s->cpu >= ncpu)
+				continue;
+			if (!vec_push(&an->cpu_runs[s->cpu], r)) {
+				an->nomem = true;
+				return false;
+			}
+		}
+	}
+	for (size_t c = 0; c < ncpu; c++)
+		if (an->cpu_runs[c].n)
+			qsort(an->cpu_runs[c].v, an->cpu_runs[c].n, sizeof(struct cpu_run), by_start);
+	return true;
+}
+
+/* The first run on @cpu that ends after @a (runs by start; their ends mostly in order). */
+static size_t first_after(const struct rsp_analysis *an, uint16_t cpu, uint64_t a)
+{
+	const struct cpu_run *v = an->cpu_runs[cpu].v;
+	size_t lo = 0, hi = an->cpu_runs[cpu].n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].start < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* an earlier run may still cover @a */
+	while (lo > 0 && v[lo - 1].end > a)
+		lo--;
+	return lo;
+}
+
+/* "comm: runnable while X ran" (@by a thread) or "comm: runnable, its CPU waking from idle". */
+static uint32_t wait_label(struct rsp_analysis *an, uint32_t thread, uint32_t by)
+{
+	uint64_t key = (uint64_t)thread << 32 | by;
+	char buf[160];
+	uint32_t l;
+
+	if (_rsp_u64map_get(&an->sched_labels, key, &l))
+		return l;
+	if (by == RSP_NONE)
+		snprintf(buf, sizeof(buf), "%s: runnable, its CPU waking from idle",
+			 analysis_thread_comm(an, thread));
+	else
+		snprintf(buf, sizeof(buf), "%s: runnable while %s ran",
+			 analysis_thread_comm(an, thread), analysis_thread_comm(an, by));
+	l = trace_intern(an->t, buf);
+	_rsp_u64map_put(&an->sched_labels, key, l); /* no room: made again next time */
+	return l;
+}
+
+static void piece(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e,
+		  uint32_t parent, uint32_t depth, uint32_t by, bool known)
+{
+	uint32_t n = analysis_leaf(an, RSP_NODE_RUNNABLE, RSP_CAT_SCHED, s, e, parent, depth, thread);
+
+	if (n == RSP_NONE)
+		return;
+	if (!known) {
+		analysis_label_thread(an, n, thread);
+		return;
+	}
+	analysis_node(an, n)->label = wait_label(an, thread, by);
+	analysis_node(an, n)->other = by;
+	analysis_explained_ns(an, e - s);
+}
+
+void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
+		       uint64_t hi, uint32_t parent, uint32_t depth)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	const struct slice *next = k + 1 < th->slices.n ? &th->slices.v[k + 1] : NULL;
+	uint64_t cur = lo;
+	size_t i, pieces = 0;
+	bool capped = false;
+	uint16_t cpu;
+
+	if (hi <= lo)
+		return;
+	/* the CPU it waited for is the one it then ran on */
+	if (!next || next->kind != SLICE_RUN || !index_cpus(an) || next->cpu >= an->n_cpu_runs) {
+		piece(an, thread, lo, hi, parent, depth, RSP_NONE, false);
+		return;
+	}
+	cpu = next->cpu;
+	for (i = first_after(an, cpu, lo); i < an->cpu_runs[cpu].n && cur < hi; i++) {
+		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
+		uint64_t s = r->start > cur ? r->start : cur, e = r->end < hi ? r->end : hi;
+
+		if (r->start >= hi)
+			break;
+		if (r->thread == thread || e <= s || e <= cur)
+			continue;
+		if (pieces + 2 >= MAX_PIECES) {
+			capped = true;
+			break;
+		}
+		if (s > cur) {
+			piece(an, thread, cur, s, parent, depth, RSP_NONE, true);
+			pieces++;
+		}
+		piece(an, thread, s, e, parent, depth, r->thread, true);
+		pieces++;
+		cur = e;
+	}
+	/* nothing ran there: the CPU was idle, on its way to run this thread */
+	if (cur < hi)
+		piece(an, thread, cur, hi, parent, depth, RSP_NONE, !capped);
+}
+
+void analysis_cpus_free(struct rsp_analysis *an)
+{
+	for (size_t c = 0; an->cpu_runs && c < an->n_cpu_runs; c++)
+		vec_free(&an->cpu_runs[c]);
+	free(an->cpu_runs);
+	an->cpu_runs = NULL;
+	_rsp_u64map_free(&an->sched_labels);
+}

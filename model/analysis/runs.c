@@ -1,0 +1,606 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a run was doing.  A run with samples: its time is divided among them
+ * (measured, the paper's rule).  A run without: its *site* is the code
+ * between the call it resumed from (the switch-out stack of the sleep before
+ * it: the run begins by returning from that call) and the call it stopped in
+ * (the switch-out stack of the sleep after it): their deepest common frame,
+ * and the two calls.  Its time is then divided among the functions that the
+ * samples of the process's runs at the same site hit (estimated), or, where
+ * the site has no sample at all, given to the site itself (inferred).
+ * docs/ANALYSIS.md, "Runs without samples".
+ *
+ * The estimate.  Over all runs of a process at a site, the samples per
+ * function estimate the site's time per function without bias: the sampler
+ * ticks in time, whatever the run lengths.  The sampled runs' time is
+ * already divided among their own samples (measured); what the site's
+ * samples say a function had, minus what it was measured to have, is what
+ * the unsampled runs owe it.  So the unsampled time of a site goes to each
+ * function in proportion to max(0, T * c_f / C - M_f), T the time of every
+ * run at the site, C its samples, c_f those in the function and M_f its
+ * measured time; where every term is 0, in proportion to c_f.
+ */
+#include "analysis/analysis-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SITE_FRAMES 64
+#define KEY_SEP "\x1f" /* between the parts of a site's key: no function name holds it */
+
+/* ---- a site from two stacks ---------------------------------------------------------- */
+
+struct uframe {
+	uint64_t addr;
+	const char *func; /* never NULL */
+};
+
+/* The user frames of @stack root first; without any, the kernel's (not the scheduler's). */
+static size_t site_frames(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
+			  struct uframe *out)
+{
+	struct uframe leaf_first[MAX_SITE_FRAMES];
+	size_t n = stack ? rsp_stack_n_frames(an->t, stack) : 0, nu = 0, nk = 0;
+	struct uframe kern[MAX_SITE_FRAMES];
+
+	for (size_t i = 0; i < n; i++) {
+		struct rsp_frame_info f;
+
+		rsp_stack_frame(an->t, stack, i, pid, time, &f);
+		if (f.kernel) {
+			if (nk < MAX_SITE_FRAMES && f.func && !_rsp_is_sched_func(f.func))
+				kern[nk++] = (struct uframe){ f.addr, f.func };
+			continue;
+		}
+		if (nu < MAX_SITE_FRAMES)
+			leaf_first[nu++] = (struct uframe){ f.addr, f.func ? f.func : "[unknown]" };
+	}
+	if (!nu) {
+		memcpy(leaf_first, kern, nk * sizeof(*kern));
+		nu = nk;
+	}
+	for (size_t i = 0; i < nu; i++)
+		out[i] = leaf_first[nu - 1 - i];
+	return nu;
+}
+
+static size_t put(char *buf, size_t len, size_t at, const char *s)
+{
+	int r = snprintf(buf + at, at < len ? len - at : 0, "%s", s);
+
+	return at + (r > 0 ? (size_t)r : 0);
+}
+
+/*
+ * The site of the code between @a (resumed from) and @b (stopped in), root
+ * first: its common frames @chain (the last one is the function the code ran
+ * in), and the calls it came @from and went @to (either may be NULL).
+ */
+struct site_shape {
+	const struct uframe *chain;
+	size_t n_chain;
+	const char *from, *to;
+};
+
+static struct site_shape shape(const struct uframe *a, size_t na, const struct uframe *b,
+			       size_t nb)
+{
+	struct site_shape s = { a, 0, NULL, NULL };
+	size_t i = 0;
+
+	if (!na && !nb)
+		return s;
+	if (!na || !nb) {
+		/* one stack: the function it was in, and the call */
+		const struct uframe *x = na ? a : b;
+		size_t nx = na ? na : nb;
+
+		s.chain = x;
+		s.n_chain = nx - 1;
+		if (na)
+			s.from = x[nx - 1].func;
+		else
+			s.to = x[nx - 1].func;
+		return s;
+	}
+	while (i < na && i < nb && a[i].addr == b[i].addr)
+		i++;
+	if (i == na && i == nb) {
+		/* the same call both times: round a loop that makes it */
+		s.n_chain = na - 1;
+		s.from = s.to = a[na - 1].func;
+	} else if (i < na && i < nb && !strcmp(a[i].func, b[i].func)) {
+		/* one function, two of its calls */
+		s.n_chain = i + 1;
+		s.from = i + 1 < na ? a[i + 1].func : NULL;
+		s.to = i + 1 < nb ? b[i + 1].func : NULL;
+	} else if (i) {
+		s.n_chain = i;
+		s.from = i < na ? a[i].func : NULL;
+		s.to = i < nb ? b[i].func : NULL;
+	} else {
+		/* no frame in common (stacks that do not reach a common root): the calls */
+		s.from = a[na - 1].func;
+		s.to = b[nb - 1].func;
+	}
+	return s;
+}
+
+/* The pool key "chain \x1f from \x1f to" and the coarse key "chain". */
+static void site_keys(const struct site_shape *s, char *key, size_t klen, char *coarse,
+		      size_t clen)
+{
+	size_t n = 0;
+
+	key[0] = '\0';
+	for (size_t i = 0; i < s->n_chain; i++) {
+		n = put(key, klen, n, i ? ";" : "");
+		n = put(key, klen, n, s->chain[i].func);
+	}
+	snprintf(coarse, clen, "%s", key);
+	n = put(key, klen, n, KEY_SEP);
+	n = put(key, klen, n, s->from ? s->from : "");
+	n = put(key, klen, n, KEY_SEP);
+	put(key, klen, n, s->to ? s->to : "");
+}
+
+/* "caller > common (from X to Y)", or without the frame "between X and Y"; "" if nothing. */
+static bool site_words(const struct site_shape *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (s->n_chain >= 2) {
+		n = put(buf, len, n, s->chain[s->n_chain - 2].func);
+		n = put(buf, len, n, " > ");
+	}
+	if (s->n_chain >= 1)
+		n = put(buf, len, n, s->chain[s->n_chain - 1].func);
+	if (s->n_chain && (s->from || s->to))
+		n = put(buf, len, n, " (");
+	if (s->from && s->to && !strcmp(s->from, s->to)) {
+		n = put(buf, len, n, "around ");
+		n = put(buf, len, n, s->from);
+	} else if (s->from && s->to) {
+		n = put(buf, len, n, s->n_chain ? "from " : "between ");
+		n = put(buf, len, n, s->from);
+		n = put(buf, len, n, s->n_chain ? " to " : " and ");
+		n = put(buf, len, n, s->to);
+	} else if (s->from) {
+		n = put(buf, len, n, "after ");
+		n = put(buf, len, n, s->from);
+	} else if (s->to) {
+		n = put(buf, len, n, "before ");
+		n = put(buf, len, n, s->to);
+	}
+	if (s->n_chain && (s->from || s->to))
+		put(buf, len, n, ")");
+	return buf[0] != '\0';
+}
+
+/* ---- sites and pools ---------------------------------------------------------------------- */
+
+static uint32_t pool_of(struct rsp_analysis *an, int pid, uint32_t key)
+{
+	uint64_t k = (uint64_t)(uint32_t)pid << 32 | key;
+	struct site_pool p = { .key = key };
+	uint32_t i;
+
+	if (_rsp_u64map_get(&an->pool_index, k, &i))
+		return i;
+	if (!vec_push(&an->pools, p)) {
+		an->nomem = true;
+		return RSP_NONE;
+	}
+	i = (uint32_t)(an->pools.n - 1);
+	if (_rsp_u64map_put(&an->pool_index, k, i))
+		an->nomem = true;
+	return i;
+}
+
+static void pool_add(struct rsp_analysis *an, uint32_t pool, uint32_t label, uint64_t samples,
+		     uint64_t measured)
+{
+	uint64_t k = (uint64_t)pool << 32 | label;
+	struct pool_entry e = { pool, label, 0, 0 };
+	uint32_t i;
+
+	if (!_rsp_u64map_get(&an->entry_index, k, &i)) {
+		if (!vec_push(&an->entries, e)) {
+			an->nomem = true;
+			return;
+		}
+		i = (uint32_t)(an->entries.n - 1);
+		if (_rsp_u64map_put(&an->entry_index, k, i))
+			an->nomem = true;
+	}
+	an->entries.v[i].samples += samples;
+	an->entries.v[i].measured_ns += measured;
+	an->pools.v[pool].samples += samples;
+}
+
+/* The stacks a run of @th (slice @k) is bounded by: the sleeps before and after it. */
+static void bounds(const struct rsp_analysis *an, const struct thread *th, uint32_t k,
+		   uint32_t *a, uint32_t *b)
+{
+	*a = k > 0 && th->slices.v[k - 1].kind == SLICE_SLEEP ? th->slices.v[k - 1].stack : 0;
+	*b = k + 1 < th->slices.n && th->slices.v[k + 1].kind == SLICE_SLEEP ?
+		     th->slices.v[k + 1].stack :
+		     0;
+}
+
+/* The sites by (stack before, stack after, pid): open addressing. */
+static uint64_t site_hash(uint32_t a, uint32_t b, int pid)
+{
+	uint64_t h = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
+
+	return (h ^ (h >> 29) ^ (uint64_t)(uint32_t)pid * 0xc2b2ae3d27d4eb4full);
+}
+
+static uint32_t site_find(const struct rsp_analysis *an, uint32_t a, uint32_t b, int pid)
+{
+	if (!an->site_cap)
+		return RSP_NONE;
+	for (size_t j = site_hash(a, b, pid) & (an->site_cap - 1);; j = (j + 1) & (an->site_cap - 1)) {
+		const struct site_slot *x = &an->site_ht[j];
+
+		if (x->site == RSP_NONE)
+			return RSP_NONE;
+		if (x->a == a && x->b == b && x->pid == pid)
+			return x->site;
+	}
+}
+
+static void site_insert(struct rsp_analysis *an, uint32_t a, uint32_t b, int pid, uint32_t site)
+{
+	if ((an->sites.n + 1) * 2 > an->site_cap) {
+		size_t cap = an->site_cap ? an->site_cap * 2 : 256;
+		struct site_slot *ht = malloc(cap * sizeof(*ht));
+
+		if (!ht) {
+			an->nomem = true;
+			return;
+		}
+		for (size_t j = 0; j < cap; j++)
+			ht[j].site = RSP_NONE;
+		for (size_t j = 0; j < an->site_cap; j++) {
+			const struct site_slot *x = &an->site_ht[j];
+			size_t m;
+
+			if (x->site == RSP_NONE)
+				continue;
+			for (m = site_hash(x->a, x->b, x->pid) & (cap - 1); ht[m].site != RSP_NONE;
+			     m = (m + 1) & (cap - 1))
+				;
+			ht[m] = *x;
+		}
+		free(an->site_ht);
+		an->site_ht = ht;
+		an->site_cap = cap;
+	}
+	for (size_t j = site_hash(a, b, pid) & (an->site_cap - 1);; j = (j + 1) & (an->site_cap - 1)) {
+		if (an->site_ht[j].site == RSP_NONE) {
+			an->site_ht[j] = (struct site_slot){ a, b, pid, site };
+			return;
+		}
+	}
+}
+
+/* The site of run @k of thread @ti (made on first sight); RSP_NONE on ENOMEM. */
+static uint32_t site_of(struct rsp_analysis *an, uint32_t ti, uint32_t k)
+{
+	const struct thread *th = &an->t->threads.v[ti];
+	const struct slice *r = &th->slices.v[k];
+	int pid = (int)th->pid;
+	uint32_t a, b, i;
+	struct uframe fa[MAX_SITE_FRAMES], fb[MAX_SITE_FRAMES];
+	size_t na, nb;
+	struct site_shape sh;
+	char key[1024], coarse[1024], words[400];
+	struct run_site s;
+
+	bounds(an, th, k, &a, &b);
+	a = a ? analysis_stack_id(an, a) : 0;
+	b = b ? analysis_stack_id(an, b) : 0;
+	i = site_find(an, a, b, pid);
+	if (i != RSP_NONE)
+		return i;
+	na = site_frames(an, a, pid, k > 0 ? th->slices.v[k - 1].start : r->start, fa);
+	nb = site_frames(an, b, pid, r->end, fb);
+	sh = shape(fa, na, fb, nb);
+	site_keys(&sh, key, sizeof(key), coarse, sizeof(coarse));
+	memset(&s, 0, sizeof(s));
+	s.pid = pid;
+	s.thread = ti;
+	s.named = site_words(&sh, words, sizeof(words));
+	s.label = analysis_with_comm(an, ti, s.named ? trace_intern(an->t, words) : 0);
+	s.pool = pool_of(an, pid, trace_intern(an->t, key));
+	s.coarse = pool_of(an, pid, trace_intern(an->t, coarse));
+	if (!vec_push(&an->sites, s)) {
+		an->nomem = true;
+		return RSP_NONE;
+	}
+	i = (uint32_t)(an->sites.n - 1);
+	site_insert(an, a, b, pid, i);
+	return i;
+}
+
+/* The samples of run @k of @ti and its end (the first sample of the next run). */
+static size_t run_samples(const struct thread *th, uint32_t k, size_t *end)
+{
+	*end = th->samples.n;
+	for (size_t j = k + 1; j < th->slices.n; j++) {
+		if (th->slices.v[j].kind == SLICE_RUN) {
+			*end = th->slices.v[j].samples;
+			break;
+		}
+	}
+	return th->slices.v[k].samples;
+}
+
+static int by_pid(const void *x, const void *y, void *ctx)
+{
+	const struct rsp_trace *t = ctx;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	uint32_t pa = t->threads.v[a].pid, pb = t->threads.v[b].pid;
+
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The threads of every process, grouped: pid -> the first of its run in by_pid. */
+static bool index_pids(struct rsp_analysis *an)
+{
+	size_t n = an->t->threads.n;
+
+	if (an->by_pid || !n)
+		return an->by_pid != NULL;
+	an->by_pid = malloc(n * sizeof(*an->by_pid));
+	if (!an->by_pid) {
+		an->nomem = true;
+		return false;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		an->by_pid[i] = i;
+	qsort_r(an->by_pid, n, sizeof(*an->by_pid), by_pid, an->t);
+	for (size_t i = n; i-- > 0;)
+		if (_rsp_u64map_put(&an->pid_first, an->t->threads.v[an->by_pid[i]].pid,
+				    (uint32_t)i))
+			an->nomem = true;
+	return !an->nomem;
+}
+
+/*
+ * Every run of process @pid, trace-wide, to the pools of its site: its time,
+ * and its samples with their share of it.  Once per process.
+ */
+static void pool_process(struct rsp_analysis *an, int pid)
+{
+	uint32_t dummy, from;
+
+	if (_rsp_u64map_get(&an->pooled, (uint32_t)pid, &dummy))
+		return;
+	if (_rsp_u64map_put(&an->pooled, (uint32_t)pid, 1))
+		an->nomem = true;
+	if (!index_pids(an) || !_rsp_u64map_get(&an->pid_first, (uint32_t)pid, &from))
+		return;
+	for (size_t x = from; x < an->t->threads.n && !an->nomem; x++) {
+		uint32_t ti = an->by_pid[x];
+		const struct thread *th = &an->t->threads.v[ti];
+
+		if ((int)th->pid != pid)
+			break;
+		if (!th->tid)
+			continue;
+		for (uint32_t k = 0; k < th->slices.n; k++) {
+			const struct slice *r = &th->slices.v[k];
+			uint64_t len = r->end - r->start;
+			size_t first, end;
+			uint32_t si;
+
+			if (r->kind != SLICE_RUN || r->end <= r->start)
+				continue;
+			si = site_of(an, ti, k);
+			if (si == RSP_NONE)
+				return;
+			an->pools.v[an->sites.v[si].pool].run_ns += len;
+			an->pools.v[an->sites.v[si].coarse].run_ns += len;
+			first = run_samples(th, k, &end);
+			for (size_t j = first; j < end; j++) {
+				const struct tsample *sm = &th->samples.v[j];
+				uint64_t share = len / (end - first) + (j == first ? len % (end - first) : 0);
+				uint32_t l = analysis_with_comm(
+					an, ti, analysis_cached_label(an, sm->stack, pid, sm->time, false));
+				const struct run_site *st = &an->sites.v[si];
+
+				pool_add(an, st->pool, l, 1, share);
+				pool_add(an, st->coarse, l, 1, share);
+			}
+		}
+	}
+}
+
+/* ---- run leaves --------------------------------------------------------------------------- */
+
+uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
+			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	size_t end, first = run_samples(th, slice, &end);
+	uint32_t n, best = 0;
+
+	if (end > first) {
+		/* the run's time is divided among its samples (the paper's rule) */
+		uint64_t share = (hi - lo) / (end - first), rest = (hi - lo) % (end - first);
+
+		n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, lo, hi, parent, depth, thread);
+		for (size_t i = first; i < end; i++) {
+			uint32_t what = analysis_cached_label(an, th->samples.v[i].stack, (int)th->pid,
+							      th->samples.v[i].time, false);
+			uint32_t l = analysis_with_comm(an, thread, what);
+			uint64_t ns = share + (i == first ? rest : 0);
+
+			analysis_contribute(an, RSP_CAT_CPU, l, ns, 1, RSP_SHARE_MEASURED);
+			if (what)
+				analysis_explained_ns(an, ns);
+			if (!best)
+				best = l;
+		}
+		if (n != RSP_NONE) {
+			analysis_node(an, n)->slice = slice;
+			analysis_node(an, n)->label = best;
+		}
+		return n;
+	}
+	n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU_UNSAMPLED, lo, hi, parent, depth, thread);
+	if (n == RSP_NONE)
+		return n;
+	analysis_node(an, n)->slice = slice;
+	pool_process(an, (int)th->pid);
+	analysis_node(an, n)->site = site_of(an, thread, slice);
+	if (analysis_node(an, n)->site != RSP_NONE) {
+		const struct run_site *s = &an->sites.v[analysis_node(an, n)->site];
+
+		analysis_node(an, n)->label = s->label;
+		if (s->named || an->pools.v[s->pool].samples || an->pools.v[s->coarse].samples) {
+			analysis_node(an, n)->flags |= an->pools.v[s->pool].samples ||
+								       an->pools.v[s->coarse].samples ?
+							       RSP_NODE_ESTIMATED :
+							       RSP_NODE_INFERRED;
+			analysis_explained_ns(an, hi - lo);
+		}
+	} else {
+		analysis_node(an, n)->label = analysis_with_comm(an, thread, 0);
+	}
+	return n;
+}
+
+static int by_pool(const void *x, const void *y)
+{
+	const struct pool_entry *a = x, *b = y;
+
+	if (a->pool != b->pool)
+		return a->pool < b->pool ? -1 : 1;
+	return a->label < b->label ? -1 : a->label > b->label;
+}
+
+/* The entries of @pool: [*first, *end) of the sorted entries. */
+static void entries_of(const struct rsp_analysis *an, uint32_t pool, size_t *first, size_t *end)
+{
+	size_t lo = 0, hi = an->entries.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (an->entries.v[mid].pool < pool)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	for (hi = lo; hi < an->entries.n && an->entries.v[hi].pool == pool; hi++)
+		;
+	*end = hi;
+}
+
+/* What @pool owes each of its functions of @ns unsampled time (see the top); weights out. */
+static double weights(const struct rsp_analysis *an, uint32_t pool, size_t first, size_t end,
+		      double *w)
+{
+	const struct site_pool *p = &an->pools.v[pool];
+	double sum = 0;
+
+	for (size_t i = first; i < end; i++) {
+		const struct pool_entry *e = &an->entries.v[i];
+		double owed = (double)p->run_ns * (double)e->samples / (double)p->samples -
+			      (double)e->measured_ns;
+
+		w[i - first] = owed > 0 ? owed : 0;
+		sum += w[i - first];
+	}
+	if (sum > 0)
+		return sum;
+	for (size_t i = first; i < end; i++) {
+		w[i - first] = (double)an->entries.v[i].samples;
+		sum += w[i - first];
+	}
+	return sum;
+}
+
+void analysis_runs_finish(struct rsp_analysis *an)
+{
+	double *w = NULL;
+	size_t cap = 0;
+
+	if (an->entries.n)
+		qsort(an->entries.v, an->entries.n, sizeof(*an->entries.v), by_pool);
+	for (size_t i = 0; i < an->sites.n && !an->nomem; i++) {
+		const struct run_site *s = &an->sites.v[i];
+		uint32_t pool = an->pools.v[s->pool].samples ? s->pool : s->coarse;
+		size_t first, end;
+		uint64_t given = 0;
+		double sum;
+
+		if (!s->ns)
+			continue;
+		if (!an->pools.v[pool].samples) {
+			/* no sample at this site: the site itself */
+			analysis_contribute(an, RSP_CAT_CPU_UNSAMPLED, s->label, s->ns, s->count,
+					    s->named ? RSP_SHARE_INFERRED : RSP_SHARE_MEASURED);
+			continue;
+		}
+		entries_of(an, pool, &first, &end);
+		if (end - first > cap) {
+			double *g = realloc(w, (end - first) * sizeof(*w));
+
+			if (!g) {
+				an->nomem = true;
+				break;
+			}
+			w = g;
+			cap = end - first;
+		}
+		sum = weights(an, pool, first, end, w);
+		{
+			size_t top = first;
+
+			for (size_t k = first; k < end; k++) {
+				uint64_t ns = (uint64_t)((double)s->ns * w[k - first] / sum);
+
+				if (ns > s->ns - given)
+					ns = s->ns - given;
+				w[k - first] = (double)ns;
+				given += ns;
+				if (ns > (uint64_t)w[top - first])
+					top = k;
+			}
+			/* rounding: the rest to the largest share */
+			w[top - first] += (double)(s->ns - given);
+			for (size_t k = first; k < end; k++)
+				if (w[k - first] >= 1)
+					analysis_contribute(an, RSP_CAT_CPU_UNSAMPLED,
+							    an->entries.v[k].label,
+							    (uint64_t)w[k - first], s->count,
+							    RSP_SHARE_ESTIMATED);
+		}
+	}
+	free(w);
+}
+
+void analysis_runs_free(struct rsp_analysis *an)
+{
+	vec_free(&an->sites);
+	vec_free(&an->pools);
+	vec_free(&an->entries);
+	free(an->site_ht);
+	an->site_ht = NULL;
+	an->site_cap = 0;
+	_rsp_u64map_free(&an->pool_index);
+	_rsp_u64map_free(&an->entry_index);
+	_rsp_u64map_free(&an->pooled);
+	_rsp_u64map_free(&an->pid_first);
+	free(an->by_pid);
+	an->by_pid = NULL;
+}
