@@ -222,6 +222,10 @@ void analysis_cpus_free(struct rsp_analysis *an);
 /* A run's leaf: its samples' functions, or its site */
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
+/* [@lo, @hi] of a thread whose scheduling was not recorded: CPU estimated from its
+ * samples (each the CPU time it stands for, before it), the rest unaccounted */
+void analysis_unrecorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi,
+			 uint32_t parent, uint32_t depth);
 /* the sites' time to the functions their samples hit, or to the sites */
 void analysis_runs_finish(struct rsp_analysis *an);
 void analysis_runs_free(struct rsp_analysis *an);

@@ -438,9 +438,14 @@ static bool walk(struct rsp_analysis *an, struct frame *f, struct frame *child)
 				return true;
 			break;
 		default: {
-			uint32_t n = analysis_leaf(an, RSP_NODE_UNKNOWN, RSP_CAT_UNKNOWN, lo, hi, f->parent,
-					  (f->depth + 1), f->thread);
+			uint32_t n;
 
+			if (s->flags & SL_NOT_RECORDED) {
+				analysis_unrecorded(an, f->thread, lo, hi, f->parent, f->depth + 1);
+				break;
+			}
+			n = analysis_leaf(an, RSP_NODE_UNKNOWN, RSP_CAT_UNKNOWN, lo, hi, f->parent,
+					  (f->depth + 1), f->thread);
 			if (n != RSP_NONE)
 				analysis_label_lost(an, n, s->cpu, s->flags & SL_LOST);
 			break;

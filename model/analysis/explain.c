@@ -122,7 +122,8 @@ void analysis_retire(struct rsp_analysis *an, const struct anode *n)
 		an->sites.v[n->site].count++;
 		return;
 	}
-	/* every other leaf but CPU ones (split among samples already) contributes by label */
+	/* every other leaf but CPU ones (split among samples, or estimated from them,
+	 * already) contributes by label */
 	if (n->cat != 0xff && n->cat != RSP_CAT_CPU)
 		analysis_contribute(an, (enum rsp_category)n->cat, n->label, n->end - n->start, 1,
 				    RSP_SHARE_MEASURED);

@@ -477,6 +477,76 @@ uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t sl
 	return n;
 }
 
+/* ---- threads whose scheduling was not recorded ------------------------------------------ */
+
+/* The first sample of @th after @t. */
+static size_t sample_after(const struct thread *th, uint64_t t)
+{
+	size_t lo = 0, hi = th->samples.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (th->samples.v[mid].time <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void not_recorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi,
+			 uint32_t parent, uint32_t depth)
+{
+	uint32_t n = analysis_leaf(an, RSP_NODE_UNACCOUNTED, RSP_CAT_UNACCOUNTED, lo, hi, parent,
+				   depth, thread);
+
+	if (n != RSP_NONE)
+		analysis_node(an, n)->label = analysis_with_comm(
+			an, thread,
+			trace_intern(an->t, "scheduler events not recorded (record with rsp record, "
+					    "or perf record -e 'sched:*')"));
+}
+
+void analysis_unrecorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi,
+			 uint32_t parent, uint32_t depth)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	size_t nd = rsp_reader_n_attrs(an->t->reader);
+	uint64_t cur = lo;
+
+	for (size_t j = sample_after(th, lo); j < th->samples.n && cur < hi; j++) {
+		const struct tsample *sm = &th->samples.v[j];
+		uint64_t d = sm->attr < nd ? an->t->dec[sm->attr].sample_ns : 0;
+		uint64_t a, b;
+		uint32_t what, l, n;
+
+		if (sm->time - (d < sm->time ? d : sm->time) >= hi)
+			break;
+		/* the CPU time a sample stands for: the period that ended at it */
+		a = d < sm->time ? sm->time - d : 0;
+		a = a > cur ? a : cur;
+		b = sm->time < hi ? sm->time : hi;
+		if (!d || b <= a)
+			continue;
+		if (a > cur)
+			not_recorded(an, thread, cur, a, parent, depth);
+		n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, a, b, parent, depth, thread);
+		cur = b;
+		if (n == RSP_NONE)
+			continue;
+		what = analysis_cached_label(an, sm->stack, (int)th->pid, sm->time, false);
+		l = analysis_with_comm(an, thread, what);
+		analysis_node(an, n)->label = l;
+		analysis_node(an, n)->flags |= RSP_NODE_ESTIMATED;
+		analysis_contribute(an, RSP_CAT_CPU, l, b - a, 1, RSP_SHARE_ESTIMATED);
+		if (what)
+			analysis_explained_ns(an, b - a);
+	}
+	if (cur < hi)
+		not_recorded(an, thread, cur, hi, parent, depth);
+}
+
 static int by_pool(const void *x, const void *y)
 {
 	const struct pool_entry *a = x, *b = y;

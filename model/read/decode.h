@@ -55,6 +55,9 @@ struct rsp_decoder {
 	enum rsp_tp_kind kind;
 	char name[96]; /* "sched:sched_switch", "cpu-clock", ... */
 	bool is_sampler; /* cpu-clock / task-clock style samples */
+	/* a sampler's: the CPU time one sample stands for (frequency mode: 1 / its
+	 * frequency; cpu-clock or task-clock: its period in ns); 0 if unknown */
+	uint64_t sample_ns;
 	bool is_tracking; /* side-band only (dummy) */
 	uint64_t tp_id;
 	struct rsp_field common_pid, common_flags;

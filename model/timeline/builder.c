@@ -507,12 +507,31 @@ void builder_event(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp
 	}
 }
 
+/*
+ * A trace without scheduler events (perf record -g): a sample says the thread
+ * ran around its time, nothing more.  The thread's whole life is one UNKNOWN
+ * slice (SL_NOT_RECORDED) holding its samples: no run is inferred from them.
+ */
+static void sample_only(struct builder *b, uint32_t ti, struct tsample s)
+{
+	struct thread *th = TH(b, ti);
+
+	if (!th->slices.n) {
+		uint64_t start = th->birth > b->t->t_start ? th->birth : b->t->t_start;
+
+		_rsp_push_slice(th, SLICE_UNKNOWN, start < s.time ? start : s.time, s.cpu,
+				SL_NOT_RECORDED);
+		th->st = TS_UNKNOWN;
+	}
+	vec_push(&th->samples, s);
+}
+
 void builder_sample(struct builder *b, uint64_t t, uint32_t cpu, uint32_t tid, uint32_t pid,
-		    uint32_t stack)
+		    uint32_t stack, uint16_t attr)
 {
 	uint32_t ti;
 	struct thread *th;
-	struct tsample s = { .time = t, .stack = stack, .cpu = (uint16_t)cpu };
+	struct tsample s = { .time = t, .stack = stack, .cpu = (uint16_t)cpu, .attr = attr };
 	struct slice *sl;
 
 	if (!tid || cpu >= b->ncpus)
@@ -532,6 +551,10 @@ void builder_sample(struct builder *b, uint64_t t, uint32_t cpu, uint32_t tid, u
 	}
 	if (ti == RSP_NONE)
 		return;
+	if (!b->t->recorded[TP_SWITCH]) {
+		sample_only(b, ti, s);
+		return;
+	}
 	th = TH(b, ti);
 	if (th->st == TS_RUNNING && th->cpu == cpu && b->cpus[cpu].cur == ti) {
 		vec_push(&th->samples, s);
@@ -604,6 +627,11 @@ void builder_exit(struct builder *b, uint64_t t, uint32_t pid, uint32_t tid)
 	TH(b, ti)->exited = true;
 	if (!TH(b, ti)->death || TH(b, ti)->death > t)
 		TH(b, ti)->death = t;
+	if (!b->t->recorded[TP_SWITCH] && TH(b, ti)->st == TS_UNKNOWN) {
+		/* no switch will end it: its life ends here */
+		_rsp_close_slice(TH(b, ti), t);
+		TH(b, ti)->st = TS_DEAD;
+	}
 }
 
 void builder_lost(struct builder *b, uint64_t t, uint32_t cpu, uint64_t n, int source)

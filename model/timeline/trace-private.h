@@ -75,6 +75,9 @@ enum slice_kind {
 #define SL_OPEN_END 0x20 /* still open when the trace ended */
 #define SL_LOST 0x40 /* ends or starts at a lost-records span */
 #define SL_BORN 0x80 /* SLEEP: runnable since the thread was created */
+/* UNKNOWN: the trace has no scheduler events at all (perf record -g): when the
+ * thread ran is known only from its samples (its bit is SLEEP's SL_UNKNOWN_START) */
+#define SL_NOT_RECORDED 0x02
 
 struct slice {
 	uint64_t start, end;
@@ -92,7 +95,7 @@ struct tsample {
 	uint64_t time;
 	uint32_t stack;
 	uint16_t cpu;
-	uint16_t pad;
+	uint16_t attr; /* its event (t->dec[attr]), for the time a sample stands for */
 };
 
 enum link_kind {
@@ -240,7 +243,7 @@ void builder_free(struct builder *b);
 void builder_event(struct builder *b, uint64_t time, uint32_t cpu, const struct rsp_dev *ev,
 		   uint32_t stack, uint64_t rec_off);
 void builder_sample(struct builder *b, uint64_t time, uint32_t cpu, uint32_t tid, uint32_t pid,
-		    uint32_t stack);
+		    uint32_t stack, uint16_t attr);
 void builder_comm(struct builder *b, uint64_t time, uint32_t pid, uint32_t tid, const char *comm,
 		  bool exec);
 void builder_fork(struct builder *b, uint64_t time, uint32_t pid, uint32_t ppid, uint32_t tid,

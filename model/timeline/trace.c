@@ -122,6 +122,11 @@ static void check_completeness(struct rsp_trace *t)
 		have[t->dec[i].kind] = true;
 		sampler |= t->dec[i].is_sampler;
 	}
+	if (!have[TP_SWITCH])
+		trace_warn(t, "no scheduler events (sched:sched_switch): when threads ran and "
+			      "waited is not known; CPU time is estimated from the samples (the "
+			      "time each stands for), the rest is unaccounted: record with rsp "
+			      "record, or perf record -e 'sched:*'");
 	for (size_t i = 0; i < sizeof(uses) / sizeof(uses[0]); i++)
 		if (!have[uses[i].kind])
 			trace_warn(t, "%s was not recorded: %s", uses[i].name, uses[i].cost);

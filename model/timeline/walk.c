@@ -349,7 +349,7 @@ static void build_sample(struct walk *w, const struct op *o)
 
 	if (d->is_sampler) {
 		count_event(w, o->attr, false, stack != 0);
-		builder_sample(w->b, o->time, o->cpu, o->tid, o->pid, stack);
+		builder_sample(w->b, o->time, o->cpu, o->tid, o->pid, stack, (uint16_t)o->attr);
 		return;
 	}
 	if (d->kind == TP_NONE || d->kind == TP_OTHER) {
