@@ -154,4 +154,21 @@ struct rsp_node_info {
 size_t rsp_analysis_n_nodes(const struct rsp_analysis *a);
 void rsp_analysis_node(const struct rsp_analysis *a, size_t i, struct rsp_node_info *out);
 
+/*
+ * What a run without samples (RSP_NODE_ESTIMATED or RSP_NODE_INFERRED) is
+ * taken to have run, as parts of its time: estimated, a sample's stack for
+ * each function its site's samples hit, with the share the estimate gives
+ * it; inferred, the site's own frames (root to the common one).  The shares
+ * sum to 1.  Returns how many parts there are (at most @max are filled); 0
+ * for any other node.  Stacks are rsp_stack_frame()'s, of the node's thread's
+ * process at @time.
+ */
+struct rsp_run_part {
+	uint32_t stack;
+	uint64_t time;
+	double share;
+};
+size_t rsp_analysis_run_parts(const struct rsp_analysis *a, size_t node,
+			      struct rsp_run_part *out, size_t max);
+
 #endif /* RSP_ANALYSIS_H */

@@ -58,6 +58,9 @@ struct run_site {
 	uint32_t thread; /* one of the process's threads, for its comm */
 	uint32_t label; /* "comm: caller > common (from X to Y)", or "comm" */
 	bool named; /* the label names code */
+	/* its frames, root to the common one, as a stack (0: none) of @pid at @time */
+	uint32_t stack;
+	uint64_t time;
 	uint32_t pool, coarse; /* its samples: at this site; at its common frames */
 	uint64_t ns, count; /* the analysis' runs without samples here */
 };
@@ -85,6 +88,8 @@ struct pool_entry {
 	uint32_t pool, label;
 	uint64_t samples;
 	uint64_t measured_ns; /* the time the sampled runs gave these samples */
+	uint32_t stack; /* one of its samples' (for the views), and its time */
+	uint64_t time;
 };
 
 struct rsp_analysis {

@@ -200,10 +200,10 @@ static uint32_t pool_of(struct rsp_analysis *an, int pid, uint32_t key)
 }
 
 static void pool_add(struct rsp_analysis *an, uint32_t pool, uint32_t label, uint64_t samples,
-		     uint64_t measured)
+		     uint64_t measured, const struct tsample *sm)
 {
 	uint64_t k = (uint64_t)pool << 32 | label;
-	struct pool_entry e = { pool, label, 0, 0 };
+	struct pool_entry e = { pool, label, 0, 0, sm->stack, sm->time };
 	uint32_t i;
 
 	if (!_rsp_u64map_get(&an->entry_index, k, &i)) {
@@ -314,6 +314,15 @@ static uint32_t site_of(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 	s.pid = pid;
 	s.thread = ti;
 	s.named = site_words(&sh, words, sizeof(words));
+	if (sh.n_chain) {
+		/* its frames as a stack of their own, leaf first, for the views */
+		uint64_t ips[MAX_SITE_FRAMES];
+
+		for (size_t j = 0; j < sh.n_chain; j++)
+			ips[j] = sh.chain[sh.n_chain - 1 - j].addr;
+		s.stack = stacks_intern(&an->t->stacks, ips, sh.n_chain);
+		s.time = sh.chain == fa ? (k > 0 ? th->slices.v[k - 1].start : r->start) : r->end;
+	}
 	s.label = analysis_with_comm(an, ti, s.named ? trace_intern(an->t, words) : 0);
 	s.pool = pool_of(an, pid, trace_intern(an->t, key));
 	s.coarse = pool_of(an, pid, trace_intern(an->t, coarse));
@@ -415,8 +424,8 @@ static void pool_process(struct rsp_analysis *an, int pid)
 					an, ti, analysis_cached_label(an, sm->stack, pid, sm->time, false));
 				const struct run_site *st = &an->sites.v[si];
 
-				pool_add(an, st->pool, l, 1, share);
-				pool_add(an, st->coarse, l, 1, share);
+				pool_add(an, st->pool, l, 1, share, sm);
+				pool_add(an, st->coarse, l, 1, share, sm);
 			}
 		}
 	}
@@ -673,4 +682,45 @@ void analysis_runs_free(struct rsp_analysis *an)
 	_rsp_u64map_free(&an->pid_first);
 	free(an->by_pid);
 	an->by_pid = NULL;
+}
+
+size_t rsp_analysis_run_parts(const struct rsp_analysis *an, size_t node,
+			      struct rsp_run_part *out, size_t max)
+{
+	const struct anode *n;
+	const struct run_site *s;
+	uint32_t pool;
+	size_t first, end, got = 0;
+	double sum, *w;
+
+	if (an->summary || node >= an->nodes.n)
+		return 0;
+	n = &an->nodes.v[node];
+	if (n->kind != RSP_NODE_RUN || !(n->flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED)) ||
+	    n->site >= an->sites.n)
+		return 0;
+	s = &an->sites.v[n->site];
+	pool = an->pools.v[s->pool].samples ? s->pool : s->coarse;
+	if (!an->pools.v[pool].samples) {
+		if (!s->stack)
+			return 0;
+		if (max)
+			out[0] = (struct rsp_run_part){ s->stack, s->time, 1.0 };
+		return 1;
+	}
+	entries_of(an, pool, &first, &end);
+	w = malloc((end - first) * sizeof(*w));
+	if (!w)
+		return 0;
+	sum = weights(an, pool, first, end, w);
+	for (size_t k = first; k < end && sum > 0; k++) {
+		if (w[k - first] <= 0)
+			continue;
+		if (got < max)
+			out[got] = (struct rsp_run_part){ an->entries.v[k].stack,
+							  an->entries.v[k].time, w[k - first] / sum };
+		got++;
+	}
+	free(w);
+	return got;
 }

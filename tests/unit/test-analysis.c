@@ -937,6 +937,23 @@ static void test_sites(void)
 			}
 			CHECK(n_est == 3 && n_inf == 3,
 			      "3 run nodes estimated, 3 inferred (got %zu, %zu)", n_est, n_inf);
+			n_est = n_inf = 0;
+			for (size_t i = 0; i < rsp_analysis_n_nodes(a); i++) {
+				struct rsp_node_info ni;
+				struct rsp_run_part part[4];
+				size_t np = rsp_analysis_run_parts(a, i, part, 4);
+
+				rsp_analysis_node(a, i, &ni);
+				if (ni.flags & RSP_NODE_ESTIMATED)
+					n_est += np == 1 && part[0].share == 1.0 &&
+						 part[0].time == US(1200);
+				else if (np)
+					n_inf++;
+			}
+			CHECK(n_est == 3 && !n_inf,
+			      "the estimated runs are drawn as f_work's sample; the inferred ones, "
+			      "with no frame in common, as nothing (%zu, %zu)",
+			      n_est, n_inf);
 		}
 	}
 	rsp_analysis_free(a);
