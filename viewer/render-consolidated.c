@@ -29,6 +29,7 @@ struct cnode {
 	const char *label;
 	uint32_t parent, kids, n_kids, count;
 	uint64_t total, run, sleep, need, x;
+	uint64_t est; /* of run, in runs without samples (estimated or inferred) */
 	uint16_t depth, catmask;
 	uint8_t cls;
 };
@@ -41,7 +42,7 @@ struct rsp_cons_tree {
 	/* building */
 	uint32_t *ht;
 	size_t ht_cap;
-	int64_t *d_total, *d_run, *d_sleep;
+	int64_t *d_total, *d_run, *d_sleep, *d_est;
 	GHashTable *chains; /* (below, frames offset, count) -> innermost box */
 };
 
@@ -91,6 +92,7 @@ static uint32_t child(struct rsp_cons_tree *c, uint32_t parent, const char *labe
 		c->d_total = g_renew(int64_t, c->d_total, c->cap);
 		c->d_run = g_renew(int64_t, c->d_run, c->cap);
 		c->d_sleep = g_renew(int64_t, c->d_sleep, c->cap);
+		c->d_est = g_renew(int64_t, c->d_est, c->cap);
 	}
 	n = &c->v[c->n];
 	memset(n, 0, sizeof(*n));
@@ -100,7 +102,7 @@ static uint32_t child(struct rsp_cons_tree *c, uint32_t parent, const char *labe
 	n->depth = (uint16_t)(c->v[parent].depth + 1);
 	if (n->depth > c->max_depth)
 		c->max_depth = n->depth;
-	c->d_total[c->n] = c->d_run[c->n] = c->d_sleep[c->n] = 0;
+	c->d_total[c->n] = c->d_run[c->n] = c->d_sleep[c->n] = c->d_est[c->n] = 0;
 	c->ht[h] = (uint32_t)c->n;
 	return (uint32_t)c->n++;
 }
@@ -151,6 +153,10 @@ static void add_layer(struct rsp_cons_tree *c, uint32_t below, uint32_t top, uin
 		c->d_sleep[top] += (int64_t)dur;
 		c->d_sleep[below] -= (int64_t)dur;
 	}
+	if (kinds & 4) { /* run time estimated or inferred (no sample in the run) */
+		c->d_est[top] += (int64_t)dur;
+		c->d_est[below] -= (int64_t)dur;
+	}
 	c->v[top].count++;
 	if (cat >= 0 && cat < 16 && !(c->v[top].catmask & (1u << cat)))
 		for (uint32_t x = top; x != below && x; x = c->v[x].parent)
@@ -182,12 +188,13 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 	c->d_total = g_new(int64_t, c->cap);
 	c->d_run = g_new(int64_t, c->cap);
 	c->d_sleep = g_new(int64_t, c->cap);
+	c->d_est = g_new(int64_t, c->cap);
 	c->chains = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
 	memset(&c->v[0], 0, sizeof(c->v[0]));
 	c->v[0].label = "all";
 	c->v[0].parent = RSP_NONE32;
 	c->v[0].cls = RSP_CLS_PATH;
-	c->d_total[0] = c->d_run[0] = c->d_sleep[0] = 0;
+	c->d_total[0] = c->d_run[0] = c->d_sleep[0] = c->d_est[0] = 0;
 	c->n = 1;
 	ht_grow(c);
 
@@ -217,21 +224,30 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 			top[i] = chain(c, d, pc, n->frames, m ? n->n_frames : n->n_user, FRAME);
 			add_layer(c, below, top[i], dur, 2, cat);
 		} else if (n->kind == RSP_NODE_RUN && !n->n_samples) {
-			uint32_t r = child(c, pc, d->running, FRAME);
+			bool guess = n->flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED);
+			uint32_t r = child(c, pc, guess ? n->label : d->running, FRAME);
 
-			add_layer(c, below, r, dur, 1, cat);
+			add_layer(c, below, r, dur, guess ? 1 | 4 : 1, cat);
 			top[i] = pc;
 		} else if (n->kind == RSP_NODE_RUN) {
-			/* the run's time divided among its samples */
-			uint64_t each = dur / n->n_samples, rest = dur - each * n->n_samples;
+			/* the run's time divided among its samples (by their shares: an
+			 * estimated run's parts are unequal) */
+			int kinds = n->flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED) ? 1 | 4 : 1;
+			uint64_t given = 0;
 
 			for (unsigned k = 0; k < n->n_samples; k++) {
 				const struct _rsp_fstack *fs = &d->samples[n->samples + k];
 				unsigned nf = m ? fs->n : fs->n_user;
 				uint32_t t = nf ? chain(c, d, pc, fs->off, nf, FRAME)
 						: child(c, pc, d->kernel_only, FRAME);
+				uint64_t part = k + 1 == n->n_samples ?
+							dur - given :
+							(uint64_t)(dur * (double)d->shares[n->samples + k]);
 
-				add_layer(c, below, t, each + (k == 0 ? rest : 0), 1, cat);
+				if (part > dur - given)
+					part = dur - given;
+				given += part;
+				add_layer(c, below, t, part, kinds, cat);
 			}
 			top[i] = pc;
 		} else {
@@ -247,11 +263,13 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 		c->d_total[p] += c->d_total[i];
 		c->d_run[p] += c->d_run[i];
 		c->d_sleep[p] += c->d_sleep[i];
+		c->d_est[p] += c->d_est[i];
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		c->v[i].total = c->d_total[i] > 0 ? (uint64_t)c->d_total[i] : 0;
 		c->v[i].run = c->d_run[i] > 0 ? (uint64_t)c->d_run[i] : 0;
 		c->v[i].sleep = c->d_sleep[i] > 0 ? (uint64_t)c->d_sleep[i] : 0;
+		c->v[i].est = c->d_est[i] > 0 ? (uint64_t)c->d_est[i] : 0;
 	}
 	/* the root: its children's sum */
 	c->v[0].total = 0;
@@ -304,7 +322,8 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 	g_free(c->d_total);
 	g_free(c->d_run);
 	g_free(c->d_sleep);
-	c->d_total = c->d_run = c->d_sleep = NULL;
+	g_free(c->d_est);
+	c->d_total = c->d_run = c->d_sleep = c->d_est = NULL;
 	g_hash_table_destroy(c->chains);
 	c->chains = NULL;
 	return c;
@@ -327,7 +346,10 @@ size_t rsp_cons_n_nodes(const struct rsp_cons_tree *c)
 static enum rsp_cls box_cls(const struct cnode *n)
 {
 	if (n->cls == FRAME)
-		return n->run && n->sleep ? RSP_CLS_BOTH : n->run ? RSP_CLS_RUN : RSP_CLS_SLEEP;
+		return n->run && n->sleep ? RSP_CLS_BOTH
+		       : n->run && n->est * 2 > n->run ? RSP_CLS_RUN_ESTIMATED
+		       : n->run			   ? RSP_CLS_RUN
+						   : RSP_CLS_SLEEP;
 	return n->cls;
 }
 

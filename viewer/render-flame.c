@@ -53,7 +53,7 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 	size_t nt = rsp_trace_n_threads(t), nn = rsp_analysis_n_nodes(a);
 	struct rsp_explanation ex;
 	struct rsp_trace_summary sum;
-	GArray *samples;
+	GArray *samples, *shares;
 	uint32_t *fill;
 
 	*out = NULL;
@@ -102,6 +102,7 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 	d->nodes = g_new0(struct _rsp_fnode, nn + 1);
 	d->kids = g_new(uint32_t, nn + 1);
 	samples = g_array_new(FALSE, FALSE, sizeof(struct _rsp_fstack));
+	shares = g_array_new(FALSE, FALSE, sizeof(float));
 	for (size_t i = 0; i < nn; i++) {
 		struct rsp_node_info ni;
 		struct _rsp_fnode *n = &d->nodes[i];
@@ -149,6 +150,8 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 				n->wake = li.time_ns;
 			}
 		} else if (ni.kind == RSP_NODE_RUN && have_slice && si.n_samples) {
+			float share = 1.0f / (float)clamp16(si.n_samples);
+
 			n->samples = samples->len;
 			n->n_samples = clamp16(si.n_samples);
 			for (size_t k = 0; k < n->n_samples; k++) {
@@ -159,6 +162,23 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 				fs = _rsp_frames_get(&d->fc, sm.stack, d->threads[n->thread].pid,
 						     sm.time_ns);
 				g_array_append_val(samples, fs);
+				g_array_append_val(shares, share);
+			}
+		} else if (ni.kind == RSP_NODE_RUN && n->thread != RSP_NONE32 &&
+			   (ni.flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED))) {
+			/* no sample: what it is estimated (or inferred) to have run */
+			struct rsp_run_part part[32];
+			size_t np = rsp_analysis_run_parts(a, i, part, G_N_ELEMENTS(part));
+
+			n->samples = samples->len;
+			n->n_samples = clamp16(np < G_N_ELEMENTS(part) ? np : G_N_ELEMENTS(part));
+			for (size_t k = 0; k < n->n_samples; k++) {
+				struct _rsp_fstack fs = _rsp_frames_get(
+				    &d->fc, part[k].stack, d->threads[n->thread].pid, part[k].time);
+				float sh = (float)part[k].share;
+
+				g_array_append_val(samples, fs);
+				g_array_append_val(shares, sh);
 			}
 		}
 		/* the layer's height: its process name, then its frames */
@@ -197,6 +217,7 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 	}
 	d->n_samples = samples->len;
 	d->samples = (struct _rsp_fstack *)(void *)g_array_free(samples, FALSE);
+	d->shares = (float *)(void *)g_array_free(shares, FALSE);
 	/* children lists and roots, each sorted by start */
 	{
 		uint32_t off = 0;
@@ -248,6 +269,7 @@ void rsp_flame_data_free(struct rsp_flame_data *d)
 	g_free(d->kids);
 	g_free(d->kspan);
 	g_free(d->samples);
+	g_free(d->shares);
 	g_free(d->threads);
 	g_free(d->paths);
 	_rsp_frames_clear(&d->fc);
@@ -338,6 +360,8 @@ static double level_y(const struct flay *F, unsigned level)
 
 #define K_RUN   1
 #define K_SLEEP 2
+#define K_EST   4 /* a run without samples: estimated */
+#define K_INF   8 /* ... inferred */
 
 static void flush(struct flay *F, unsigned level)
 {
@@ -349,16 +373,23 @@ static void flush(struct flay *F, unsigned level)
 	if (!a->open)
 		return;
 	a->open = false;
-	if (cls == RSP_CLS_RUN || cls == RSP_CLS_SLEEP)
-		cls = a->kinds == (K_RUN | K_SLEEP) ? RSP_CLS_BOTH
-		      : a->kinds == K_RUN           ? RSP_CLS_RUN
-						    : RSP_CLS_SLEEP;
+	if (cls == RSP_CLS_RUN || cls == RSP_CLS_SLEEP) {
+		/* a frame in runs and sleeps; in measured runs; only in runs without samples */
+		bool run = a->kinds & (K_RUN | K_EST | K_INF), sleep = a->kinds & K_SLEEP;
+
+		cls = run && sleep		   ? RSP_CLS_BOTH
+		      : a->kinds & K_RUN	   ? RSP_CLS_RUN
+		      : a->kinds & K_EST	   ? RSP_CLS_RUN_ESTIMATED
+		      : a->kinds & K_INF	   ? RSP_CLS_RUN_INFERRED
+						   : RSP_CLS_SLEEP;
+	}
 	x0 = floor(a->x0);
 	x1 = floor(a->x1 + 0.5);
 	if (x1 < x0 + 1)
 		x1 = x0 + 1;
 	it = rsp_scene_add_box(F->out, cls, x0, level_y(F, level), x1 - x0, RSP_FRAME_H, a->label);
-	it->prim = cls == RSP_CLS_UNKNOWN ? RSP_PRIM_HATCH : RSP_PRIM_RECT;
+	it->prim = cls == RSP_CLS_UNKNOWN || cls == RSP_CLS_RUN_INFERRED ? RSP_PRIM_HATCH
+									 : RSP_PRIM_RECT;
 	it->flags |= RSP_ITEM_GAP | a->flags;
 	it->id = RSP_HIT_ID(RSP_HIT_FRAME, (uint64_t)a->frame << 40 | a->node);
 	it->aux = a->count;
@@ -455,28 +486,36 @@ static void visit(struct flay *F, uint32_t ni, uint32_t parent_serial, unsigned 
 		break;
 	case RSP_NODE_RUN: {
 		uint32_t base;
+		/* a run without samples: its frames estimated, or inferred */
+		uint8_t kk = n->flags & RSP_NODE_ESTIMATED ? K_EST
+			     : n->flags & RSP_NODE_INFERRED ? K_INF
+							    : K_RUN;
 
 		if (!comm)
 			break;
 		base = emit(F, L, x0, x1, comm, pcls, 0, parent_serial, ni, 0, n,
 			    flags_for(F, n, comm));
 		if (!n->n_samples) {
-			emit(F, L + 1, x0, x1, d->running, RSP_CLS_RUN, K_RUN, base, ni, 1, n,
-			     flags_for(F, n, d->running));
+			const char *what = kk == K_RUN ? d->running : n->label;
+
+			emit(F, L + 1, x0, x1, what, RSP_CLS_RUN, kk, base, ni, 1, n,
+			     flags_for(F, n, what));
 			break;
 		}
 		{
-			/* the run's width divided equally among its samples; x0..x1 is where the
-			 * run's visible part [ta, tb] is drawn (a sliver: its whole column) */
-			double span = (double)(n->e - n->s) / n->n_samples;
+			/* the run's width divided among its samples by their shares (equal for
+			 * measured runs); x0..x1 is where the run's visible part [ta, tb] is
+			 * drawn (a sliver: its whole column) */
+			double dur = (double)(n->e - n->s), at = 0;
 			double ta = fmax((double)n->s, F->xa), tb = fmin((double)n->e, F->xb);
 			double k_px = tb > ta ? (x1 - x0) / (tb - ta) : 0;
 			int last = INT32_MIN;
 
-			for (unsigned k = 0; k < n->n_samples; k++) {
+			for (unsigned k = 0; k < n->n_samples; k++, at += d->shares[n->samples + k - 1]) {
 				const struct _rsp_fstack *fs = &d->samples[n->samples + k];
-				double a = fmax(n->s + k * span, ta),
-				       b = fmin(n->s + (k + 1) * span, tb);
+				double share = d->shares[n->samples + k];
+				double a = fmax(n->s + at * dur, ta),
+				       b = fmin(n->s + (at + share) * dur, tb);
 				double sx0 = x0 + (a - ta) * k_px, sx1 = x0 + (b - ta) * k_px;
 				unsigned nf = F->m ? fs->n : fs->n_user;
 				uint32_t s = base;
@@ -487,15 +526,15 @@ static void visit(struct flay *F, uint32_t ni, uint32_t parent_serial, unsigned 
 					continue;
 				last = (int)floor(sx0);
 				if (!nf) {
-					emit(F, L + 1, sx0, sx1, d->kernel_only, RSP_CLS_RUN, K_RUN,
+					emit(F, L + 1, sx0, sx1, d->kernel_only, RSP_CLS_RUN, kk,
 					     base, ni, 1, n, flags_for(F, n, d->kernel_only));
 					continue;
 				}
 				for (unsigned f = 0; f < nf; f++) {
 					const char *name = _rsp_frame(&d->fc, fs->off + f);
 
-					s = emit(F, L + 1 + f, sx0, sx1, name, RSP_CLS_RUN, K_RUN,
-						 s, ni, f + 1, n, flags_for(F, n, name));
+					s = emit(F, L + 1 + f, sx0, sx1, name, RSP_CLS_RUN, kk, s,
+						 ni, f + 1, n, flags_for(F, n, name));
 				}
 			}
 		}
@@ -798,8 +837,20 @@ static void describe(const struct rsp_flame_data *d, size_t node, bool full, GSt
 		g_string_append(out, "\nstack: ");
 		_rsp_frames_append(&d->fc, fs, 0, out);
 	}
+	if (n->kind == RSP_NODE_RUN && (n->flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED)))
+		g_string_append(out, n->flags & RSP_NODE_ESTIMATED ?
+					     "\nno sample in this run: its code estimated from the "
+					     "samples of the process's runs at the same place" :
+					     "\nno sample in this run, nor at its place in the code: "
+					     "where it ran, inferred from the stacks around it");
 	for (unsigned k = 0; k < n->n_samples; k++) {
-		g_string_append_printf(out, "\nsample %u: ", k + 1);
+		if (n->flags & RSP_NODE_ESTIMATED)
+			g_string_append_printf(out, "\nestimated %.0f%%: ",
+					       100.0 * d->shares[n->samples + k]);
+		else if (n->flags & RSP_NODE_INFERRED)
+			g_string_append(out, "\ninferred: ");
+		else
+			g_string_append_printf(out, "\nsample %u: ", k + 1);
 		_rsp_frames_append(&d->fc, d->samples[n->samples + k], 0, out);
 	}
 	if (n->kind == RSP_NODE_SLEEP && n->wake) {

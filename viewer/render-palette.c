@@ -6,7 +6,8 @@
  * teal, scheduler waits pink, preemption rose, kernel blocks slate, async
  * paths (waiting on another control path) cyan, cut layers brown, unknown
  * hatched grey, lost-event spans hatched dark red, inferred switch-ins a
- * black mark.  The screen and every export take their colours from here.
+ * black mark; a run without samples, its code estimated from other runs at
+ * the same place light red, inferred from that place alone hatched red.  The screen and every export take their colours from here.
  */
 #include "render-private.h"
 #include "rsp-analysis.h"
@@ -18,6 +19,8 @@ static const struct {
 } palette[RSP_CLS__COUNT] = {
 	[RSP_CLS_NONE] = {0xffffff, "none"},
 	[RSP_CLS_RUN] = {0xe0442e, "run"},
+	[RSP_CLS_RUN_ESTIMATED] = {0xf3a08f, "run, estimated"},
+	[RSP_CLS_RUN_INFERRED] = {0xe0442e, "run, inferred"},
 	[RSP_CLS_SLEEP] = {0x3f74d6, "sleep"},
 	[RSP_CLS_BOTH] = {0x9b4fd0, "both"},
 	[RSP_CLS_PROCESS] = {0xa8a8a8, "process"},

@@ -130,6 +130,7 @@ struct rsp_flame_data {
 		uint64_t s, e;
 	} *kspan;
 	struct _rsp_fstack *samples;
+	float *shares; /* each sample's share of its run (estimated runs: unequal) */
 	size_t n_samples;
 	struct _rsp_fthread *threads;
 	size_t n_threads;

@@ -23,6 +23,72 @@ struct _RspFlamePage {
 
 G_DEFINE_TYPE(RspFlamePage, rsp_flame_page, RSP_TYPE_PAGE)
 
+/* ---- the legend: what each colour of the flame views says ---------------------------- */
+
+static const struct {
+	enum rsp_cls cls;
+	bool hatch;
+	const char *tip;
+} legend_items[] = {
+	{ RSP_CLS_RUN, false, "running, with samples: its functions measured" },
+	{ RSP_CLS_RUN_ESTIMATED, false,
+	  "running without a sample: its code estimated from the samples of the process's runs "
+	  "at the same place in the code" },
+	{ RSP_CLS_RUN_INFERRED, true,
+	  "running without a sample, nor any at its place in the code: where it ran, inferred "
+	  "from the stacks it resumed from and stopped in" },
+	{ RSP_CLS_SLEEP, false, "asleep: the frames it waited in" },
+	{ RSP_CLS_BOTH, false, "frames of runs and of sleeps" },
+	{ RSP_CLS_IO, false, "blocking disk I/O, in service" },
+	{ RSP_CLS_NET, false, "waiting for a network peer" },
+	{ RSP_CLS_RUNNABLE, false, "runnable, waiting for a CPU" },
+	{ RSP_CLS_PREEMPTED, false, "preempted" },
+	{ RSP_CLS_TIMEOUT, false, "a wait that timed out" },
+	{ RSP_CLS_HARDWARE, false, "woken by a device interrupt" },
+	{ RSP_CLS_KERNEL, false, "blocked in the kernel on something not traced" },
+	{ RSP_CLS_ASYNC, false, "waiting on another control path" },
+	{ RSP_CLS_UNACCOUNTED, false, "unaccounted: the cause was not recorded" },
+	{ RSP_CLS_UNKNOWN, true, "unknown: records lost" },
+};
+
+static void draw_swatch(GtkDrawingArea *a, cairo_t *cr, int w, int h, gpointer data)
+{
+	size_t i = GPOINTER_TO_SIZE(data);
+	struct rsp_scene *sc = rsp_scene_new();
+
+	(void)a;
+	rsp_scene_add(sc, legend_items[i].hatch ? RSP_PRIM_HATCH : RSP_PRIM_RECT,
+		      legend_items[i].cls, 0, 0, w, h);
+	rsp_scene_draw(sc, cr, 0, 0, w, h);
+	rsp_scene_free(sc);
+}
+
+/* A row of swatches with the palette's names, the meaning as a tooltip. */
+static GtkWidget *legend_new(void)
+{
+	GtkWidget *box = gtk_flow_box_new();
+
+	gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(box), GTK_SELECTION_NONE);
+	gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(box), G_N_ELEMENTS(legend_items));
+	gtk_widget_set_margin_start(box, 6);
+	for (size_t i = 0; i < G_N_ELEMENTS(legend_items); i++) {
+		GtkWidget *item = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+		GtkWidget *sw = gtk_drawing_area_new();
+
+		gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(sw), 14);
+		gtk_drawing_area_set_content_height(GTK_DRAWING_AREA(sw), 12);
+		gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(sw), draw_swatch, GSIZE_TO_POINTER(i),
+					       NULL);
+		gtk_widget_set_valign(sw, GTK_ALIGN_CENTER);
+		gtk_box_append(GTK_BOX(item), sw);
+		gtk_box_append(GTK_BOX(item), gtk_label_new(rsp_palette_name(legend_items[i].cls)));
+		gtk_widget_set_tooltip_text(item, legend_items[i].tip);
+		gtk_flow_box_append(GTK_FLOW_BOX(box), item);
+	}
+	gtk_widget_set_name(box, "legend");
+	return box;
+}
+
 enum { SIG_READY, N_SIGS };
 static guint signals[N_SIGS];
 
@@ -278,7 +344,15 @@ GtkWidget *rsp_flame_page_new(RspDocument *doc, int pid, const char *name)
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), p->details);
 	gtk_widget_set_size_request(scroller, -1, 90);
 	vpaned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	gtk_paned_set_start_child(GTK_PANED(vpaned), GTK_WIDGET(p->canvas));
+	{
+		/* the canvas with its legend under it */
+		GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+
+		gtk_widget_set_vexpand(GTK_WIDGET(p->canvas), TRUE);
+		gtk_box_append(GTK_BOX(top), GTK_WIDGET(p->canvas));
+		gtk_box_append(GTK_BOX(top), legend_new());
+		gtk_paned_set_start_child(GTK_PANED(vpaned), top);
+	}
 	gtk_paned_set_end_child(GTK_PANED(vpaned), scroller);
 	gtk_paned_set_resize_end_child(GTK_PANED(vpaned), FALSE);
 	gtk_paned_set_shrink_end_child(GTK_PANED(vpaned), FALSE);

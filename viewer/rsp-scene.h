@@ -23,6 +23,8 @@
 enum rsp_cls {
 	RSP_CLS_NONE = 0,
 	RSP_CLS_RUN,         /* running stacks, run bars: red */
+	RSP_CLS_RUN_ESTIMATED, /* a run without samples: its code estimated from other runs: light red */
+	RSP_CLS_RUN_INFERRED,  /* a run without samples: where it was, inferred: hatched red */
 	RSP_CLS_SLEEP,       /* sleeping stacks, sleep boxes: blue */
 	RSP_CLS_BOTH,        /* a frame in both running and sleeping stacks: purple */
 	RSP_CLS_PROCESS,     /* a pseudostack layer's process name: grey */

@@ -325,7 +325,8 @@ static uint32_t site_of(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 	}
 	s.label = analysis_with_comm(an, ti, s.named ? trace_intern(an->t, words) : 0);
 	s.pool = pool_of(an, pid, trace_intern(an->t, key));
-	s.coarse = pool_of(an, pid, trace_intern(an->t, coarse));
+	/* no frame in common: the coarse key would hold every such site of the process */
+	s.coarse = sh.n_chain ? pool_of(an, pid, trace_intern(an->t, coarse)) : RSP_NONE;
 	if (!vec_push(&an->sites, s)) {
 		an->nomem = true;
 		return RSP_NONE;
@@ -415,7 +416,8 @@ static void pool_process(struct rsp_analysis *an, int pid)
 			if (si == RSP_NONE)
 				return;
 			an->pools.v[an->sites.v[si].pool].run_ns += len;
-			an->pools.v[an->sites.v[si].coarse].run_ns += len;
+			if (an->sites.v[si].coarse != RSP_NONE)
+				an->pools.v[an->sites.v[si].coarse].run_ns += len;
 			first = run_samples(th, k, &end);
 			for (size_t j = first; j < end; j++) {
 				const struct tsample *sm = &th->samples.v[j];
@@ -425,10 +427,22 @@ static void pool_process(struct rsp_analysis *an, int pid)
 				const struct run_site *st = &an->sites.v[si];
 
 				pool_add(an, st->pool, l, 1, share, sm);
-				pool_add(an, st->coarse, l, 1, share, sm);
+				if (st->coarse != RSP_NONE)
+					pool_add(an, st->coarse, l, 1, share, sm);
 			}
 		}
 	}
+}
+
+/* The pool a site's time is estimated from: its own, else its common frames'; RSP_NONE if
+ * neither has a sample (inferred). */
+static uint32_t site_pool(const struct rsp_analysis *an, const struct run_site *s)
+{
+	if (an->pools.v[s->pool].samples)
+		return s->pool;
+	if (s->coarse != RSP_NONE && an->pools.v[s->coarse].samples)
+		return s->coarse;
+	return RSP_NONE;
 }
 
 /* ---- run leaves --------------------------------------------------------------------------- */
@@ -473,11 +487,11 @@ uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t sl
 		const struct run_site *s = &an->sites.v[analysis_node(an, n)->site];
 
 		analysis_node(an, n)->label = s->label;
-		if (s->named || an->pools.v[s->pool].samples || an->pools.v[s->coarse].samples) {
-			analysis_node(an, n)->flags |= an->pools.v[s->pool].samples ||
-								       an->pools.v[s->coarse].samples ?
-							       RSP_NODE_ESTIMATED :
-							       RSP_NODE_INFERRED;
+		if (site_pool(an, s) != RSP_NONE) {
+			analysis_node(an, n)->flags |= RSP_NODE_ESTIMATED;
+			analysis_explained_ns(an, hi - lo);
+		} else if (s->named) {
+			analysis_node(an, n)->flags |= RSP_NODE_INFERRED;
 			analysis_explained_ns(an, hi - lo);
 		}
 	} else {
@@ -617,14 +631,14 @@ void analysis_runs_finish(struct rsp_analysis *an)
 		qsort(an->entries.v, an->entries.n, sizeof(*an->entries.v), by_pool);
 	for (size_t i = 0; i < an->sites.n && !an->nomem; i++) {
 		const struct run_site *s = &an->sites.v[i];
-		uint32_t pool = an->pools.v[s->pool].samples ? s->pool : s->coarse;
+		uint32_t pool = site_pool(an, s);
 		size_t first, end;
 		uint64_t given = 0;
 		double sum;
 
 		if (!s->ns)
 			continue;
-		if (!an->pools.v[pool].samples) {
+		if (pool == RSP_NONE) {
 			/* no sample at this site: the site itself */
 			analysis_contribute(an, RSP_CAT_CPU_UNSAMPLED, s->label, s->ns, s->count,
 					    s->named ? RSP_SHARE_INFERRED : RSP_SHARE_MEASURED);
@@ -700,8 +714,8 @@ size_t rsp_analysis_run_parts(const struct rsp_analysis *an, size_t node,
 	    n->site >= an->sites.n)
 		return 0;
 	s = &an->sites.v[n->site];
-	pool = an->pools.v[s->pool].samples ? s->pool : s->coarse;
-	if (!an->pools.v[pool].samples) {
+	pool = site_pool(an, s);
+	if (pool == RSP_NONE) {
 		if (!s->stack)
 			return 0;
 		if (max)
