@@ -22,12 +22,14 @@
  *     stage 3: (blocked in recv) stage3_commit() ~250 µs CPU;
  *              stage3_save() pwrite + fsync(); stage3_ack(): write the ack
  *   Each stage's file is "$RSP_WL_DIR|$TMPDIR|/tmp/rsp-truthpipe.<stage 1
- *   pid>.stageN.dat", created and removed by that stage. Shutdown: stage 1
- *   closes the pipe -> stage 2 sees EOF, closes the TCP connection ->
- *   stage 3 sees EOF; each removes its file and exits; stage 1 reaps both.
+ *   pid>.stageN.dat", created and removed by that stage (stage 1 creates
+ *   its own before the forks). Shutdown: stage 1 closes the pipe ->
+ *   stage 2 sees EOF, closes the TCP connection -> stage 3 sees EOF; each
+ *   removes its file and exits; stage 1 reaps both.
  *   On failure or SIGALRM/SIGTERM/SIGINT/SIGHUP stage 1 kills and reaps
  *   both children and removes all three files; the children have
- *   PR_SET_PDEATHSIG(SIGTERM) and remove their own file on it.
+ *   PR_SET_PDEATHSIG(SIGTERM) and remove their own file and stage 1's
+ *   on it (so even a SIGKILLed stage 1 leaves nothing behind).
  *
  *   usage: truthpipe [ITEMS]     (default 40)
  *
@@ -105,7 +107,7 @@ static int fn_work;	/* the stage's one named CPU function */
 void stage1_produce(unsigned char *msg, uint32_t seq);
 void stage1_save(int fd, const unsigned char *msg);
 void stage1_submit(int out_fd, int ack_fd, unsigned char *msg);
-void stage1_main(int out_fd, int ack_fd, unsigned long items);
+void stage1_main(int fd, int out_fd, int ack_fd, unsigned long items);
 void stage2_transform(unsigned char *msg);
 void stage2_save(int fd, const unsigned char *msg);
 void stage2_forward(int sock, const unsigned char *msg);
@@ -214,9 +216,11 @@ static void remove_file(int stage, int fd)
 		wl_die("unlink data file");
 }
 
+/* A child also removes stage 1's file: stage 1 may have been SIGKILLed. */
 static void child_on_die(void)
 {
 	unlink(file_path[my_stage]);
+	unlink(file_path[1]);
 }
 
 /* Common setup for both children. */
@@ -423,12 +427,12 @@ WL_STACK_FN void stage1_submit(int out_fd, int ack_fd, unsigned char *msg)
 		wl_fail("stage 1: bad ack for item %lu", (unsigned long)seq);
 }
 
-WL_STACK_FN void stage1_main(int out_fd, int ack_fd, unsigned long items)
+WL_STACK_FN void stage1_main(int fd, int out_fd, int ack_fd,
+			    unsigned long items)
 {
 	unsigned char msg[MSG_SIZE];
 	unsigned long i;
 	uint64_t t0;
-	int fd = create_file(1);
 
 	for (i = 0; i < items; i++) {
 		t0 = truth_cpu();
@@ -443,7 +447,7 @@ WL_STACK_FN void stage1_main(int out_fd, int ack_fd, unsigned long items)
 int main(int argc, char **argv)
 {
 	unsigned long items;
-	int item_pipe[2], ack_pipe[2], ready[2], s;
+	int item_pipe[2], ack_pipe[2], ready[2], s, fd1;
 	uint16_t port;
 	ssize_t n;
 	char c;
@@ -466,6 +470,8 @@ int main(int argc, char **argv)
 		wl_path(file_path[s], "%s/rsp-truthpipe.%ld.stage%d.dat",
 			wl_scratch_dir(), (long)stage1_pid, s);
 	wl_on_die = stage1_on_die;
+	/* Created before the forks, so a child can remove it (child_on_die). */
+	fd1 = create_file(1);
 
 	if (pipe2(item_pipe, O_CLOEXEC) < 0 || pipe2(ack_pipe, O_CLOEXEC) < 0 ||
 	    pipe2(ready, O_CLOEXEC) < 0)
@@ -480,6 +486,7 @@ int main(int argc, char **argv)
 		close(item_pipe[1]);
 		close(ack_pipe[0]);
 		close(ready[0]);
+		close(fd1);
 		become_child(3, "tpipe-stage3");
 		stage3_main(ready[1], ack_pipe[1]);
 		exit(0);
@@ -502,13 +509,14 @@ int main(int argc, char **argv)
 	if (stage2_pid == 0) {
 		close(item_pipe[1]);
 		close(ack_pipe[0]);
+		close(fd1);
 		become_child(2, "tpipe-stage2");
 		stage2_main(item_pipe[0], port);
 		exit(0);
 	}
 	close(item_pipe[0]);
 
-	stage1_main(item_pipe[1], ack_pipe[0], items);
+	stage1_main(fd1, item_pipe[1], ack_pipe[0], items);
 
 	/* EOF down the chain; stage 3 closes the ack pipe when it is done. */
 	close(item_pipe[1]);
