@@ -42,7 +42,18 @@
  *   150 ms of children + the parent's ~12 ms) exceeds the wall time
  *   (~165 ms).
  *   Measured on the reference machine (2 vCPU EPYC VM):
- *   MEASURED
+ *   the VM was never idle while this was measured (another session's
+ *   fuzzer kept about one CPU busy, load average 2.6-5): default run
+ *   0.32-0.78 s wall (/usr/bin/time, 3 runs without RSP_TRUTH: 0.43 0.58
+ *   0.59 at load ~2.6, 0.56 0.59 0.66 at ~3; with it: 0.44 0.33 0.37 at
+ *   ~2.6, 0.35 0.32 0.36 at ~5; 10 more runs at ~3: 0.35-0.42); with both
+ *   CPUs free it should be ~0.19 s.
+ *   Side file of those runs, per call: child_compile 5.5-6.2 ms (165-187
+ *   ms per child; one outlier run 9.5 ms per call), parent_plan 2.2-2.7
+ *   ms, parent_link 10.3-12.5 ms; wait_children 2 waits of 290-420 ms in
+ *   total; parent CPU ~21 ms (fork is expensive on this PVM guest).
+ *   perf stat: ~400 ms task-clock (0.99 CPUs utilized while a competitor
+ *   held the other CPU), ~125 context switches.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
