@@ -33,6 +33,7 @@
 
 /* ---- draining -------------------------------------------------------------------- */
 
+/* the stream of a sample id, from the index assign_ids() made (record-events.c); -1 if none */
 static int stream_of_id(const struct recorder *r, uint64_t id)
 {
 	size_t m = r->id_cap - 1;
@@ -46,6 +47,7 @@ static int stream_of_id(const struct recorder *r, uint64_t id)
 	}
 	return -1;
 }
+
 /* the stream a sample came from (index in r->streams), -1 for other records */
 static int account_record(struct recorder *r, const union perf_event *ev)
 {

@@ -122,6 +122,7 @@ static int setup_targets(struct recorder *r)
 		r->st->target_pids[r->st->target_pids_n++] = r->target_pids[i];
 	return 0;
 }
+
 static void teardown(struct recorder *r)
 {
 	if (r->sys) {
