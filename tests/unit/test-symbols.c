@@ -7,6 +7,13 @@
  * chain through libc's qsort (no frame pointers), a thread blocked in read().
  * Built with -fomit-frame-pointer, so the unwinds can only come from CFI.
  *
+ * One file of over 1000 lines on purpose: the naming and the unwinding tests
+ * share this process's maps and files (the helpers below) and the stacks
+ * main() captures of its own frames before anything else runs; and
+ * ./setup.sh's ThreadSanitizer run names this binary for the unwinder's
+ * threads.  Two binaries would move that scaffolding into a header for no
+ * gain to a reader.
+ *
  * usage: test-symbols HELPER HELPER-MINI HELPER-STRIPPED HELPER-DEBUG
  */
 #include <dlfcn.h>

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The recorder, shared by its files; record.c runs rsp_record() in order:
+ *   record-events.c  events.conf resolved against this kernel into streams; the
+ *                    evlists sys, target and count built and opened; their ids;
+ *                    the ftrace instance's events; the kernel's counts at the end
+ *   record-header.c  the records rsp writes itself: features, attrs, tracing data,
+ *                    the thread map; the mapped files' build ids at the end
+ *   record-loop.c    the reader: poll, drain the rings and ftrace, end a round,
+ *                    cut the target's user-stack copies, stop
+ */
+#ifndef RSP_COLLECTOR_RECORD_PRIVATE_H
+#define RSP_COLLECTOR_RECORD_PRIVATE_H
+
+#include "rsp-collector.h"
+
+#include "ftrace.h"
+#include "pathset.h"
+#include "rsp-probes.h"
+#include "target.h"
+#include "tidmap.h"
+#include "tracing-data.h"
+#include "ustack.h"
+#include "writer.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <linux/perf_event.h>
+
+struct perf_cpu_map;
+struct perf_evlist;
+struct perf_evsel;
+struct perf_thread_map;
+
+enum stream_kind {
+	STREAM_TRACKING,
+	STREAM_PERF, /* system-wide perf samples */
+	STREAM_TARGET, /* target-tree samples with user-stack copies */
+	STREAM_FTRACE, /* samples built from ftrace events */
+};
+
+struct stream {
+	enum stream_kind kind;
+	int row; /* index in stats->events, -1 for tracking */
+	unsigned tp_id; /* tracepoint id, 0 for cpu-clock/tracking */
+	struct perf_event_attr attr;
+	struct perf_evsel *evsel; /* PERF, TARGET, TRACKING */
+	struct perf_evsel *counter; /* FTRACE: counting event for the kernel count */
+	bool no_count; /* FTRACE: its tracepoint's counter sums a field: no kernel count */
+	uint64_t *ids;
+	size_t n_ids;
+};
+
+struct recorder {
+	const struct rsp_record_opts *o;
+	struct rsp_record_stats *st;
+	char *err;
+	size_t errlen;
+
+	struct rsp_probe_set probes;
+	const char *tracefs;
+	struct stream *streams;
+	size_t n_streams;
+
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *any_thread;
+	struct perf_thread_map *target_threads;
+	struct perf_evlist *sys, *target, *count;
+	bool sys_open, target_open, count_open;
+
+	struct rsp_ftrace *ft;
+	struct rsp_writer *w;
+	struct rsp_tidmap tids;
+	struct rsp_pathset paths; /* files mapped, for HEADER_BUILD_ID at the end */
+	struct rsp_ustack *ustack; /* where each target thread's live stack ends */
+	unsigned char *trim_buf; /* a trimmed copy of a record */
+	struct rsp_cmd cmd;
+	bool have_cmd, cmd_started;
+	pid_t *target_pids;
+	size_t n_target_pids;
+	int *pidfds;
+
+	/* lookups on the hot path */
+	int16_t *stream_of_tp; /* [65536] ftrace streams by common_type */
+	/* streams by sample id, open addressing: id_index_add() (record-events.c)
+	 * fills it, stream_of_id() (record-loop.c) reads it */
+	uint64_t *id_keys;
+	int16_t *id_vals;
+	size_t id_cap;
+	unsigned common_type_off, common_pid_off; /* from the event formats */
+	uint64_t ftrace_lost_id;
+	uint64_t last_flush;
+	bool ftrace_failed;
+};
+
+/* Names of the tracepoints in the file, for the tracing data. */
+struct tp_list {
+	struct rsp_tp_name *v;
+	size_t n;
+};
+
+/* ---- record.c -------------------------------------------------------------------------- */
+
+/* set by rsp_record_request_stop() (a signal handler), read by the loop */
+extern volatile sig_atomic_t _rsp_record_stop_requested;
+
+/* A message through the caller's log callback, if any. */
+void _rsp_record_log(struct recorder *r, enum rsp_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The error text into r->err; returns @ret if negative, else -EINVAL. */
+int _rsp_record_fail(struct recorder *r, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline uint64_t _rsp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ---- record-events.c ------------------------------------------------------------------- */
+
+/* The streams and their stats rows from the probe set; @tps gets the tracepoints. */
+int _rsp_resolve_events(struct recorder *r, struct tp_list *tps);
+/* Where common_type and common_pid lie, from this kernel's formats. */
+int _rsp_common_offsets(struct recorder *r, const struct tp_list *tps);
+int _rsp_build_evlists(struct recorder *r);
+/* The ftrace instance with the ftrace streams' events enabled, if there are any. */
+int _rsp_setup_ftrace(struct recorder *r);
+/* Open and map the evlists; the error text says what to change. */
+int _rsp_open_evlists(struct recorder *r);
+/* Each stream's ids, and the lookups by id and by tracepoint. */
+int _rsp_assign_ids(struct recorder *r);
+/* The kernel's count of each tracepoint, into the stats rows. */
+void _rsp_read_counts(struct recorder *r);
+
+/* ---- record-header.c ------------------------------------------------------------------- */
+
+static inline int _rsp_compression_level(const struct recorder *r)
+{
+	return r->o->compression < 0 ? 0 : r->o->compression ? r->o->compression : 1;
+}
+
+int _rsp_write_head(struct recorder *r, const struct tp_list *tps);
+void _rsp_write_build_ids(struct recorder *r);
+
+/* ---- record-loop.c --------------------------------------------------------------------- */
+
+/* Drain every ring and the ftrace instance once, then end a round; -ENOMEM. */
+int _rsp_drain_all(struct recorder *r);
+/* The reader at real-time priority, when root and not --no-rt. */
+void _rsp_raise_priority(struct recorder *r);
+/* Until the targets exit, a signal, the duration or a write error (r->st->stop). */
+int _rsp_record_loop(struct recorder *r, uint64_t t0);
+
+#endif /* RSP_COLLECTOR_RECORD_PRIVATE_H */

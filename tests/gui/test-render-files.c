@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test-render: files in and out: the exports (PNG, SVG, PDF, a time range,
+ * errors), the explanation table (CSV, Markdown), hostile files (the fuzz
+ * corpus, a cut file, not a trace), loading's progress and cancel.
+ */
+#include "render-test.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void check_svg(const char *path)
+{
+	g_autofree char *text = NULL;
+	gsize len;
+	GMarkupParser parser = {0};
+	GMarkupParseContext *ctx;
+	GError *error = NULL;
+
+	g_assert_true(g_file_get_contents(path, &text, &len, NULL));
+	g_assert_nonnull(strstr(text, "<svg"));
+	g_assert_nonnull(strstr(text, "<title>"));
+	/* well-formed XML */
+	ctx = g_markup_parse_context_new(&parser, 0, NULL, NULL);
+	g_assert_true(g_markup_parse_context_parse(ctx, text, len, &error));
+	g_assert_no_error(error);
+	g_assert_true(g_markup_parse_context_end_parse(ctx, &error));
+	g_markup_parse_context_free(ctx);
+}
+
+void test_export(void)
+{
+	struct fixture fx;
+	struct rsp_render_opts o = {.width = 800, .show_sleeps = true, .merge_threads = true};
+	static const char *const names[] = {"running", "flame", "consolidated"};
+	char err[256];
+
+	fixture_open(&fx, "rpcchain.data");
+	for (int v = RSP_VIEW_RUNNING; v <= RSP_VIEW_CONSOLIDATED; v++) {
+		g_autofree char *png = g_strdup_printf("%s/export-%s.png", out_dir, names[v]);
+		g_autofree char *svg = g_strdup_printf("%s/export-%s.svg", out_dir, names[v]);
+		g_autofree char *pdf = g_strdup_printf("%s/export-%s.pdf", out_dir, names[v]);
+		g_autofree char *head = NULL;
+		cairo_surface_t *s;
+
+		g_assert_cmpint(rsp_render_export(fx.t, fx.a, v, png, &o, err, sizeof(err)), ==, 0);
+		s = cairo_image_surface_create_from_png(png);
+		g_assert_cmpint(cairo_surface_status(s), ==, CAIRO_STATUS_SUCCESS);
+		g_assert_cmpint(cairo_image_surface_get_width(s), ==, 800);
+		g_assert_cmpint(cairo_image_surface_get_height(s), >, RSP_RULER_H + 40);
+		cairo_surface_destroy(s);
+		g_assert_cmpint(rsp_render_export(fx.t, fx.a, v, svg, &o, err, sizeof(err)), ==, 0);
+		check_svg(svg);
+		g_assert_cmpint(rsp_render_export(fx.t, fx.a, v, pdf, &o, err, sizeof(err)), ==, 0);
+		g_assert_true(g_file_get_contents(pdf, &head, NULL, NULL));
+		g_assert_true(g_str_has_prefix(head, "%PDF-"));
+	}
+	/* a time range: the running view of the first 5 ms */
+	{
+		struct rsp_trace_summary sum;
+		g_autofree char *png = g_strdup_printf("%s/export-range.png", out_dir);
+
+		rsp_trace_get_summary(fx.t, &sum);
+		o.t0 = sum.start_ns;
+		o.t1 = sum.start_ns + 5000000;
+		o.height = 300;
+		g_assert_cmpint(
+		    rsp_render_export(fx.t, fx.a, RSP_VIEW_RUNNING, png, &o, err, sizeof(err)), ==,
+		    0);
+	}
+	/* errors, with a line of text */
+	g_assert_cmpint(
+	    rsp_render_export(fx.t, fx.a, RSP_VIEW_FLAME, "/tmp/x.gif", &o, err, sizeof(err)), ==,
+	    -EINVAL);
+	g_assert_nonnull(strstr(err, ".svg"));
+	g_assert_cmpint(
+	    rsp_render_export(fx.t, NULL, RSP_VIEW_FLAME, "/tmp/x.svg", &o, err, sizeof(err)), ==,
+	    -EINVAL);
+	g_assert_cmpint(rsp_render_export(fx.t, fx.a, RSP_VIEW_RUNNING, "/nonexistent/dir/x.png",
+					  &o, err, sizeof(err)),
+			<, 0);
+	g_assert_nonnull(strstr(err, "/nonexistent/dir/x.png"));
+	fixture_close(&fx);
+}
+
+void test_table(void)
+{
+	struct fixture fx;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	fixture_open(&fx, "rpcchain.data");
+	f = open_memstream(&buf, &len);
+	g_assert_cmpint(rsp_render_table(fx.a, "process 1 (x)", RSP_TABLE_CSV, 3, f), ==, 0);
+	fclose(f);
+	g_assert_true(g_str_has_prefix(buf, "scope,row,category,ns,ms,percent,contributor,ns_estimated,ns_inferred\n"));
+	g_assert_nonnull(strstr(buf, "all,category,disk,"));
+	g_assert_nonnull(strstr(buf, "all,accounted,"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	g_assert_cmpint(rsp_render_table(fx.a, "process 1 (x)", RSP_TABLE_MARKDOWN, 3, f), ==, 0);
+	fclose(f);
+	g_assert_nonnull(strstr(buf, "| Category | ms | % | Top contributors |"));
+	g_assert_nonnull(strstr(buf, "| In blocking disk I/O |"));
+	free(buf);
+	fixture_close(&fx);
+}
+
+/* ---- hostile files ------------------------------------------------------------------------ */
+
+static void render_whatever(const char *path)
+{
+	struct rsp_trace_opts o = {0};
+	struct rsp_trace *t = NULL;
+	struct rsp_analysis *a = NULL;
+	struct rsp_running_data *rd = NULL;
+	struct rsp_running_state rs = {.show_sleeps = true};
+	char err[512] = "";
+	int pids[16];
+	size_t n;
+	struct shot sh;
+
+	if (rsp_trace_open(path, &o, &t, err, sizeof(err))) {
+		g_assert_cmpstr(err, !=, ""); /* an error the window can show */
+		return;
+	}
+	g_assert_cmpint(rsp_running_data_new(t, NULL, &rd, err, sizeof(err)), ==, 0);
+	shot_take(&sh, &rsp_running_ops, rd, &rs, 0, 0, 400, 300, 0);
+	shot_free(&sh);
+	n = rsp_trace_n_targets(t);
+	for (size_t i = 0; i < n && i < 16; i++)
+		pids[i] = rsp_trace_target(t, i);
+	if (n && rsp_analyze(t, pids, MIN(n, 16), 0, NULL, &a, err, sizeof(err)) == 0) {
+		struct rsp_flame_data *fd;
+		struct rsp_flame_state fs = {.category = -1, .kernel_frames = true};
+
+		g_assert_cmpint(rsp_flame_data_new(t, a, &fd, err, sizeof(err)), ==, 0);
+		shot_take(&sh, &rsp_flame_ops, fd, &fs, 0, 0, 400, 300, 0);
+		shot_free(&sh);
+		rsp_cons_tree_free(rsp_cons_tree_new(fd, false, true));
+		rsp_flame_data_free(fd);
+	}
+	rsp_analysis_free(a);
+	rsp_running_data_free(rd);
+	rsp_trace_free(t);
+}
+
+void test_hostile(void)
+{
+	GDir *dir = g_dir_open(corpus_dir, 0, NULL);
+	const char *name;
+	g_autofree char *full = g_build_filename(data_dir, "rpcchain.data", NULL);
+	g_autofree char *cut = g_build_filename(out_dir, "rpcchain-cut.data", NULL);
+	g_autofree char *junk = g_build_filename(out_dir, "not-a-trace.data", NULL);
+	g_autofree char *bytes = NULL;
+	gsize len;
+	struct rsp_trace_opts o = {0};
+	struct rsp_trace *t;
+	char err[512];
+	size_t files = 0;
+
+	g_assert_nonnull(dir);
+	while ((name = g_dir_read_name(dir))) {
+		g_autofree char *p = g_build_filename(corpus_dir, name, NULL);
+
+		render_whatever(p);
+		files++;
+	}
+	g_dir_close(dir);
+	g_assert_cmpuint(files, >, 0);
+	/* cut in the middle: what is before the cut is shown, with a warning */
+	g_assert_true(g_file_get_contents(full, &bytes, &len, NULL));
+	g_assert_true(g_file_set_contents(cut, bytes, len / 2 + 13, NULL));
+	render_whatever(cut);
+	g_assert_cmpint(rsp_trace_open(cut, &o, &t, err, sizeof(err)), ==, 0);
+	g_assert_cmpuint(rsp_trace_n_warnings(t), >, 0);
+	rsp_trace_free(t);
+	/* not a trace at all: an error */
+	g_assert_true(g_file_set_contents(junk, "this is not a perf.data file\n", -1, NULL));
+	g_assert_cmpint(rsp_trace_open(junk, &o, &t, err, sizeof(err)), <, 0);
+	g_assert_cmpstr(err, !=, "");
+	render_whatever(junk);
+}
+
+static void on_progress(double f, void *ctx)
+{
+	double *last = ctx;
+
+	g_assert_cmpfloat(f, >=, *last);
+	g_assert_cmpfloat(f, <=, 1.0);
+	*last = f;
+}
+
+/* Loading reports progress and can be cancelled (the model's one change for the viewer). */
+void test_progress_cancel(void)
+{
+	struct synth *sy;
+	size_t len;
+	const void *buf = pingpong(&sy, 150000, &len);
+	double last = 0;
+	volatile int cancel = 0;
+	struct rsp_trace_opts o = {
+	    .progress = on_progress, .progress_ctx = &last, .no_symbols = true};
+	struct rsp_trace *t;
+	char err[256];
+
+	g_assert_cmpint(rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)), ==, 0);
+	g_assert_cmpfloat(last, >, 0.5); /* reported along the way */
+	rsp_trace_free(t);
+	cancel = 1;
+	o.cancel = &cancel;
+	g_assert_cmpint(rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)), ==, -ECANCELED);
+	g_assert_nonnull(strstr(err, "cancel"));
+	synth_free(sy);
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""rsp's explanation against what the workloads measured themselves.
+
+  truth.py WORKLOAD REPORT.json PSEUDO.folded TRUTH.jsonl
+
+REPORT.json: `rsp report --format json --top 1000` of a recording of a truth*
+workload (tests/workloads/README.md, "Ground truth side files"); PSEUDO.folded
+its `rsp export --folded pseudo` (the pseudostacks, in microseconds); TRUTH.jsonl
+the workload's side file.  TAP output: each check with rsp's number and the program's.
+The tolerances and why: docs/TESTING.md ("record-truth").
+"""
+import json
+import sys
+
+MS = 1e6
+
+
+def load(report, folded, truth):
+    r = json.load(open(report))
+    lines = [json.loads(l) for l in open(truth) if l.strip()]
+    stacks = []
+    for l in open(folded):
+        stack, _, v = l.rstrip('\n').rpartition(' ')
+        stacks.append((stack.split(';'), int(v) * 1000))
+    return r, lines, stacks
+
+
+def in_call(stacks, comm, call, around=False):
+    """rsp's time of @comm inside calls to @call: the pseudostacks through its sleeps in
+    @call (their waits, with everything that ran on their behalf, and their runnable ends),
+    and its runs inside it (samples there; with @around, runs between two of its sleeps
+    in @call)."""
+    ns = 0
+    for frames, v in stacks:
+        hit = False
+        for f in frames:
+            if f.startswith(comm + ': sleep in ') and call in f.rsplit(' > ', 1)[-1]:
+                hit = True
+                break
+        leaf = frames[-1]
+        if not hit and leaf.startswith(comm + ': ') and not leaf.startswith(comm + ': sleep'):
+            inner = leaf.split(': ', 1)[1].rsplit(' > ', 1)[-1]
+            hit = inner == call or (around and inner.endswith('(around %s)' % call))
+        if hit:
+            ns += v
+    return ns
+
+
+def cat(r, key):
+    return next(c for c in r['categories'] if c['key'] == key)
+
+
+def innermost(what):
+    """'comm: a > b' -> ('comm', 'b'); 'comm: b' -> ('comm', 'b')."""
+    if ': ' not in what:
+        return what, ''
+    comm, rest = what.split(': ', 1)
+    return comm, rest.split(' > ')[-1]
+
+
+def cpu_of(r, comm, func):
+    """rsp's CPU (measured + estimated + inferred) in @func of the processes named @comm."""
+    ns = 0
+    for key in ('cpu', 'cpu_unsampled'):
+        for k in cat(r, key)['contributors']:
+            c, f = innermost(k['what'])
+            if c == comm and f == func:
+                ns += k['ns']
+    return ns
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.bad = 0
+
+    def check(self, ok, what):
+        self.n += 1
+        self.bad += not ok
+        print('%s %d - %s' % ('ok' if ok else 'not ok', self.n, what))
+
+    def done(self):
+        print('1..%d' % self.n)
+        return 1 if self.bad else 0
+
+
+def within(got, want, rel, abs_ns):
+    return abs(got - want) <= max(rel * want, abs_ns)
+
+
+def main():
+    wl, report, folded, truth = sys.argv[1:5]
+    r, lines, stacks = load(report, folded, truth)
+    t = Tap()
+    total, wall = r['total_ns'], r['wall_ns']
+    cats = {c['key']: c['ns'] for c in r['categories']}
+    # the invariants
+    t.check(sum(cats.values()) == total, '%s: the 14 categories sum to total exactly' % wl)
+    t.check(all(v >= 0 for v in cats.values()), '%s: no category negative' % wl)
+    t.check(r['percent_accounted'] >= 99, '%s: %.1f%% accounted (>= 99)' % (wl, r['percent_accounted']))
+    t.check(r['percent_explained'] >= 90, '%s: %.1f%% explained (>= 90)' % (wl, r['percent_explained']))
+    by_process = sum(k['ns'] for k in cat(r, 'cpu_unsampled')['contributors'] if ': ' not in k['what'])
+    t.check(by_process <= 0.02 * total,
+            '%s: running but not sampled named by a process only: %.2f%% of total (<= 2)' %
+            (wl, 100.0 * by_process / total))
+    # CPU per named function: +-15% or +-1 ms (several processes of one name summed)
+    want = {}
+    for l in lines:
+        for func, m in l['functions'].items():
+            want[(l['comm'], func)] = want.get((l['comm'], func), 0) + m['cpu_ns']
+    for (comm, func), ns in sorted(want.items()):
+        got = cpu_of(r, comm, func)
+        t.check(within(got, ns, 0.15, 1e6),
+                '%s: %s %s: rsp %.3f ms, measured %.3f ms (+-15%% or 1 ms)' %
+                (wl, comm, func, got / MS, ns / MS))
+    waits = {}
+    for l in lines:
+        for k, w in l['waits'].items():
+            waits[(l['comm'], k)] = waits.get((l['comm'], k), 0) + w['ns']
+    # waits timed by the program: rsp's account of the same calls (the sleeps in them
+    # with all they contain, their runnable ends, and for fsync its CPU)
+    checks = (('nanosleep', 'nanosleep', 0.05, False), ('poll_timeout', 'poll', 0.05, False),
+              ('fsync', 'fsync', 0.20, True))
+    for kind, call, tol, around in checks:
+        for (comm, k), ns in sorted(waits.items()):
+            if k != kind or not ns:
+                continue
+            got = in_call(stacks, comm, call, around)
+            t.check(within(got, ns, tol, 0),
+                    '%s: %s in %s: rsp %.3f ms, measured %.3f ms (+-%d%%)' %
+                    (wl, comm, call, got / MS, ns / MS, round(tol * 100)))
+    if any(k == 'fsync' for _, k in waits):
+        print('# %s: of the fsyncs, in blocking disk I/O %.3f ms, I/O queue %.3f ms' %
+              (wl, cats['disk'] / MS, cats['io_queue'] / MS))
+    # total against wall: a synchronous chain within 5%; parallel work (two children;
+    # two threads of the target) exceeds it
+    if wl in ('truthfork', 'truthpoll'):
+        t.check(total > 1.2 * wall, '%s: parallel children: total %.3f ms > wall %.3f ms' %
+                (wl, total / MS, wall / MS))
+    else:
+        t.check(abs(total - wall) <= 0.05 * wall,
+                '%s: total %.3f ms within 5%% of wall %.3f ms' % (wl, total / MS, wall / MS))
+    return t.done()
+
+
+if __name__ == '__main__':
+    sys.exit(main())

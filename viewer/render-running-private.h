@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The process-running view's data, shared by its files:
+ *   render-running-data.c      prepared from the model: threads grouped by process
+ *                              in their order, lanes of devices and sockets, links;
+ *                              the sleeps' labels
+ *   render-running.c           its rows in a state, and a zoom laid out into scenes
+ *   render-running-describe.c  what is under the pointer, in words (the model's
+ *                              stacks and wakers)
+ */
+#ifndef RSP_RENDER_RUNNING_PRIVATE_H
+#define RSP_RENDER_RUNNING_PRIVATE_H
+
+#include "render-private.h"
+
+#define NONE    UINT32_MAX
+#define MAX_SUB 4 /* sub-lanes of a device or socket lane */
+
+struct rslice {
+	uint64_t s, e;
+	const char *label; /* sleeps: the function that best describes them */
+	uint32_t stack;
+	uint8_t kind, state, flags;
+};
+
+struct rthread {
+	size_t model;
+	int tid, pid;
+	const char *comm, *name; /* name: "comm tid" */
+	struct rslice *v;
+	size_t n;
+	uint32_t proc;
+	uint64_t run_ns;
+	const char **pending; /* labels made, not yet published */
+};
+
+struct rproc {
+	int pid;
+	const char *name; /* "comm pid" */
+	uint32_t *threads;
+	size_t n_threads;
+	bool target, chain;
+	uint64_t chain_ns, run_ns, links;
+};
+
+struct litem {
+	uint64_t a, b, c; /* disk: queued, issued, completed; socket: sent, ready, ready */
+	size_t model;     /* io or net index */
+	uint32_t thread;  /* issuer / sender (data index), NONE */
+	uint8_t sub;
+};
+
+struct rlane {
+	enum rsp_row_kind kind;
+	const char *name;
+	struct litem *v;
+	size_t n;
+	uint8_t n_sub;
+	bool chain;
+	uint32_t dev;
+	size_t sock;
+};
+
+struct rlink {
+	uint64_t t, to_start;
+	uint32_t from, to; /* data threads; from may be NONE */
+	int32_t from_lane; /* a lane, or -1 */
+	uint8_t kind;
+};
+
+struct rsp_running_data {
+	struct rsp_trace *t;
+	struct _rsp_strtab strs;
+	struct _rsp_frames fc;
+	struct rthread *threads;
+	size_t n_threads;
+	uint32_t *of_model; /* model thread -> data thread */
+	struct rproc *procs;
+	size_t n_procs;
+	struct rlane *lanes;
+	size_t n_lanes;
+	struct rlink *links;
+	size_t n_links;
+	struct rsp_lost_info *lost;
+	size_t n_lost;
+	uint64_t start, end;
+	bool labelled; /* the sleeps' labels are published */
+};
+
+/* ---- rows in a state (render-running.c) ---------------------------------------------- */
+
+struct row {
+	uint8_t kind;
+	uint32_t idx; /* proc, thread or lane */
+};
+
+/* The rows shown in state @st (process rows, then their lanes, then the rest); g_free(). */
+struct row *_rsp_running_rows(const struct rsp_running_data *d, const struct rsp_running_state *st,
+			      size_t *n);
+
+/* ---- descriptions (render-running-describe.c) ------------------------------------------ */
+
+/* rsp_running_ops.title: the tooltip of a scene item. */
+void _rsp_running_title(const void *data, const void *state, const struct rsp_scene_item *it,
+			GString *out);
+
+#endif /* RSP_RENDER_RUNNING_PRIVATE_H */
