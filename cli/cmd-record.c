@@ -27,6 +27,8 @@ static const char record_usage[] =
 	"  -a, --all-cpus           record with no target, until Ctrl-C or -d\n"
 	"  -d, --duration SECONDS   stop after SECONDS (a COMMAND still running gets SIGTERM)\n"
 	"  -F, --freq HZ            CPU samples per second per CPU (default 999, 0: none)\n"
+	"      --target-freq HZ     the target's own CPU samples per second of its CPU time,\n"
+	"                           beside -F's (default 9999, 0: none)\n"
 	"      --call-graph MODE    fp: frame pointers only; dwarf[,SIZE]: copy SIZE bytes of\n"
 	"                           user stack on every stack-carrying event.  Default: frame\n"
 	"                           pointers, plus user-stack copies for the target's sleeps\n"
@@ -255,6 +257,7 @@ int rsp_cmd_record(int argc, char **argv)
 {
 	enum {
 		OPT_CALL_GRAPH = 1000,
+		OPT_TARGET_FREQ,
 		OPT_NO_NET,
 		OPT_NO_BLOCK,
 		OPT_PROBES,
@@ -269,6 +272,7 @@ int rsp_cmd_record(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "target-freq", required_argument, NULL, OPT_TARGET_FREQ },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "no-net", no_argument, NULL, OPT_NO_NET },
 		{ "no-block", no_argument, NULL, OPT_NO_BLOCK },
@@ -281,7 +285,7 @@ int rsp_cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rsp_record_opts o = { .sample_hz = 999 };
+	struct rsp_record_opts o = { .sample_hz = 999, .target_hz = 9999 };
 	struct rsp_record_stats st;
 	struct sigaction sa;
 	pid_t *pids = NULL;
@@ -324,6 +328,17 @@ int rsp_cmd_record(int argc, char **argv)
 				return 2;
 			}
 			o.sample_hz = (unsigned)hz;
+			break;
+		}
+		case OPT_TARGET_FREQ: {
+			long hz = strtol(optarg, &end, 10);
+
+			if (*end || hz < 0 || hz > 100000) {
+				rsp_cli_error("record", "bad target sampling rate '%s': want 0..100000 Hz",
+					      optarg);
+				return 2;
+			}
+			o.target_hz = (unsigned)hz;
 			break;
 		}
 		case 'm': {

@@ -284,6 +284,21 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 					s->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 			}
 			r->st->events[row].from_perf = true;
+			if (!rsp_probe_is_tracepoint(p) && r->o->target_hz && r->n_target_pids) {
+				/* the target's tree sampled again, at its own rate: a task
+				 * clock that ticks only while they run, inherited by their
+				 * children; the model takes both samplers' samples */
+				struct stream *t = add_stream(r, STREAM_TARGET, row, 0);
+
+				if (!t)
+					return -ENOMEM;
+				t->attr = r->streams[r->n_streams - 2].attr;
+				t->attr.config = PERF_COUNT_SW_TASK_CLOCK;
+				t->attr.sample_period = 1000000000ull / r->o->target_hz;
+				t->attr.inherit = 1;
+				t->attr.enable_on_exec = r->have_cmd;
+				set_wakeup(&t->attr, target_pages(r));
+			}
 			if (p->stack == RSP_STACK_SLEEP && target_dwarf) {
 				struct stream *t = add_stream(r, STREAM_TARGET, row, (unsigned)id);
 

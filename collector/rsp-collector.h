@@ -38,6 +38,9 @@ struct rsp_record_opts {
 	bool system_wide; /* -a: no target needed */
 	double duration; /* -d seconds; 0: until the targets exit or a signal */
 	unsigned sample_hz; /* cpu-clock sampling rate; 0: none */
+	/* the target tree's own cpu-clock rate, beside the system's (its runs are
+	 * short: more samples name their code); 0: none.  Needs a target. */
+	unsigned target_hz;
 	enum rsp_call_graph call_graph;
 	unsigned stack_size; /* bytes of user stack copied; 0: 8192 */
 	unsigned mmap_pages; /* per CPU, power of two; 0: default */

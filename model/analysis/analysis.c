@@ -49,6 +49,29 @@ static void claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t
 	vec_push(&an->claims[thread], iv);
 }
 
+/*
+ * A callee's overhang, [@s, @e] before or after the window it was walked in:
+ * its waits there (for its CPU, for its caller's request) are part of the
+ * call; its runs are work, counted where they fall (its async path).
+ */
+static void claim_waits(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
+{
+	const struct thread *th;
+
+	if (thread == RSP_NONE || e <= s || !an->claims)
+		return;
+	th = &an->t->threads.v[thread];
+	for (size_t k = analysis_first_slice(th, s); k < th->slices.n; k++) {
+		const struct slice *sl = &th->slices.v[k];
+		uint64_t a = sl->start > s ? sl->start : s, b = sl->end < e ? sl->end : e;
+
+		if (sl->start >= e)
+			break;
+		if (sl->kind != SLICE_RUN)
+			claim(an, thread, a, b);
+	}
+}
+
 /* ---- fitting --------------------------------------------------------------------------- */
 
 static const struct slice *slice_at(const struct rsp_analysis *an, uint32_t th, uint32_t k)
@@ -298,8 +321,8 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			child->parent = node;
 			child->depth = d;
 			child->cursor = lo;
-			/* the callee's overhangs, which fits() let it have: part of the call,
-			 * not work of its own (cut, so not counted either) */
+			/* the callee's overhangs, which fits() let it have: their waits are
+			 * part of the call (cut, not counted), their runs its own work */
 			child->claim_from = lo > an->tol ? lo - an->tol : 1;
 			child->claim_to = r->end > wait_end ? r->end : wait_end;
 			if (child->claim_to > wait_end + an->tol)
@@ -481,8 +504,10 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 
 		if (walk(an, top, &child)) {
 			/* this window of the waker's time explains someone's sleep */
-			claim(an, child.thread, child.claim_from ? child.claim_from : child.a,
-			      child.claim_to > child.b ? child.claim_to : child.b);
+			claim(an, child.thread, child.a, child.b);
+			if (child.claim_from)
+				claim_waits(an, child.thread, child.claim_from, child.a);
+			claim_waits(an, child.thread, child.b, child.claim_to);
 			child.k = analysis_first_slice(&an->t->threads.v[child.thread], child.a);
 			an->on_stack[child.thread]++;
 			if (!vec_push(&st, child)) {
