@@ -227,6 +227,10 @@ void analysis_cpus_free(struct rsp_analysis *an);
 /* A run's leaf: its samples' functions, or its site */
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
+/* A wait [@lo, @hi] ended by another control path's thread @w (its run @wslice):
+ * other_path, named by what that run was doing */
+void analysis_other_path(struct rsp_analysis *an, uint32_t w, uint32_t wslice, uint64_t lo,
+			 uint64_t hi, uint32_t parent, uint32_t depth);
 /* [@lo, @hi] of a thread whose scheduling was not recorded: CPU estimated from its
  * samples (each the CPU time it stands for, before it), the rest unaccounted */
 void analysis_unrecorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi,

@@ -170,7 +170,8 @@ static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *
 	const struct link *wl;
 	uint64_t end;
 
-	if (pl->waker == RSP_NONE || pl->waker_slice == RSP_NONE || an->on_stack[pl->waker])
+	if (pl->waker == RSP_NONE || pl->waker_slice == RSP_NONE || an->on_stack[pl->waker] ||
+	    an->is_target[pl->waker])
 		return false;
 	r = slice_at(an, pl->waker, pl->waker_slice);
 	if (!r || r->kind != SLICE_RUN || r->link == RSP_NONE)
@@ -284,6 +285,12 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 				/* a return to a caller: nothing of the callee's is left here */
 				analysis_unexplained(an, s, l, f->thread, lo, wait_end, node,
 						     (d + 1));
+				break;
+			}
+			if (an->is_target[w]) {
+				/* another target thread: a control path of its own, its time
+				 * counted there, not again inside this wait */
+				analysis_other_path(an, w, l->waker_slice, lo, wait_end, node, d + 1);
 				break;
 			}
 			r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;

@@ -17,8 +17,9 @@ static const struct {
 	[RSP_CAT_CPU] = { "In understood functions", "cpu",
 			  "CPU time in the functions listed: profile and optimize them" },
 	[RSP_CAT_CPU_UNSAMPLED] = { "Running but not sampled", "cpu_unsampled",
-				    "short runs between sampler ticks: raise -F, or look at what "
-				    "wakes these processes so often" },
+				    "short runs between sampler ticks, their code estimated from the "
+				    "samples at the same place (or inferred from it): raise --target-freq "
+				    "to measure them, or look at what wakes these processes so often" },
 	[RSP_CAT_DISK] = { "In blocking disk I/O", "disk",
 			   "synchronous disk access: cache, batch, or avoid the reads/fsyncs "
 			   "listed" },
@@ -43,8 +44,9 @@ static const struct {
 	[RSP_CAT_KERNEL] = { "Miscellaneous kernel blocks", "kernel",
 			     "blocked in the kernel on something rsp does not trace" },
 	[RSP_CAT_OTHER_PATH] = { "Waiting on another control path", "other_path",
-				 "waiting for work running in parallel (listed): it was started "
-				 "earlier and not waited for in one sleep" },
+				 "waiting for work running in parallel (listed: the thread, and what "
+				 "it ran when it ended the wait): a lock it held, a join, a queue, "
+				 "or work started earlier and not waited for in one sleep" },
 	[RSP_CAT_UNKNOWN] = { "Unknown (lost or inconsistent records)", "unknown",
 			      "records were lost (record again with a larger -m), or the kernel's "
 			      "switch records disagree (rsp info: broken state chains)" },

@@ -570,6 +570,53 @@ void analysis_unrecorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, 
 		not_recorded(an, thread, cur, hi, parent, depth);
 }
 
+/* "comm (tid N): what" of run @k of @ti: its first sample's function, else its site. */
+static uint32_t run_words(struct rsp_analysis *an, uint32_t ti, uint32_t k)
+{
+	const struct thread *th = &an->t->threads.v[ti];
+	size_t end, first;
+	uint32_t what = 0, si;
+	char buf[512];
+
+	if (k >= th->slices.n || th->slices.v[k].kind != SLICE_RUN)
+		return 0;
+	first = run_samples(th, k, &end);
+	if (end > first)
+		what = analysis_cached_label(an, th->samples.v[first].stack, (int)th->pid,
+					     th->samples.v[first].time, false);
+	if (!what && (si = site_of(an, ti, k)) != RSP_NONE && an->sites.v[si].named) {
+		const char *l = trace_str(an->t, an->sites.v[si].label);
+		const char *colon = strstr(l, ": ");
+
+		what = trace_intern(an->t, colon ? colon + 2 : l);
+	}
+	if (!what)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s (tid %u): %s", analysis_thread_comm(an, ti), th->tid,
+		 trace_str(an->t, what));
+	return trace_intern(an->t, buf);
+}
+
+void analysis_other_path(struct rsp_analysis *an, uint32_t w, uint32_t wslice, uint64_t lo,
+			 uint64_t hi, uint32_t parent, uint32_t depth)
+{
+	uint32_t n = analysis_leaf(an, RSP_NODE_OTHER_PATH, RSP_CAT_OTHER_PATH, lo, hi, parent,
+				   depth, RSP_NONE);
+	uint32_t l;
+
+	if (n == RSP_NONE)
+		return;
+	analysis_node(an, n)->other = w;
+	l = wslice != RSP_NONE ? run_words(an, w, wslice) : 0;
+	if (l) {
+		/* named by what the other path ran when it woke this one */
+		analysis_node(an, n)->label = l;
+		analysis_explained_ns(an, hi - lo);
+	} else {
+		analysis_label_other(an, n, w);
+	}
+}
+
 static int by_pool(const void *x, const void *y)
 {
 	const struct pool_entry *a = x, *b = y;

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 
 #define DUP_WINDOW_NS 50000
+#define KERNEL_START 0xffff800000000000ull
 #define DUP_RING 16
 #define DUP_RAW 256 /* payload bytes a remembered event keeps in place (more: on the heap) */
 
@@ -198,6 +199,34 @@ static uint32_t sample_stack(struct walk *w, const struct op *o)
 }
 
 /* The better of two stacks for one event: a user-stack copy, with the other as fallback. */
+/*
+ * @fb becomes the fallback of the user-stack copy @pending; a copy that came
+ * without a kernel part (the target's per-task copies carry no callchain) takes
+ * the fallback's, so the unwound stack still names the kernel wait.
+ */
+static void set_fallback(struct rsp_trace *t, uint32_t pending, uint32_t fb)
+{
+	struct pending_stack *p = &t->stacks.pending.v[pending & ~RSP_STACK_PENDING];
+	const struct stack_entry *k = &t->stacks.entries.v[p->kernel];
+	const struct stack_entry *f = &t->stacks.entries.v[fb];
+	size_t n = 0;
+
+	p->fallback = fb;
+	if (k->n || fb >= t->stacks.entries.n)
+		return;
+	while (n < f->n && t->stacks.frames.v[f->off + n] >= KERNEL_START)
+		n++;
+	if (n) {
+		uint64_t ips[512];
+
+		if (n > 512)
+			n = 512;
+		memcpy(ips, &t->stacks.frames.v[f->off], n * sizeof(*ips));
+		/* p may move: interning grows the entries, not the pending copies */
+		p->kernel = stacks_intern(&t->stacks, ips, n);
+	}
+}
+
 static uint32_t merge_stacks(struct rsp_trace *t, uint32_t a, uint32_t b)
 {
 	if (!a)
@@ -205,11 +234,11 @@ static uint32_t merge_stacks(struct rsp_trace *t, uint32_t a, uint32_t b)
 	if (!b)
 		return a;
 	if ((a & RSP_STACK_PENDING) && !(b & RSP_STACK_PENDING)) {
-		t->stacks.pending.v[a & ~RSP_STACK_PENDING].fallback = b;
+		set_fallback(t, a, b);
 		return a;
 	}
 	if ((b & RSP_STACK_PENDING) && !(a & RSP_STACK_PENDING)) {
-		t->stacks.pending.v[b & ~RSP_STACK_PENDING].fallback = a;
+		set_fallback(t, b, a);
 		return b;
 	}
 	return a;
