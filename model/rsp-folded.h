@@ -7,7 +7,9 @@
  *   cpu      on-CPU samples; value: samples
  *   offcpu   sleep stacks (voluntary and preempted) by time; value: µs
  *   hotcold  both, under a "[on-cpu]" / "[off-cpu]" frame; each run's time
- *            divided among its samples; value: µs
+ *            divided among its samples; value: µs.  A trace without
+ *            scheduler events (perf record -g): each sample's period under
+ *            "[on-cpu estimated]", and no off-CPU part
  *   offwake  sleep stack, "--", then the waker's stack leaf first and the
  *            waker's name (bcc's offwaketime); a wakeup from interrupt context
  *            ends in "[softirq net]" and the like, then, for data from a peer

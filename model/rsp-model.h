@@ -65,6 +65,9 @@ struct rsp_trace_summary {
 	uint64_t lost_events;
 	uint64_t wakeups, wakeups_unlinked; /* voluntary sleeps ended; without a recorded cause */
 	size_t n_threads, n_processes;
+	/* sched:sched_switch recorded: when threads ran and waited is known (false:
+	 * CPU samples only, as perf record -g; every thread's state is unknown) */
+	bool have_sched;
 	bool have_waking, have_irq, have_block, have_net;
 	bool kallsyms_in_file, kallsyms_from_running_kernel;
 };
@@ -144,6 +147,9 @@ enum rsp_sleep_state {
 #define RSP_SLICE_EXEC 0x10 /* run: begins at exec */
 #define RSP_SLICE_OPEN_END 0x20 /* still open when the trace ended */
 #define RSP_SLICE_LOST 0x40 /* touches a lost-records span */
+/* unknown: the trace has no scheduler events (perf record -g); the slice is the
+ * thread's whole life and holds all its samples (first_sample, n_samples) */
+#define RSP_SLICE_NOT_RECORDED 0x02
 
 struct rsp_slice_info {
 	enum rsp_slice_kind kind;
@@ -154,7 +160,7 @@ struct rsp_slice_info {
 	unsigned flags;
 	uint32_t stack; /* sleeps: the switch-out stack (0: none) */
 	size_t link; /* runs: the link that started it; sleeps: the one that ended it */
-	size_t first_sample, n_samples; /* runs */
+	size_t first_sample, n_samples; /* runs; unknown slices with RSP_SLICE_NOT_RECORDED */
 };
 size_t rsp_thread_n_slices(const struct rsp_trace *t, size_t thread);
 void rsp_thread_slice(const struct rsp_trace *t, size_t thread, size_t i,
@@ -166,6 +172,9 @@ struct rsp_sample_info {
 	uint64_t time_ns;
 	int cpu;
 	uint32_t stack;
+	/* the CPU time one sample of its sampler stands for: the clock's period,
+	 * or 1/frequency in frequency mode; 0: not known (a counted event) */
+	uint64_t period_ns;
 };
 void rsp_thread_sample(const struct rsp_trace *t, size_t thread, size_t i,
 		       struct rsp_sample_info *out);

@@ -215,6 +215,26 @@ static int hotcold_run(struct fb *b, size_t th, const struct rsp_thread_info *ti
 	return 0;
 }
 
+/* A thread whose scheduling was not recorded: each sample stands for its
+ * sampler's period of CPU, an estimate, and says so. */
+static int hotcold_estimated(struct fb *b, size_t th, const struct rsp_thread_info *ti,
+			     const struct rsp_slice_info *s)
+{
+	for (size_t k = 0; k < s->n_samples; k++) {
+		struct rsp_sample_info sa;
+
+		rsp_thread_sample(b->t, th, s->first_sample + k, &sa);
+		if (!sa.period_ns)
+			continue;
+		reset(b);
+		if (frame(b, ti->comm, NULL) || frame(b, "[on-cpu estimated]", NULL) ||
+		    stack_frames(b, sa.stack, ti->pid, sa.time_ns, "[no stack]") ||
+		    emit(b, sa.period_ns))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int waker_part(struct fb *b, const struct rsp_slice_info *s)
 {
 	const char *w = b->o->mark_frames ? "_[w]" : NULL;
@@ -281,6 +301,12 @@ static int sleeps_thread(struct fb *b, size_t th, const struct rsp_thread_info *
 		rsp_thread_slice(b->t, th, i, &s);
 		if (kind == RSP_FOLDED_HOTCOLD && s.kind == RSP_SLICE_RUN) {
 			if (s.end_ns > s.start_ns && hotcold_run(b, th, ti, &s))
+				return -ENOMEM;
+			continue;
+		}
+		if (kind == RSP_FOLDED_HOTCOLD && s.kind == RSP_SLICE_UNKNOWN &&
+		    (s.flags & RSP_SLICE_NOT_RECORDED)) {
+			if (hotcold_estimated(b, th, ti, &s))
 				return -ENOMEM;
 			continue;
 		}

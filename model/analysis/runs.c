@@ -528,7 +528,7 @@ static void not_recorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, 
 		analysis_node(an, n)->label = analysis_with_comm(
 			an, thread,
 			trace_intern(an->t, "scheduler events not recorded (record with rsp record, "
-					    "or perf record -e 'sched:*')"));
+					    "or perf record -g -e 'sched:*')"));
 }
 
 void analysis_unrecorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi,
@@ -546,10 +546,12 @@ void analysis_unrecorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, 
 
 		if (sm->time - (d < sm->time ? d : sm->time) >= hi)
 			break;
-		/* the CPU time a sample stands for: the period that ended at it */
+		/* the CPU time a sample stands for: the period that ended at it; a
+		 * timer that fired late makes the next period look shorter, so a
+		 * period overlapping the one before is moved after it, whole */
 		a = d < sm->time ? sm->time - d : 0;
 		a = a > cur ? a : cur;
-		b = sm->time < hi ? sm->time : hi;
+		b = hi - a > d ? a + d : hi;
 		if (!d || b <= a)
 			continue;
 		if (a > cur)

@@ -28,6 +28,7 @@ void rsp_trace_get_summary(const struct rsp_trace *t, struct rsp_trace_summary *
 	o->pipe_mode = in->pipe_mode;
 	o->truncated = in->truncated;
 	o->unfinished = in->unfinished;
+	o->have_sched = t->recorded[TP_SWITCH];
 	o->file_records = in->n_records;
 	o->events = t->n_events;
 	for (size_t i = 0; i < t->threads.n; i++) {
@@ -242,6 +243,9 @@ void rsp_thread_slice(const struct rsp_trace *t, size_t thread, size_t i, struct
 		}
 		o->first_sample = s->samples;
 		o->n_samples = end > s->samples ? end - s->samples : 0;
+	} else if (s->kind == SLICE_UNKNOWN && (s->flags & SL_NOT_RECORDED)) {
+		o->first_sample = 0;
+		o->n_samples = th->samples.n;
 	}
 }
 
@@ -276,6 +280,7 @@ void rsp_thread_sample(const struct rsp_trace *t, size_t thread, size_t i,
 	o->time_ns = s->time;
 	o->cpu = s->cpu;
 	o->stack = s->stack;
+	o->period_ns = s->attr < rsp_reader_n_attrs(t->reader) ? t->dec[s->attr].sample_ns : 0;
 }
 
 /* ---- links, I/O, network ------------------------------------------------------------------ */

@@ -71,13 +71,6 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		ret = _rsp_walk(t, o, sc.idx.v, sc.idx.n, err, errlen);
 	if (ret)
 		goto out;
-	if (!t->have_waking)
-		trace_warn(t, "no sched:sched_waking events: wakeup links come from sched_wakeup "
-			      "and may name the wrong waker");
-	if (!t->have_irq)
-		trace_warn(t, "no interrupt events (irq:irq_handler_entry): hardware waits are not "
-			      "named; perf record drops most of them on idle CPUs, rsp record "
-			      "keeps them");
 	check_completeness(t);
 out:
 	if (ret == -ENOMEM)
@@ -122,11 +115,28 @@ static void check_completeness(struct rsp_trace *t)
 		have[t->dec[i].kind] = true;
 		sampler |= t->dec[i].is_sampler;
 	}
-	if (!have[TP_SWITCH])
-		trace_warn(t, "no scheduler events (sched:sched_switch): when threads ran and "
-			      "waited is not known; CPU time is estimated from the samples (the "
-			      "time each stands for), the rest is unaccounted: record with rsp "
-			      "record, or perf record -e 'sched:*'");
+	if (!have[TP_SWITCH]) {
+		/* CPU samples only (perf record -g): what else is missing follows
+		 * from this, one line says what the file can answer */
+		if (sampler)
+			trace_warn(t, "CPU samples only, no scheduler events (sched:sched_switch): "
+				      "CPU time per function is estimated from the samples (the "
+				      "time each stands for); when threads waited, and for what, "
+				      "is not known and stays unaccounted: record with rsp record, "
+				      "or perf record -g -e 'sched:*'");
+		else
+			trace_warn(t, "no scheduler events (sched:sched_switch) and no CPU samples: "
+				      "this file cannot tell where time went: record with rsp "
+				      "record, or perf record -g -e 'sched:*'");
+		return;
+	}
+	if (!t->have_waking)
+		trace_warn(t, "no sched:sched_waking events: wakeup links come from sched_wakeup "
+			      "and may name the wrong waker");
+	if (!t->have_irq)
+		trace_warn(t, "no interrupt events (irq:irq_handler_entry): hardware waits are not "
+			      "named; perf record drops most of them on idle CPUs, rsp record "
+			      "keeps them");
 	for (size_t i = 0; i < sizeof(uses) / sizeof(uses[0]); i++)
 		if (!have[uses[i].kind])
 			trace_warn(t, "%s was not recorded: %s", uses[i].name, uses[i].cost);

@@ -305,7 +305,7 @@ static size_t all_attrs(struct synth *s, struct perf_event_attr *a, uint64_t *id
 	a[n].sample_type &= ~(PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD);
 	a[n].comm = a[n].task = a[n].mmap2 = 1;
 	ids[n++] = ID_TRACK;
-	for (int e = 0; e < SE__COUNT; e++) {
+	for (int e = 0; e < SE__COUNT && !s->o.samples_only; e++) {
 		make_attr(&a[n], PERF_TYPE_TRACEPOINT, (uint64_t)s->def[e]->id, s->def[e]->stack);
 		if (e == SE_SWITCH && s->o.user_stack) {
 			a[n].sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -323,6 +323,10 @@ static size_t all_attrs(struct synth *s, struct perf_event_attr *a, uint64_t *id
 		ids[n++] = ID_EXEC2;
 	}
 	make_attr(&a[n], PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true);
+	if (s->o.clock_period) {
+		a[n].sample_period = s->o.clock_period;
+		a[n].freq = s->o.clock_freq;
+	}
 	ids[n++] = ID_CLOCK;
 	return n;
 }

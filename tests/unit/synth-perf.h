@@ -49,6 +49,11 @@ struct synth_opts {
 	/* sched_switch also samples user registers (BP, SP, IP) and a copy of the user
 	 * stack, as --call-graph dwarf: empty unless given (synth_switch_ustack) */
 	bool user_stack;
+	/* CPU samples only, as perf record -g: no tracepoint attrs (none may be written) */
+	bool samples_only;
+	/* cpu-clock: the sampling period in ns (0: 1), or with clock_freq the frequency */
+	uint64_t clock_period;
+	bool clock_freq;
 };
 
 struct synth *synth_new(const struct synth_opts *o);

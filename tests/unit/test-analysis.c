@@ -7,6 +7,7 @@
  */
 #include "analysis/analysis-private.h"
 #include "rsp-analysis.h"
+#include "rsp-folded.h"
 #include "synth-perf.h"
 #include "tap.h"
 
@@ -1057,6 +1058,109 @@ static void test_async_overhang(void)
 	synth_free(s);
 }
 
+/*
+ * CPU samples only (perf record -g): app lives [0, 100000] us, sampled every
+ * 1000 us of its CPU at 500 (the period is clipped at its birth, kept whole
+ * after it: [0,1000]), 10000, 10900 (a late timer: its period overlaps the one
+ * before and moves after it, [10000,11000]), 50000 and 99800.  CPU 5 x 1000
+ * estimated (f_work 3, f_read 2), the other 95000 us unaccounted: nothing is
+ * known about when it waited.  The same in frequency mode (1000 Hz).
+ */
+static void test_samples_only(bool freq)
+{
+	struct synth_opts o = { .kallsyms = sites_kallsyms,
+				.samples_only = true,
+				.clock_period = freq ? 1000 : NS(1000),
+				.clock_freq = freq };
+	struct synth *s = synth_new(&o);
+	const uint64_t WORK[] = { 0xffffffff81000410ull };
+	const uint64_t READ[] = { 0xffffffff81000110ull };
+	const struct {
+		uint64_t at;
+		const uint64_t *stack;
+	} smp[] = { { 500, WORK }, { 10000, WORK }, { 10900, READ }, { 50000, WORK }, { 99800, READ } };
+	struct expect want[] = { { RSP_CAT_CPU, 5000 }, { RSP_CAT_UNACCOUNTED, 95000 } };
+	const char *mode = freq ? "1000 Hz" : "period 1 ms";
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+
+	synth_fork(s, US(0), 100, 1, 100, 1);
+	synth_comm(s, US(0), 100, 100, "app", false);
+	for (size_t i = 0; i < sizeof(smp) / sizeof(smp[0]); i++)
+		synth_sample(s, 0, US(smp[i].at), 100, 100, smp[i].stack, 1);
+	synth_exit(s, US(100000), 100, 100);
+	t = open_synth_sym(s, true);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_trace_summary sum;
+		struct rsp_explanation e;
+		struct rsp_slice_info si;
+		struct rsp_sample_info sa;
+		struct rsp_folded *f = NULL;
+		uint64_t est, inf, ns;
+		bool said = false;
+		size_t th = rsp_trace_find_thread(t, 100, US(50000));
+		char err[256];
+
+		check_table(a, mode, 100000, want, 2);
+		ns = contributor_ns(a, RSP_CAT_CPU, "app: [kernel] f_work", &est, &inf);
+		CHECK(ns == NS(3000) && est == ns && !inf, "%s: f_work 3 samples' worth, estimated (%.3f)",
+		      mode, ns / 1e3);
+		ns = contributor_ns(a, RSP_CAT_CPU, "app: [kernel] f_read", &est, &inf);
+		CHECK(ns == NS(2000) && est == ns && !inf,
+		      "%s: f_read 2, the late one moved, not cut (%.3f)", mode, ns / 1e3);
+		CHECK(has_contributor(a, RSP_CAT_UNACCOUNTED, "app: scheduler events not recorded",
+				      NULL),
+		      "%s: the rest is unaccounted: scheduler events not recorded", mode);
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.explained_ns == NS(5000), "%s: explained: the estimated CPU (%.3f)", mode,
+		      e.explained_ns / 1e3);
+		rsp_trace_get_summary(t, &sum);
+		CHECK(!sum.have_sched, "%s: the summary says scheduling was not recorded", mode);
+		for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
+			said |= !strncmp(rsp_trace_warning(t, i), "CPU samples only", 16);
+		CHECK(said && rsp_trace_n_warnings(t) == 1,
+		      "%s: one warning line says what the file can answer (%zu)", mode,
+		      rsp_trace_n_warnings(t));
+		CHECK(th != RSP_NO_INDEX && rsp_thread_n_slices(t, th) == 1, "%s: one slice", mode);
+		if (th != RSP_NO_INDEX && rsp_thread_n_slices(t, th) == 1) {
+			rsp_thread_slice(t, th, 0, &si);
+			CHECK(si.kind == RSP_SLICE_UNKNOWN && (si.flags & RSP_SLICE_NOT_RECORDED) &&
+				      si.n_samples == 5,
+			      "%s: the thread's state unknown, holding its 5 samples", mode);
+			rsp_thread_sample(t, th, 0, &sa);
+			CHECK(sa.period_ns == NS(1000), "%s: a sample stands for 1 ms (%llu ns)", mode,
+			      (unsigned long long)sa.period_ns);
+		}
+		if (!rsp_folded_build(t, NULL, RSP_FOLDED_HOTCOLD, &(struct rsp_folded_opts){ 0 }, &f,
+				      err, sizeof(err))) {
+			const char *st;
+			uint64_t v, work = 0, read = 0, other = 0;
+
+			for (size_t i = 0; i < rsp_folded_n_lines(f); i++) {
+				rsp_folded_line(f, i, &st, &v);
+				if (!strcmp(st, "app;[on-cpu estimated];f_work"))
+					work += v;
+				else if (!strcmp(st, "app;[on-cpu estimated];f_read"))
+					read += v;
+				else
+					other += v;
+			}
+			CHECK(work == 3000 && read == 2000 && !other,
+			      "%s: hotcold: each sample's period, estimated, no off-CPU part "
+			      "(%llu, %llu, %llu)",
+			      mode, (unsigned long long)work, (unsigned long long)read,
+			      (unsigned long long)other);
+			rsp_folded_free(f);
+		} else {
+			CHECK(0, "folded: %s", err);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
 int main(void)
 {
 	test_sort_claims();
@@ -1076,5 +1180,7 @@ int main(void)
 	test_sites();
 	test_sched_split();
 	test_async_overhang();
+	test_samples_only(false);
+	test_samples_only(true);
 	return tap_done();
 }
