@@ -227,10 +227,14 @@ void analysis_cpus_free(struct rsp_analysis *an);
 /* A run's leaf: its samples' functions, or its site */
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
-/* A wait [@lo, @hi] ended by another control path's thread @w (its run @wslice):
+/* A wait [@lo, @hi] ended by another control path's thread @w (link @l):
  * other_path, named by what that run was doing */
-void analysis_other_path(struct rsp_analysis *an, uint32_t w, uint32_t wslice, uint64_t lo,
+void analysis_other_path(struct rsp_analysis *an, uint32_t w, const struct link *l, uint64_t lo,
 			 uint64_t hi, uint32_t parent, uint32_t depth);
+/* Other-path node @n, ended by @w through @l: named by what @w ran then (explained),
+ * else by the thread */
+void analysis_label_other_run(struct rsp_analysis *an, uint32_t n, uint32_t w,
+			      const struct link *l);
 /* [@lo, @hi] of a thread whose scheduling was not recorded: CPU estimated from its
  * samples (each the CPU time it stands for, before it), the rest unaccounted */
 void analysis_unrecorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi,

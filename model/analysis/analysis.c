@@ -290,7 +290,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			if (an->is_target[w]) {
 				/* another target thread: a control path of its own, its time
 				 * counted there, not again inside this wait */
-				analysis_other_path(an, w, l->waker_slice, lo, wait_end, node, d + 1);
+				analysis_other_path(an, w, l, lo, wait_end, node, d + 1);
 				break;
 			}
 			r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;
@@ -307,7 +307,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 
 				if (n != RSP_NONE) {
 					analysis_node(an, n)->other = w;
-					analysis_label_other(an, n, w);
+					analysis_label_other_run(an, n, w, l);
 				}
 				break;
 			}

@@ -599,24 +599,74 @@ static uint32_t run_words(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 	return trace_intern(an->t, buf);
 }
 
-void analysis_other_path(struct rsp_analysis *an, uint32_t w, uint32_t wslice, uint64_t lo,
+/* "comm (tid N): what" of @stack of @ti at @time; 0 if it names nothing. */
+static uint32_t stack_words(struct rsp_analysis *an, uint32_t ti, uint32_t stack, uint64_t time)
+{
+	const struct thread *th = &an->t->threads.v[ti];
+	uint32_t what = stack ? analysis_cached_label(an, stack, (int)th->pid, time, false) : 0;
+	char buf[512];
+
+	if (!what)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s (tid %u): %s", analysis_thread_comm(an, ti), th->tid,
+		 trace_str(an->t, what));
+	return trace_intern(an->t, buf);
+}
+
+/* Data from @w over the network: what its run that sent it ran, else the send itself. */
+static uint32_t net_words(struct rsp_analysis *an, uint32_t w, const struct net_op *op)
+{
+	size_t k = rsp_thread_find_slice(an->t, w, op->send_time);
+	struct rsp_socket_info so;
+	uint32_t l = 0;
+	char buf[512];
+
+	if (k != RSP_NO_INDEX && an->t->threads.v[w].slices.v[k].kind == SLICE_RUN)
+		l = run_words(an, w, (uint32_t)k);
+	if (l || op->sock >= an->t->socks.n)
+		return l;
+	rsp_trace_socket(an->t, op->sock, &so);
+	if (!so.local[0])
+		return 0;
+	snprintf(buf, sizeof(buf), "%s (tid %u): its send to %s", analysis_thread_comm(an, w),
+		 an->t->threads.v[w].tid, so.local);
+	return trace_intern(an->t, buf);
+}
+
+/* Other-path node @n (a wait ended by @w through link @lk) named by what @w ran when
+ * it ended the wait: its run's samples or named site; data over the network: the
+ * run that sent it, else the send; else the stack it woke the waiter from.  Else
+ * by the thread alone, not explained. */
+void analysis_label_other_run(struct rsp_analysis *an, uint32_t n, uint32_t w,
+			      const struct link *lk)
+{
+	uint32_t l = lk->waker_slice != RSP_NONE && lk->waker == w ?
+			     run_words(an, w, lk->waker_slice) :
+			     0;
+
+	if (!l && lk->kind == LINK_NET && lk->extra < an->t->nets.n &&
+	    an->t->nets.v[lk->extra].sender == w)
+		l = net_words(an, w, &an->t->nets.v[lk->extra]);
+	if (!l && lk->waker == w && lk->ctx == RSP_CTX_TASK)
+		l = stack_words(an, w, lk->stack, lk->time);
+	if (l) {
+		analysis_node(an, n)->label = l;
+		analysis_explained_ns(an, analysis_node(an, n)->end - analysis_node(an, n)->start);
+	} else {
+		analysis_label_other(an, n, w);
+	}
+}
+
+void analysis_other_path(struct rsp_analysis *an, uint32_t w, const struct link *lk, uint64_t lo,
 			 uint64_t hi, uint32_t parent, uint32_t depth)
 {
 	uint32_t n = analysis_leaf(an, RSP_NODE_OTHER_PATH, RSP_CAT_OTHER_PATH, lo, hi, parent,
 				   depth, RSP_NONE);
-	uint32_t l;
 
 	if (n == RSP_NONE)
 		return;
 	analysis_node(an, n)->other = w;
-	l = wslice != RSP_NONE ? run_words(an, w, wslice) : 0;
-	if (l) {
-		/* named by what the other path ran when it woke this one */
-		analysis_node(an, n)->label = l;
-		analysis_explained_ns(an, hi - lo);
-	} else {
-		analysis_label_other(an, n, w);
-	}
+	analysis_label_other_run(an, n, w, lk);
 }
 
 static int by_pool(const void *x, const void *y)

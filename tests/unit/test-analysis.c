@@ -507,7 +507,17 @@ static void test_hardware(void)
 	synth_free(s);
 }
 
-static void async_child(struct synth *s)
+static const char sites_kallsyms[] = "ffffffff81000000 T __schedule\n"
+				     "ffffffff81000100 T f_read\n"
+				     "ffffffff81000200 T f_write\n"
+				     "ffffffff81000300 T f_loop\n"
+				     "ffffffff81000400 T f_work\n"
+				     "ffffffff81000500 T f_poll\n"
+				     "ffffffff81000600 T f_other\n"
+				     "ffffffff81000700 T _etext\n";
+
+/* @wstack: the stack the child wakes its parent from (NULL: none) */
+static void async_child(struct synth *s, const uint64_t *wstack, size_t n)
 {
 	existing(s, 1000, 1000, "parent");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 1000, "parent");
@@ -517,7 +527,7 @@ static void async_child(struct synth *s)
 	synth_switch(s, 1, US(1110), 0, "swapper/1", 0, 1001, "child");
 	synth_switch(s, 0, US(1500), 1000, "parent", S_INT, 0, "swapper/0");
 	synth_exit(s, US(1795), 1001, 1001);
-	synth_waking(s, 1, US(1795), 1001, 0, 1000, "parent", 0, false, NULL, 0);
+	synth_waking(s, 1, US(1795), 1001, 0, 1000, "parent", 0, false, wstack, n);
 	synth_switch(s, 1, US(1800), 1001, "child", S_DEAD, 0, "swapper/1");
 	synth_switch(s, 0, US(1810), 0, "swapper/0", 0, 1000, "parent");
 	synth_switch(s, 0, US(1900), 1000, "parent", S_INT, 0, "swapper/0");
@@ -533,15 +543,17 @@ static void async_child(struct synth *s)
  */
 static void test_async_child(void)
 {
-	struct synth *s = synth_new(NULL);
+	struct synth_opts so = { .kallsyms = sites_kallsyms };
+	struct synth *s = synth_new(&so);
 	struct rsp_trace *t;
 	struct rsp_analysis *a, *b;
 	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 1280 },
 				 { RSP_CAT_OTHER_PATH, 295 },
 				 { RSP_CAT_SCHED, 25 } };
+	uint64_t explained = 0;
 
-	async_child(s);
-	t = open_synth(s);
+	async_child(s, NULL, 0);
+	t = open_synth_sym(s, true);
 	a = t ? analyze(t, 1000, 50) : NULL;
 	if (a) {
 		struct rsp_explanation e;
@@ -553,6 +565,10 @@ static void test_async_child(void)
 		CHECK(e.n_paths == 2 && p.async, "the child is a control path of its own");
 		CHECK(has_contributor(a, RSP_CAT_OTHER_PATH, "tid 1001", NULL),
 		      "the wait names what it waited on (the child, not yet exec'd: \"parent\")");
+		explained = e.explained_ns;
+		CHECK(explained + NS(295) <= e.total_ns,
+		      "a child unsampled, without a stack: its other path is not explained (%.3f)",
+		      explained / 1e3);
 	}
 	/* a tolerance beyond 390 us makes it a call: nested, cut at the wait */
 	b = t ? analyze(t, 1000, 1000) : NULL;
@@ -567,6 +583,29 @@ static void test_async_child(void)
 	rsp_analysis_free(b);
 	rsp_trace_free(t);
 	synth_free(s);
+	/* the same, the child waking its parent from f_write: the wait is named by it */
+	{
+		const uint64_t WR[] = { 0xffffffff81000210ull, 0xffffffff81000320ull };
+
+		s = synth_new(&so);
+		async_child(s, WR, 2);
+		t = open_synth_sym(s, true);
+		a = t ? analyze(t, 1000, 50) : NULL;
+		if (a) {
+			struct rsp_explanation e;
+
+			check_table(a, "async child waking from f_write", 1600, want, 3);
+			rsp_analysis_explanation(a, &e);
+			CHECK(has_contributor(a, RSP_CAT_OTHER_PATH, "parent (tid 1001): ", "f_write"),
+			      "the other path named by the stack the child woke it from");
+			CHECK(e.explained_ns == explained + NS(295),
+			      "and explained: 295 us more (%.3f, was %.3f)", e.explained_ns / 1e3,
+			      explained / 1e3);
+		}
+		rsp_analysis_free(a);
+		rsp_trace_free(t);
+		synth_free(s);
+	}
 }
 
 /*
@@ -819,15 +858,6 @@ static void test_sort_claims(void)
 }
 
 /* ---- runs without samples, who held the CPU, async overhangs ------------------------ */
-
-static const char sites_kallsyms[] = "ffffffff81000000 T __schedule\n"
-				     "ffffffff81000100 T f_read\n"
-				     "ffffffff81000200 T f_write\n"
-				     "ffffffff81000300 T f_loop\n"
-				     "ffffffff81000400 T f_work\n"
-				     "ffffffff81000500 T f_poll\n"
-				     "ffffffff81000600 T f_other\n"
-				     "ffffffff81000700 T _etext\n";
 
 static uint64_t contributor_ns(const struct rsp_analysis *a, enum rsp_category c, const char *what,
 			       uint64_t *est, uint64_t *inf)
