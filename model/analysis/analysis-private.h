@@ -246,6 +246,10 @@ void analysis_runs_free(struct rsp_analysis *an);
 /* --- analysis.c ------------------------------------------------------------------- */
 
 /* @v by start: a merge of the runs already in order (qsort where there are many) */
+/* claims.c */
 void analysis_sort_claims(struct interval *v, size_t n);
+void analysis_claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e);
+uint32_t analysis_path_of_ancestor(struct rsp_analysis *an, uint32_t ti);
+void analysis_claim_holder(struct rsp_analysis *an, uint32_t holder, uint64_t s, uint64_t e);
 
 #endif /* RSP_ANALYSIS_PRIVATE_H */

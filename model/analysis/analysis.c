@@ -40,15 +40,6 @@ struct frame {
 
 /* ---- claims ---------------------------------------------------------------------------- */
 
-static void claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
-{
-	struct interval iv = { s, e };
-
-	if (thread == RSP_NONE || e <= s || !an->claims)
-		return;
-	vec_push(&an->claims[thread], iv);
-}
-
 /*
  * A callee's overhang, [@s, @e] before or after the window it was walked in:
  * its waits there (for its CPU, for its caller's request) are part of the
@@ -68,7 +59,7 @@ static void claim_waits(struct rsp_analysis *an, uint32_t thread, uint64_t s, ui
 		if (sl->start >= e)
 			break;
 		if (sl->kind != SLICE_RUN)
-			claim(an, thread, a, b);
+			analysis_claim(an, thread, a, b);
 	}
 }
 
@@ -177,7 +168,8 @@ static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *
 	if (!r || r->kind != SLICE_RUN || r->link == RSP_NONE)
 		return false;
 	wl = &an->t->links.v[r->link];
-	if (wl->waker != th || (wl->kind != LINK_WAKEUP && wl->kind != LINK_NET))
+	if (wl->waker != th ||
+	    (wl->kind != LINK_WAKEUP && wl->kind != LINK_NET && wl->kind != LINK_FORK))
 		return false;
 	if (d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes))
 		return false;
@@ -244,6 +236,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		if (pl && pl->kind == LINK_PREEMPT && pl->waker != RSP_NONE) {
 			analysis_node(an, n)->other = pl->waker;
 			analysis_label_preempted(an, n, f->thread, pl->waker);
+			analysis_claim_holder(an, pl->waker, lo, hi);
 		} else {
 			analysis_label_thread(an, n, f->thread);
 		}
@@ -511,7 +504,7 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 
 		if (walk(an, top, &child)) {
 			/* this window of the waker's time explains someone's sleep */
-			claim(an, child.thread, child.a, child.b);
+			analysis_claim(an, child.thread, child.a, child.b);
 			if (child.claim_from)
 				claim_waits(an, child.thread, child.claim_from, child.a);
 			claim_waits(an, child.thread, child.b, child.claim_to);
@@ -546,13 +539,6 @@ static bool started_by_rsp(const struct rsp_trace *t)
 		if (!strcmp(in->cmdline[i], "--"))
 			return true;
 	return in->n_cmdline > 2 && in->n_targets == 1;
-}
-
-static int cmp_iv(const void *x, const void *y)
-{
-	const struct interval *a = x, *b = y;
-
-	return a->s < b->s ? -1 : a->s > b->s;
 }
 
 static int add_path(struct rsp_analysis *an, uint32_t thread, uint64_t a, uint64_t b, bool async,
@@ -593,16 +579,6 @@ static bool thread_span(struct rsp_analysis *an, uint32_t ti, uint64_t *a, uint6
 	return *b > *a;
 }
 
-static uint32_t path_of_ancestor(struct rsp_analysis *an, uint32_t ti)
-{
-	for (size_t hops = 0; ti != RSP_NONE && hops < 100000; hops++) {
-		if (an->is_target[ti])
-			return an->path_of_thread[ti];
-		ti = an->t->threads.v[ti].parent;
-	}
-	return RSP_NONE;
-}
-
 static bool descends_from(const struct rsp_analysis *an, uint32_t ti, uint32_t ancestor)
 {
 	for (size_t hops = 0; ti != RSP_NONE && hops < 100000; hops++) {
@@ -634,7 +610,7 @@ static void add_idle(struct rsp_analysis *an, uint32_t ti)
 		waker = l->waker;
 		if (waker == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
 			waker = an->t->nets.v[l->extra].sender; /* data sent from a tree thread */
-		if (waker == RSP_NONE || path_of_ancestor(an, waker) == RSP_NONE ||
+		if (waker == RSP_NONE || analysis_path_of_ancestor(an, waker) == RSP_NONE ||
 		    descends_from(an, waker, ti))
 			continue;
 		if (l->kind == LINK_PREEMPT) {
@@ -644,66 +620,14 @@ static void add_idle(struct rsp_analysis *an, uint32_t ti)
 							NULL;
 
 			if (r && r->link != RSP_NONE && an->t->links.v[r->link].waker == ti)
-				claim(an, ti, s->start, s->end);
+				analysis_claim(an, ti, s->start, s->end);
 			continue;
 		}
 		if (l->kind != LINK_WAKEUP && l->kind != LINK_NET)
 			continue;
 		end = s->wake && s->wake < s->end ? s->wake : s->end;
-		claim(an, ti, s->start, end);
+		analysis_claim(an, ti, s->start, end);
 	}
-}
-
-static size_t run_end(const struct interval *v, size_t i, size_t n)
-{
-	for (i++; i < n && v[i].s >= v[i - 1].s; i++)
-		;
-	return i;
-}
-
-/*
- * Claims sorted by start.  They come in a few runs already in order (each
- * root's walk in time order, then the thread's own idle sleeps): the runs
- * are merged, pairwise, until one is left.
- */
-void analysis_sort_claims(struct interval *v, size_t n)
-{
-	struct interval *src = v, *dst, *tmp;
-	size_t runs = 1;
-
-	for (size_t i = 1; i < n; i++)
-		runs += v[i].s < v[i - 1].s;
-	if (runs == 1)
-		return;
-	dst = runs <= 64 ? malloc(n * sizeof(*dst)) : NULL;
-	if (!dst) {
-		qsort(v, n, sizeof(*v), cmp_iv);
-		return;
-	}
-	tmp = dst;
-	while (runs > 1) {
-		size_t i = 0;
-
-		runs = 0;
-		while (i < n) {
-			size_t a1 = run_end(src, i, n), b1 = a1 < n ? run_end(src, a1, n) : n;
-			size_t x = i, y = a1, o = i;
-
-			while (x < a1 && y < b1)
-				dst[o++] = src[y].s < src[x].s ? src[y++] : src[x++];
-			while (x < a1)
-				dst[o++] = src[x++];
-			while (y < b1)
-				dst[o++] = src[y++];
-			runs++;
-			i = b1;
-		}
-		src = dst;
-		dst = src == v ? tmp : v;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
 }
 
 static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t parent_path)
@@ -816,7 +740,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 
 		if (an->is_target[i] || t->threads.v[i].parent == RSP_NONE)
 			continue;
-		pp = path_of_ancestor(an, t->threads.v[i].parent);
+		pp = analysis_path_of_ancestor(an, t->threads.v[i].parent);
 		if (pp == RSP_NONE)
 			continue;
 		ret = explain_descendant(an, i, pp);

@@ -114,6 +114,7 @@ static void piece(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t
 	}
 	analysis_node(an, n)->label = wait_label(an, thread, by);
 	analysis_node(an, n)->other = by;
+	analysis_claim_holder(an, by, s, e);
 	analysis_explained_ns(an, e - s);
 }
 

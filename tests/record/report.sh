@@ -68,8 +68,14 @@ rec pollwait
 check pollwait "c['timeout'] >= 50" "'wait_for_resolver' in who['timeout']" \
   "'while resolver ran' in who['timeout']"
 
+# how much of odirect is disk depends on the disk under the VM: seen here from
+# 3 to 475 of its 600 reads completing before it could sleep (check-timeline
+# holds each sleep against its own count); its waits are the disk's, whatever
+# its CPU share
 rec odirect
-check odirect "c['disk'] >= 35" "c['disk'] == max(c.values())" "'by odirect' in who['disk']"
+check odirect "c['disk'] >= 15" \
+  "c['disk'] == max(v for k, v in c.items() if k not in ('cpu', 'cpu_unsampled'))" \
+  "'by odirect' in who['disk']"
 
 rec oversub
 check oversub "c['involuntary'] >= 40" "who['involuntary'].count('spin-') >= 3"

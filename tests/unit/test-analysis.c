@@ -1089,6 +1089,100 @@ static void test_async_overhang(void)
 }
 
 /*
+ * A child that holds its parent's CPU.  p forks c at 1100; c, woken onto
+ * p's CPU, preempts p at 1110 and runs until it exits at 1400; p runs again
+ * [1400,1500].  p waited for what it had just started: c's run is inside
+ * p's wait, not parallel work counted a second time.  p: CPU 110 + 100, c's
+ * run 290 in p's time; c's path: only its birth, runnable [1100,1110].
+ * Total 510 (before: p preempted 290 and c's path 300, 800).
+ */
+static void test_fork_holds_cpu(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 500 }, { RSP_CAT_SCHED, 10 } };
+
+	existing(s, 100, 100, "p");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "p");
+	synth_fork(s, US(1100), 200, 100, 200, 100);
+	synth_fork_tp(s, 0, US(1100), 100, 200, "c");
+	synth_wakeup_new(s, 0, US(1100), 100, 200, 0);
+	synth_switch(s, 0, US(1110), 100, "p", 0, 200, "c");
+	synth_exit(s, US(1400), 200, 200);
+	synth_switch(s, 0, US(1400), 200, "c", S_DEAD, 100, "p");
+	synth_exit(s, US(1500), 100, 100);
+	synth_switch(s, 0, US(1500), 100, "p", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		check_table(a, "a child that preempts its parent runs in the parent's wait", 510,
+			    want, 2);
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.cat_ns[RSP_CAT_INVOLUNTARY] == 0, "p's wait is c's run, not preemption");
+		if (e.n_paths == 2) {
+			rsp_analysis_path_explanation(a, 1, &e);
+			CHECK(e.total_ns == NS(10), "c's own path: its birth only (%.3f us)",
+			      e.total_ns / 1e3);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A callee that keeps the CPU its caller was woken to.  p forks c at 1005
+ * (c starts up on CPU 1 [1010,1050], then waits).  p wakes c at 1100 onto
+ * CPU 0 and waits at 1120; c runs there [1120,1300], answering at 1250.  p
+ * waits for its CPU [1250,1300] while c finishes: that run of c's is why p
+ * waited, counted there once.  p: CPU 120 + 100, c's call 130, runnable 50;
+ * c's path: its start-up, runnable 5 and CPU 40.  Total 445 (before: c's
+ * [1250,1300] counted again in its path, 495).
+ */
+static void test_callee_holds_cpu(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 390 }, { RSP_CAT_SCHED, 55 } };
+
+	existing(s, 100, 100, "p");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "p");
+	synth_fork(s, US(1005), 200, 100, 200, 100);
+	synth_comm(s, US(1005), 200, 200, "c", false);
+	synth_switch(s, 1, US(1010), 0, "swapper/1", 0, 200, "c");
+	synth_switch(s, 1, US(1050), 200, "c", S_INT, 0, "swapper/1");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "c", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1120), 100, "p", S_INT, 200, "c");
+	synth_waking(s, 0, US(1250), 200, 0, 100, "p", 0, false, NULL, 0);
+	synth_exit(s, US(1300), 200, 200);
+	synth_switch(s, 0, US(1300), 200, "c", S_DEAD, 100, "p");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "p", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		check_table(a, "a callee holding the CPU its caller was woken to", 445, want, 2);
+		CHECK(has_contributor(a, RSP_CAT_SCHED, "p: runnable while c ran", NULL),
+		      "p's wait for its CPU names c");
+		rsp_analysis_explanation(a, &e);
+		if (e.n_paths == 2) {
+			rsp_analysis_path_explanation(a, 1, &e);
+			CHECK(e.total_ns == NS(45), "c's own path: its start-up only (%.3f us)",
+			      e.total_ns / 1e3);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * CPU samples only (perf record -g): app lives [0, 100000] us, sampled every
  * 1000 us of its CPU at 500 (the period is clipped at its birth, kept whole
  * after it: [0,1000]), 10000, 10900 (a late timer: its period overlaps the one
@@ -1210,6 +1304,8 @@ int main(void)
 	test_sites();
 	test_sched_split();
 	test_async_overhang();
+	test_fork_holds_cpu();
+	test_callee_holds_cpu();
 	test_samples_only(false);
 	test_samples_only(true);
 	return tap_done();

@@ -584,7 +584,11 @@ static void test_duplicates(void)
 	synth_preempt_count(s, 0);
 	/* a different wakee at the same moment is a different event */
 	synth_waking(s, 0, US(1100) + 900, 100, 0, 300, "c", 1, true, NULL, 0);
+	/* copies stamped 90 us apart (the target's sched_switch copy is stamped
+	 * after its callchain is walked: seen up to 110 us after the other) */
+	synth_waking(s, 0, US(1102), 100, 0, 400, "d", 1, true, NULL, 0);
 	synth_switch(s, 1, US(1110), 0, "swapper/1", 0, 200, "b");
+	synth_waking(s, 0, US(1192), 100, 0, 400, "d", 1, false, stack, 3);
 	t = open_synth(s, err, sizeof(err));
 	CHECK(t != NULL, "opens");
 	if (t) {
@@ -593,13 +597,13 @@ static void test_duplicates(void)
 		struct rsp_trace_summary sum;
 		uint64_t count = 0, merged = 0;
 
-		CHECK(rsp_trace_n_links(t) == 2, "two links: b's from two copies, and c's");
+		CHECK(rsp_trace_n_links(t) == 3, "three links: b's and d's from two copies each, and c's");
 		slice_of(t, 200, 2, &sl);
 		rsp_trace_link(t, sl.link, &l);
 		CHECK(l.waker_stack != 0 && rsp_stack_n_frames(t, l.waker_stack) == 3,
 		      "the link keeps the copy's stack");
 		rsp_trace_get_summary(t, &sum);
-		CHECK(sum.merged_copies == 1, "one copy merged");
+		CHECK(sum.merged_copies == 2, "two copies merged, one of them 90 us after the other");
 		for (size_t i = 0; i < rsp_trace_n_event_types(t); i++) {
 			struct rsp_event_type_info e;
 
@@ -609,8 +613,8 @@ static void test_duplicates(void)
 				merged += e.merged_copies;
 			}
 		}
-		CHECK(count == 2 && merged == 1,
-		      "sched_waking of b counted once, one copy merged, c's kept");
+		CHECK(count == 3 && merged == 2,
+		      "sched_waking of b and of d counted once each, c's kept");
 		rsp_trace_free(t);
 	}
 	synth_free(s);

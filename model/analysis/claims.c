@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Claims: the time of a thread the target started that is already counted
+ * inside someone's sleep (a call walked there, its overhang's waits, its
+ * idle waits for the next request, the CPU it held while a walked thread
+ * waited for it).  What is left of such a thread's life is its own control
+ * path, work running in parallel (analysis.c, explain_descendant).
+ */
+#include "analysis/analysis-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void analysis_claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
+{
+	struct interval iv = { s, e };
+
+	if (thread == RSP_NONE || e <= s || !an->claims)
+		return;
+	vec_push(&an->claims[thread], iv);
+}
+
+/* The control path of @ti's nearest target ancestor (itself included), or RSP_NONE. */
+uint32_t analysis_path_of_ancestor(struct rsp_analysis *an, uint32_t ti)
+{
+	for (size_t hops = 0; ti != RSP_NONE && hops < 100000; hops++) {
+		if (an->is_target[ti])
+			return an->path_of_thread[ti];
+		ti = an->t->threads.v[ti].parent;
+	}
+	return RSP_NONE;
+}
+
+/*
+ * A thread the target started held the CPU a walked thread waited for, over
+ * [@s, @e] (it preempted it, or ran on the CPU the thread had been woken to):
+ * that run is why the thread waited, counted there, not again as work of its
+ * own control path running in parallel (nothing ran in parallel: one of the
+ * two waited for the other).
+ */
+void analysis_claim_holder(struct rsp_analysis *an, uint32_t holder, uint64_t s, uint64_t e)
+{
+	if (holder == RSP_NONE || an->is_target[holder] ||
+	    an->t->threads.v[holder].parent == RSP_NONE ||
+	    analysis_path_of_ancestor(an, an->t->threads.v[holder].parent) == RSP_NONE)
+		return;
+	analysis_claim(an, holder, s, e);
+}
+
+static int cmp_iv(const void *x, const void *y)
+{
+	const struct interval *a = x, *b = y;
+
+	return a->s < b->s ? -1 : a->s > b->s;
+}
+
+static size_t run_end(const struct interval *v, size_t i, size_t n)
+{
+	for (i++; i < n && v[i].s >= v[i - 1].s; i++)
+		;
+	return i;
+}
+
+/*
+ * Claims sorted by start.  They come in a few runs already in order (each
+ * root's walk in time order, then the thread's own idle sleeps): the runs
+ * are merged, pairwise, until one is left.
+ */
+void analysis_sort_claims(struct interval *v, size_t n)
+{
+	struct interval *src = v, *dst, *tmp;
+	size_t runs = 1;
+
+	for (size_t i = 1; i < n; i++)
+		runs += v[i].s < v[i - 1].s;
+	if (runs == 1)
+		return;
+	dst = runs <= 64 ? malloc(n * sizeof(*dst)) : NULL;
+	if (!dst) {
+		qsort(v, n, sizeof(*v), cmp_iv);
+		return;
+	}
+	tmp = dst;
+	while (runs > 1) {
+		size_t i = 0;
+
+		runs = 0;
+		while (i < n) {
+			size_t a1 = run_end(src, i, n), b1 = a1 < n ? run_end(src, a1, n) : n;
+			size_t x = i, y = a1, o = i;
+
+			while (x < a1 && y < b1)
+				dst[o++] = src[y].s < src[x].s ? src[y++] : src[x++];
+			while (x < a1)
+				dst[o++] = src[x++];
+			while (y < b1)
+				dst[o++] = src[y++];
+			runs++;
+			i = b1;
+		}
+		src = dst;
+		dst = src == v ? tmp : v;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+}
