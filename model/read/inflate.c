@@ -409,30 +409,13 @@ int _rsp_reader_inflate(struct rsp_reader *r, char *err, size_t errlen)
 	struct perf_event_header h;
 	ZSTD_DStream *ds = NULL;
 	uint64_t off = r->data_start, skip, whole_at = 0;
-	void *img;
 	int ret = 0;
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	long psize = sysconf(_SC_PAGESIZE);
 
 	if (!_rsp_reader_declares_compression(r))
 		return 0;
-	/* an image larger than half the memory would push everything else out */
-	f.limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
-	if (f.limit > SIZE_MAX / 2)
-		f.limit = SIZE_MAX / 2;
-	/*
-	 * Where overcommit is strict (vm.overcommit_memory 2) the reservation
-	 * counts against the commit limit whatever MAP_NORESERVE says: try
-	 * smaller ones; the stream then fails only if it outgrows what was had.
-	 */
-	for (;;) {
-		img = mmap(NULL, f.limit, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (img != MAP_FAILED || errno != ENOMEM || f.limit <= (64u << 20))
-			break;
-		f.limit /= 2;
-	}
+	f.img = _rsp_image_reserve(&f.limit); /* this function's until the reader has it */
 	ds = ZSTD_createDStream();
-	f.img = img == MAP_FAILED ? NULL : img; /* this function's until the reader has it */
 	if (!f.img || !ds) {
 		ret = _rsp_errf(err, errlen, -ENOMEM, "cannot inflate the compressed trace: %s",
 			   !f.img ? "no room for it in this process (memory, or a ulimit -v)"

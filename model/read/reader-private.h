@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The reader's object and the internals its files share:
+ *   decompress.c a file compressed whole (gzip, bzip2, xz, lzma, zstd), decompressed at open
  *   layout.c     the header, attrs and ids, feature sections
  *   inflate.c    a compressed stream of one zstd frame (perf record -z), inflated at open
  *   segments.c   a compressed stream in many frames (rsp record), read a frame at a time;
@@ -52,6 +53,11 @@ struct rsp_reader {
 	struct segs *zs; /* a compressed stream in frames read one at a time, or NULL */
 	unsigned char *tracing_data_copy; /* a TRACING_DATA payload found in a segment */
 	bool comp_declared; /* HEADER_COMPRESSED in the file-mode features */
+	/* a file compressed whole, its stream broken off at this byte of the file
+	 * (decompress.c): info.packed_cut says how */
+	bool unpack_cut;
+	uint64_t unpack_cut_at;
+	char unpack_note[192];
 	uint64_t inflate_cut_at; /* its offset in the original */
 	VEC(struct realigned) tails;
 	/* an inflated image's bytes back to the file's (inflate()): in image order */
@@ -121,6 +127,24 @@ static inline const struct rsp_rattr *_rsp_reader_id_get(const struct rsp_reader
 			return &r->attrs[r->id_vals[s] - 1];
 	}
 }
+
+/* --- decompress.c ------------------------------------------------------------------ */
+
+/*
+ * An image's reservation: anonymous, MAP_NORESERVE, at most half the memory (*@limit
+ * its size; smaller where overcommit is strict).  NULL if none could be had.
+ */
+void *_rsp_image_reserve(uint64_t *limit);
+/*
+ * A file compressed whole (gzip, bzip2, xz, lzma, zstd, by its first bytes):
+ * decompressed into an image that replaces r->buf (the bytes given are not
+ * read again), info.packed set.  Another format rsp knows but does not read
+ * (an archive, another compressor, another tracer's file), outside or
+ * inside: -EINVAL with @err naming it.  0 and nothing done for the rest.
+ */
+int _rsp_reader_decompress(struct rsp_reader *r, char *err, size_t errlen);
+/* An error (@ret, @err) about a decompressed file's content: told with what held it. */
+int _rsp_reader_decompressed_error(const struct rsp_reader *r, int ret, char *err, size_t errlen);
 
 /* --- layout.c ---------------------------------------------------------------------- */
 
