@@ -15,8 +15,6 @@
  */
 #include "read/reader-private.h"
 
-#include "base/mem.h"
-
 #include <bzlib.h>
 #include <errno.h>
 #include <lzma.h>
@@ -29,32 +27,6 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #include <zstd_errors.h>
-
-/* ---- the image ---------------------------------------------------------------------- */
-
-void *_rsp_image_reserve(uint64_t *limit)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-	void *img;
-
-	/* an image larger than half the memory would push everything else out */
-	*limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
-	if (*limit > SIZE_MAX / 2)
-		*limit = SIZE_MAX / 2;
-	/*
-	 * Where overcommit is strict (vm.overcommit_memory 2) the reservation
-	 * counts against the commit limit whatever MAP_NORESERVE says: try
-	 * smaller ones; the stream then fails only if it outgrows what was had.
-	 */
-	for (;;) {
-		img = mmap(NULL, *limit, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (img != MAP_FAILED || errno != ENOMEM || *limit <= (64u << 20))
-			break;
-		*limit /= 2;
-	}
-	return img == MAP_FAILED ? NULL : img;
-}
 
 /* ---- the decompressors ------------------------------------------------------------------ */
 
@@ -74,7 +46,8 @@ struct unpacker {
 	const unsigned char *in;
 	size_t in_len, pos; /* the compressed bytes; consumed */
 	unsigned char *img;
-	size_t len, limit, warm; /* written; reserved; mapped in bulk up to */
+	size_t len, limit; /* written; reserved */
+	struct rsp_warmer warm;
 	const char *why;
 	size_t why_end; /* the library names no byte: the damage is in [pos, why_end) */
 	uint64_t need;
@@ -92,27 +65,11 @@ static size_t in_step(const struct unpacker *u)
 	return u->in_len - u->pos < IN_STEP ? u->in_len - u->pos : IN_STEP;
 }
 
-/* Once the output is large, map the next pages it will write in bulk (mem.h): a
- * quarter of what it holds ahead, up to a step. */
-static void warm_to(struct unpacker *u, size_t to)
-{
-	if (to > u->limit)
-		to = u->limit;
-	if (u->len < RSP_WARM_MIN || to <= u->warm)
-		return;
-	if (u->warm < u->len)
-		u->warm = u->len;
-	_rsp_warm(u->img + u->warm, to - u->warm);
-	u->warm = to;
-}
-
-/* Room for the next call's output (0: the limit is reached). */
+/* Room for the next call's output (0: the limit is reached); the pages ahead mapped. */
 static size_t out_step(struct unpacker *u)
 {
-	size_t n = u->limit - u->len < OUT_STEP ? u->limit - u->len : OUT_STEP;
-
-	warm_to(u, u->len + (n < u->len / 4 ? n : u->len / 4));
-	return n;
+	_rsp_warm_follow(&u->warm, u->len);
+	return u->limit - u->len < OUT_STEP ? u->limit - u->len : OUT_STEP;
 }
 
 /* After a stream's end: the end (zeros may pad it), another stream (@magic), or junk. */
@@ -346,7 +303,7 @@ static int unzstd(struct unpacker *u)
 		in = (ZSTD_inBuffer){ u->in, u->pos + (in_step(u) < ZSTD_IN_STEP ? in_step(u)
 										: ZSTD_IN_STEP),
 				      u->pos };
-		warm_to(u, u->len + (u->len / 4 < OUT_STEP ? u->len / 4 : OUT_STEP));
+		_rsp_warm_follow(&u->warm, u->len);
 		ret = ZSTD_decompressStream(d, &out, &in);
 		u->pos = in.pos;
 		u->len = out.pos;
@@ -511,6 +468,8 @@ int _rsp_reader_decompress(struct rsp_reader *r, char *err, size_t errlen)
 				 "(memory, or a ulimit -v)",
 				 name);
 	u.limit = (size_t)limit;
+	u.warm.img = u.img;
+	u.warm.limit = limit;
 	switch (pk) {
 	case PK_GZIP:
 		st = gunzip(&u);
@@ -526,6 +485,7 @@ int _rsp_reader_decompress(struct rsp_reader *r, char *err, size_t errlen)
 		st = unzstd(&u);
 		break;
 	}
+	_rsp_warm_stop(&u.warm);
 	switch (st) {
 	case U_END:
 		break;
