@@ -9,9 +9,11 @@
  * A stream that ends early (the file cut short) or goes on with something
  * else yields what it decompressed to, and the scan reports the cut.  A
  * corrupt one is an error: what it decompressed to before the damage showed
- * (at a checksum, often the end) may already be wrong.  Formats rsp knows
- * but does not read (archives, other compressors, other tracers' files) are
- * named, outside or inside a compressed file.
+ * (at a checksum, often the end) may already be wrong.  (Damage the library
+ * cannot tell from a cut, a stream that ends inside itself, reads as a cut;
+ * lzma has no checksum at all.)  Formats rsp knows but does not read
+ * (archives, other compressors, other tracers' files) are named, outside or
+ * inside a compressed file.
  */
 #include "read/reader-private.h"
 
