@@ -59,6 +59,8 @@ struct unpacker {
 #define OUT_STEP (8u << 20)
 /* zstd tells no byte where the data is wrong: fed a block's bound at a time */
 #define ZSTD_IN_STEP (128u << 10)
+/* an image this small is copied to the heap (changes to a mapping are dear: see image.c) */
+#define SMALL_IMAGE (1u << 20)
 /* xz and lzma: the dictionary; xz -9's needs 65 MB */
 #define XZ_MEMLIMIT (1ull << 30)
 
@@ -67,10 +69,17 @@ static size_t in_step(const struct unpacker *u)
 	return u->in_len - u->pos < IN_STEP ? u->in_len - u->pos : IN_STEP;
 }
 
-/* Room for the next call's output (0: the limit is reached); the pages ahead mapped. */
+/* The pages ahead of the output mapped, once it is more than a small image. */
+static void warm(struct unpacker *u)
+{
+	if (u->len > SMALL_IMAGE)
+		warm(u);
+}
+
+/* Room for the next call's output (0: the limit is reached). */
 static size_t out_step(struct unpacker *u)
 {
-	_rsp_warm_follow(&u->warm, u->len);
+	warm(u);
 	return u->limit - u->len < OUT_STEP ? u->limit - u->len : OUT_STEP;
 }
 
@@ -305,7 +314,7 @@ static int unzstd(struct unpacker *u)
 		in = (ZSTD_inBuffer){ u->in, u->pos + (in_step(u) < ZSTD_IN_STEP ? in_step(u)
 										: ZSTD_IN_STEP),
 				      u->pos };
-		_rsp_warm_follow(&u->warm, u->len);
+		warm(u);
 		ret = ZSTD_decompressStream(d, &out, &in);
 		u->pos = in.pos;
 		u->len = out.pos;
@@ -549,16 +558,27 @@ int _rsp_reader_decompress(struct rsp_reader *r, char *err, size_t errlen)
 				name, f->what, f->todo);
 	if (ret)
 		goto fail;
-	/* give back the reservation past the image (a page at least: the reader maps one) */
-	keep = (u.len + psize - 1) / psize * psize;
-	if (!keep)
-		keep = psize;
-	if (keep < u.limit)
-		munmap(u.img + keep, u.limit - keep);
-	mprotect(u.img, keep, PROT_READ);
-	r->buf = u.img;
+	if (u.len <= SMALL_IMAGE) {
+		/* on the heap: one unmapping of the reservation, not three changes to it */
+		r->unpack_copy = malloc(u.len);
+		if (!r->unpack_copy) {
+			ret = _rsp_errf(err, errlen, -ENOMEM,
+					"out of memory decompressing the %s file", name);
+			goto fail;
+		}
+		memcpy(r->unpack_copy, u.img, u.len);
+		munmap(u.img, u.limit);
+		r->buf = r->unpack_copy;
+	} else {
+		/* give back the reservation past the image */
+		keep = (u.len + psize - 1) / psize * psize;
+		if (keep < u.limit)
+			munmap(u.img + keep, u.limit - keep);
+		mprotect(u.img, keep, PROT_READ);
+		r->buf = u.img;
+		r->mapped = true;
+	}
 	r->size = u.len;
-	r->mapped = true;
 	r->info.packed = name;
 	r->info.packed_size = u.in_len;
 	return 0;

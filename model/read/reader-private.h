@@ -60,6 +60,7 @@ struct rsp_reader {
 	bool unpack_cut;
 	uint64_t unpack_cut_at;
 	char unpack_note[192];
+	unsigned char *unpack_copy; /* a small image, on the heap */
 	uint64_t inflate_cut_at; /* its offset in the original */
 	VEC(struct realigned) tails;
 	/* an inflated image's bytes back to the file's (inflate()): in image order */

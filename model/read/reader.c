@@ -172,6 +172,7 @@ void rsp_reader_free(struct rsp_reader *r)
 	prefault_stop(r->prefault);
 	_rsp_segs_free(r->zs);
 	free(r->tracing_data_copy);
+	free(r->unpack_copy);
 	in = &r->info;
 	for (size_t i = 0; i < r->n_attrs; i++) {
 		free(r->attrs[i].ids);
