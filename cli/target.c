@@ -2,6 +2,7 @@
 /* Choosing the processes a verb looks at (see target.h). */
 #include "target.h"
 
+#include "args.h"
 #include "cli.h"
 
 #include <ctype.h>
@@ -13,11 +14,9 @@
 
 int rsp_cli_target_add(struct rsp_cli_target *tg, const char *verb, const char *spec)
 {
-	if (tg->n_specs >= sizeof(tg->specs) / sizeof(tg->specs[0])) {
-		rsp_cli_error(verb, "at most %zu --target options",
-			      sizeof(tg->specs) / sizeof(tg->specs[0]));
-		return 2;
-	}
+	if (tg->n_specs >= sizeof(tg->specs) / sizeof(tg->specs[0]))
+		return rsp_cli_usage_error(verb, "at most %zu --target options",
+					   sizeof(tg->specs) / sizeof(tg->specs[0]));
 	tg->specs[tg->n_specs++] = spec;
 	return 0;
 }
