@@ -16,14 +16,15 @@
 #include <time.h>
 
 static const char info_usage[] =
-	"usage: rsp info [FILE] [--format text|json]\n"
+	"usage: rsp info [FILE] [--format text|json | --json]\n"
 	"\n"
 	"What a trace holds: time span, CPUs, kernel, events per type, lost spans,\n"
 	"inferred switches, processes with their run time, the recorded targets.\n"
 	"Reads rsp record's files and perf record's.\n"
 	"\n"
 	"  FILE          default rsp.data ('-': standard input)\n"
-	"  --format F    text (default) or json (--json is the same as --format json)\n";
+	"  --format F    text (default) or json\n"
+	"  --json        the same as --format json\n";
 
 struct proc_row {
 	int pid;

@@ -19,13 +19,17 @@
 #include <unistd.h>
 
 static const char record_usage[] =
-	"usage: rsp record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+	"usage: rsp record [-o FILE] [-p PID[,PID...]] [-a] [-d SECONDS] [-F HZ]\n"
+	"                  [--call-graph fp|dwarf[,SIZE]] [-m PAGES] [--no-net] [--no-block]\n"
+	"                  [--probes FILE] [--no-rt] [--compression-level N] [--no-kallsyms]\n"
+	"                  [-q] [-v] [-- COMMAND [ARGS...]]\n"
 	"\n"
 	"Record the whole system (every CPU) while a program runs: scheduler switches and\n"
 	"wakeups with stacks, fork/exec/exit, block I/O, interrupts, socket events and CPU\n"
 	"samples.  -p or COMMAND marks the target that `rsp report` explains.\n"
 	"\n"
-	"  -o, --output FILE        write FILE (default rsp.data; an existing one becomes FILE.old)\n"
+	"  -o, --output FILE        write FILE (default rsp.data; an existing one becomes\n"
+	"                           FILE.old; a device or FIFO is written as it is)\n"
 	"  -p, --pid PID[,PID...]   target running processes; stop when they all exit\n"
 	"  -a, --all-cpus           record with no target, until Ctrl-C or -d\n"
 	"  -d, --duration SECONDS   stop after SECONDS (a COMMAND still running gets SIGTERM)\n"
@@ -43,6 +47,7 @@ static const char record_usage[] =
 	"      --no-kallsyms        do not store kernel symbols in the file (smaller; kernel\n"
 	"                           frames then symbolize only on this machine's kernel)\n"
 	"  -q, --quiet              no end summary\n"
+	"  -v, --verbose            also what the recorder does (removed leftovers, ...)\n"
 	"  -h, --help               this text\n";
 
 /* a pipe-mode perf.data's header: a file no bigger holds no records */

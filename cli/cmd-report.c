@@ -24,15 +24,13 @@ static const char report_usage[] =
 	"network waits, queueing, scheduler delay, hardware waits, preemption, timeouts,\n"
 	"waiting on parallel work; each category with what to look at.\n"
 	"\n"
-	"  FILE              default rsp.data\n"
+	"  FILE              default rsp.data ('-': standard input)\n"
 	"  --target PID|COMM the process to explain (default: the one rsp record marked)\n"
 	"  --thread TID      explain one thread\n"
 	"  --threads         also a table per control path (thread)\n"
 	"  --format F        text (default), csv, md or json (docs/report-formats.md)\n"
 	"  --tolerance US    how far a child may overflow its parent sleep (default 1000)\n"
-	"  --top N           contributors listed per category (default 5; 0: all)\n"
-	"\n"
-	"FILE '-' reads a trace from standard input (perf record -o - ... | rsp report -).\n";
+	"  --top N           contributors listed per category (default 5; 0: all)\n";
 
 struct report {
 	struct rsp_trace *t;
