@@ -669,6 +669,12 @@ int rsp_cmd_causes(int argc, char **argv)
 	}
 	if (rsp_cli_input_open(&in, "causes", path, NULL))
 		goto out;
+	if (log_level != LOG_NONE &&
+	    (rsp_cli_same_file(log_file, in.path) || rsp_cli_same_file(log_file, c.rules_path))) {
+		ret = rsp_cli_usage_error("causes", "--log %s is a file being read: give another name",
+					  log_file);
+		goto out;
+	}
 	c.t = in.t;
 	c.path = in.path;
 	c.name = in.name;

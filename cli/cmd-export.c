@@ -425,6 +425,11 @@ int rsp_cmd_export(int argc, char **argv)
 	}
 	if (rsp_cli_input_open(&in, "export", path, NULL))
 		return 1;
+	if (rsp_cli_same_file(e.out, in.path)) {
+		rsp_cli_input_close(&in);
+		return rsp_cli_usage_error("export", "%s is the trace being read: give -o another name",
+					   e.out);
+	}
 	e.t = in.t;
 	e.path = in.path;
 	e.name = in.name;

@@ -16,6 +16,21 @@
 #define DEFAULT_PATH "rsp.data"
 #define PERF_PATH "perf.data"
 
+/* the lines said at the end (rsp_cli_input_say_warnings): warnings, the default's note */
+static char *pending;
+static size_t pending_len;
+
+static void keep_line(const char *line, size_t len)
+{
+	char *all = realloc(pending, pending_len + len + 1);
+
+	if (!all)
+		return;
+	memcpy(all + pending_len, line, len + 1);
+	pending = all;
+	pending_len += len;
+}
+
 /* A stream (standard input, a FIFO) read whole: the model reads a trace from memory. */
 static int slurp(struct rsp_cli_input *in, int fd, const char *verb)
 {
@@ -87,9 +102,14 @@ static int find(struct rsp_cli_input *in, const char *verb, const char *path, in
 		path = DEFAULT_PATH;
 		/* perf's default name, when rsp's is not here */
 		if (lstat(DEFAULT_PATH, &st) < 0 && errno == ENOENT && lstat(PERF_PATH, &st) == 0) {
+			char line[128];
+			int n = snprintf(line, sizeof(line), "rsp %s: read %s (there is no %s here)\n",
+					 verb, PERF_PATH, DEFAULT_PATH);
+
 			path = PERF_PATH;
-			fprintf(stderr, "rsp %s: no %s here: reading %s\n", verb, DEFAULT_PATH,
-				PERF_PATH);
+			/* said with the warnings: an error names perf.data on its own */
+			if (n > 0 && (size_t)n < sizeof(line))
+				keep_line(line, (size_t)n);
 		}
 	}
 	in->path = in->name = path;
@@ -134,15 +154,11 @@ static size_t first_warning(const struct rsp_trace *t)
 	return 0;
 }
 
-/* the warning lines of the traces opened, said at the end (rsp_cli_input_say_warnings) */
-static char *pending;
-static size_t pending_len;
-
 /* The one line about what a trace lacks, kept for the end. */
 static void keep_warning(const struct rsp_cli_input *in, const char *verb)
 {
 	size_t nw = rsp_trace_n_warnings(in->t), nl = rsp_trace_n_lost(in->t), len = 0;
-	char *line = NULL, *all;
+	char *line = NULL;
 	uint64_t lost = 0;
 	FILE *f;
 
@@ -167,11 +183,8 @@ static void keep_warning(const struct rsp_cli_input *in, const char *verb)
 		fprintf(f, "; %zu more warning%s (`rsp info %s` lists them)", nw - 1,
 			nw == 2 ? "" : "s", in->path);
 	fputc('\n', f);
-	if (fclose(f) == 0 && (all = realloc(pending, pending_len + len + 1))) {
-		memcpy(all + pending_len, line, len + 1);
-		pending = all;
-		pending_len += len;
-	}
+	if (fclose(f) == 0)
+		keep_line(line, len);
 	free(line);
 }
 
@@ -229,4 +242,12 @@ void rsp_cli_input_close(struct rsp_cli_input *in)
 	free(in->buf);
 	in->buf = NULL;
 	in->len = 0;
+}
+
+bool rsp_cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && strcmp(a, "-") && strcmp(b, "-") && stat(a, &sa) == 0 &&
+	       stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

@@ -5,7 +5,7 @@
  * one-line warning for a damaged trace:
  *
  *  - no FILE: rsp.data; when it is missing and perf.data is here, perf.data
- *    (said on stderr), as perf reads perf.data;
+ *    (said on stderr, with the warnings), as perf reads perf.data;
  *  - "-" (or a FIFO): the whole stream read into memory first (`perf record
  *    -o - ... | rsp report -`);
  *  - an error: "rsp VERB: FILE: what (what to do)", exit status 1;
@@ -44,5 +44,8 @@ void rsp_cli_input_close(struct rsp_cli_input *in);
  * it at exit; rsp view before it starts the viewer.
  */
 void rsp_cli_input_say_warnings(bool say);
+
+/* @a and @b name the same file (an output that would replace the trace being read) */
+bool rsp_cli_same_file(const char *a, const char *b);
 
 #endif /* RSP_CLI_INPUT_H */

@@ -305,6 +305,10 @@ def readers_in(rsp, fixture, d):
                   names=[dpath], words=["is a directory"], env=env)
             if suffix == ".svg":
                 os.rmdir(dpath)
+            if suffix == ".out":
+                check(world, "%s: output is the trace being read" % form,
+                      cmd(trace, *opt, trace), 2, verb, names=[trace], words=["being read"],
+                      env=env)
             dev = fullsvg if suffix == ".svg" else "/dev/full"
             check(world, "%s: output is /dev/full" % form, cmd(trace, *opt, dev), 1, verb,
                   names=[dev], words=["No space left on device"], env=env)
@@ -361,7 +365,7 @@ def readers_in(rsp, fixture, d):
     os.mkdir(cwd)
     shutil.copyfile(fixture, os.path.join(cwd, "perf.data"))
     p = subprocess.run([rsp, "info"], cwd=cwd, capture_output=True, text=True)
-    tap(p.returncode == 0 and "no rsp.data here: reading perf.data" in p.stderr and
+    tap(p.returncode == 0 and "read perf.data (there is no rsp.data here)" in p.stderr and
         "perf.data" in p.stdout.split("\n")[0], "no rsp.data, a perf.data: read, and said",
         p.stderr)
     # a trace on standard input reads as the file does
