@@ -664,7 +664,8 @@ int rsp_cmd_causes(int argc, char **argv)
 		c.rules_path = default_rules(rules_buf, sizeof(rules_buf));
 	ret = 1;
 	if (rsp_causes_load(c.rules_path, &c.rules, err, sizeof(err))) {
-		rsp_cli_error("causes", "%s", err);
+		rsp_cli_error("causes", "%s (-c takes a rule file; the header of %s says the format)",
+			      err, default_rules(rules_buf, sizeof(rules_buf)));
 		return 1;
 	}
 	if (rsp_cli_input_open(&in, "causes", path, NULL))

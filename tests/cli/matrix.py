@@ -278,6 +278,13 @@ def readers_in(rsp, fixture, d):
         if verb in ("report", "causes", "offcpu"):
             check(world, "%s: bad --top" % form, cmd(trace, "--top", "many"), 2, verb,
                   names=["many"], env=env)
+        if verb == "causes":
+            rules = os.path.join(d, "no-rules.conf")
+            check(world, "causes: a missing rule file", cmd(trace, "-c", rules), 1, verb,
+                  names=[rules], env=env)
+            check(world, "causes: a rule file that is no rule file",
+                  cmd(trace, "-c", inputs["text.data"]), 1, verb, names=[inputs["text.data"]],
+                  env=env)
         if verb == "export":
             check(world, "%s: missing value" % form, cmd(trace, *ok_out, "-o"), 2, verb,
                   names=["-o"], words=["needs a value"], env=env)
