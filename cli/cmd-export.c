@@ -121,9 +121,10 @@ static int analyze(struct exp *e)
 				      e->mode == MODE_VIEW ? "this view" : "--folded pseudo");
 		else
 			rsp_cli_error("export",
-				      "%s needs a target to analyze: %s records none; give --target "
-				      "PID or --target COMM",
-				      e->mode == MODE_VIEW ? "this view" : "--folded pseudo", e->name);
+				      "%s needs a target to analyze: %s %s; give --target PID or "
+				      "--target COMM",
+				      e->mode == MODE_VIEW ? "this view" : "--folded pseudo", e->name,
+				      rsp_cli_no_target_why(e->t));
 		return 1;
 	}
 	if (rsp_analyze(e->t, e->tg.pids, e->tg.tid > 0 ? 0 : e->tg.n_pids, e->tg.tid, &e->ao,

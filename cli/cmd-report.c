@@ -89,10 +89,8 @@ static int choose_target(struct report *r, const char *target)
 		for (size_t i = 0; i < rsp_trace_n_targets(r->t); i++)
 			add_pid(r, rsp_trace_target(r->t, i));
 		if (!r->n_pids) {
-			rsp_cli_error("report",
-				      "%s records no target (rsp record -a, or perf record): give "
-				      "--target PID or --target COMM",
-				      r->name);
+			rsp_cli_error("report", "%s %s: give --target PID or --target COMM",
+				      r->name, rsp_cli_no_target_why(r->t));
 			return -EINVAL;
 		}
 	} else if (rsp_cli_is_number(target)) {

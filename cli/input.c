@@ -251,3 +251,13 @@ bool rsp_cli_same_file(const char *a, const char *b)
 	return a && b && strcmp(a, "-") && strcmp(b, "-") && stat(a, &sa) == 0 &&
 	       stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+const char *rsp_cli_no_target_why(const struct rsp_trace *t)
+{
+	struct rsp_trace_summary s;
+
+	rsp_trace_get_summary(t, &s);
+	if (s.truncated || s.unfinished)
+		return "is cut short before it names a target (the recorder stopped early)";
+	return "records no target (rsp record -a, or perf record)";
+}

@@ -45,6 +45,12 @@ void rsp_cli_input_close(struct rsp_cli_input *in);
  */
 void rsp_cli_input_say_warnings(bool say);
 
+/*
+ * Why a trace names no target, after its name: "records no target (...)", or
+ * for a trace cut short (the list of targets comes last), that it was cut.
+ */
+const char *rsp_cli_no_target_why(const struct rsp_trace *t);
+
 /* @a and @b name the same file (an output that would replace the trace being read) */
 bool rsp_cli_same_file(const char *a, const char *b);
 

@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "input.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -134,10 +135,8 @@ int rsp_cli_target_resolve(struct rsp_cli_target *tg, struct rsp_trace *t, const
 			snprintf(tg->desc, sizeof(tg->desc), "the whole system");
 			return 0;
 		}
-		rsp_cli_error(verb,
-			      "%s records no target (rsp record -a, or perf record): give "
-			      "--target PID, --target COMM or --all",
-			      path);
+		rsp_cli_error(verb, "%s %s: give --target PID, --target COMM or --all", path,
+			      rsp_cli_no_target_why(t));
 		return 1;
 	}
 	n = (size_t)snprintf(tg->desc, sizeof(tg->desc), "%s",

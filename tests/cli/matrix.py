@@ -182,6 +182,8 @@ def readers_in(rsp, fixture, d):
     put("text.data", b"this is not a trace\n" * 20)
     put("cut-1k.data", data[:1024])
     put("cut-half.data", data[:len(data) // 2 + 3])
+    # inside the tracing data, before the records that name the target
+    put("cut-head.data", data[:10000])
     # inside the events: past the header records, off any record boundary
     put("cut-events.data", data[:len(data) * 3 // 4 + 5])
     os.mkdir(os.path.join(d, "dir.data"))
@@ -263,6 +265,10 @@ def readers_in(rsp, fixture, d):
         # options
         check(world, "%s: unknown option" % form, cmd(trace, "--bogus", *ok_out), 2, verb,
               names=["--bogus"], words=["try `rsp %s --help`" % verb], env=env)
+        if verb in ("report", "offcpu"):
+            p = inputs["cut-head.data"]
+            check(world, "%s: cut before the target is named" % form, cmd(p), 1, verb,
+                  names=[p], words=["cut short before it names a target", "--target"], env=env)
         if verb in ("report", "causes", "offcpu", "export"):
             check(world, "%s: wrong target" % form, cmd(trace, "--target", "nosuchprocess",
                                                          *ok_out), 1, verb,
