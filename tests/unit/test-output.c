@@ -84,19 +84,19 @@ static void regular_files(void)
 	char err[256];
 
 	umask(022);
-	CHECK(write_text(at("new.txt"), NULL, "one\n", err, sizeof(err)) == 0, "a new file: %s",
+	CHECK(write_text(at("new.txt"), NULL, "one", err, sizeof(err)) == 0, "a new file: %s",
 	      err);
-	CHECK_STR(get(at("new.txt")), "one\n", "its contents");
+	CHECK_STR(get(at("new.txt")), "one", "its contents");
 	CHECK(stat(at("new.txt"), &a) == 0 && (a.st_mode & 0777) == 0644,
 	      "created with the umask's mode (%o)", a.st_mode & 0777);
 	CHECK(n_entries() == 1, "no temporary file left");
 
 	chmod(at("new.txt"), 0640);
 	stat(at("new.txt"), &a);
-	CHECK(write_text(at("new.txt"), NULL, "two\n", err, sizeof(err)) == 0,
+	CHECK(write_text(at("new.txt"), NULL, "two", err, sizeof(err)) == 0,
 	      "an existing file replaced");
 	stat(at("new.txt"), &b);
-	CHECK_STR(get(at("new.txt")), "two\n", "the new contents");
+	CHECK_STR(get(at("new.txt")), "two", "the new contents");
 	CHECK((b.st_mode & 0777) == 0640, "the replaced file's mode kept (%o)", b.st_mode & 0777);
 	CHECK(a.st_ino != b.st_ino, "replaced by a rename, not rewritten in place");
 
@@ -106,15 +106,15 @@ static void regular_files(void)
 	fflush(rsp_output_get_file(out));
 	CHECK(n_entries() == 2, "the temporary file is beside the target");
 	rsp_output_abort(out);
-	CHECK_STR(get(at("new.txt")), "two\n", "abort leaves the file");
+	CHECK_STR(get(at("new.txt")), "two", "abort leaves the file");
 	CHECK(n_entries() == 1, "abort removes the temporary file");
 
 	/* a symbolic link: the file it names is replaced, the link kept */
 	symlink("new.txt", at("link.txt"));
-	CHECK(write_text(at("link.txt"), NULL, "three\n", err, sizeof(err)) == 0,
+	CHECK(write_text(at("link.txt"), NULL, "three", err, sizeof(err)) == 0,
 	      "through a symbolic link");
 	CHECK(lstat(at("link.txt"), &a) == 0 && S_ISLNK(a.st_mode), "the link is still a link");
-	CHECK_STR(get(at("new.txt")), "three\n", "the file it names replaced");
+	CHECK_STR(get(at("new.txt")), "three", "the file it names replaced");
 	symlink("nothing-here", at("dangling"));
 	CHECK(write_text(at("dangling"), NULL, "x", err, sizeof(err)) == -ENOENT &&
 		      strstr(err, "symbolic link to nothing"),
@@ -199,11 +199,11 @@ static void fifo(void)
 		_exit(0);
 	}
 	close(p[1]);
-	CHECK(write_text(at("fifo"), NULL, "through\n", err, sizeof(err)) == 0, "a FIFO written");
+	CHECK(write_text(at("fifo"), NULL, "through", err, sizeof(err)) == 0, "a FIFO written");
 	waitpid(pid, NULL, 0);
 	(void)!read(p[0], got, sizeof(got) - 1);
 	close(p[0]);
-	CHECK_STR(got, "through\n", "the reader got it");
+	CHECK_STR(got, "through", "the reader got it");
 	CHECK(lstat(at("fifo"), &st) == 0 && S_ISFIFO(st.st_mode) && n_entries() == 1,
 	      "the FIFO is still a FIFO, nothing beside it");
 	unlink(at("fifo"));
@@ -216,7 +216,7 @@ static void size_limit(void)
 	int status = 0;
 	pid_t pid;
 
-	put(at("big.txt"), "before\n");
+	put(at("big.txt"), "before");
 	pid = fork();
 	if (pid == 0) {
 		struct rlimit rl = { 4096, 4096 };
@@ -251,7 +251,7 @@ static void size_limit(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "the file-size limit told as EFBIG with the limit (child status %d)",
 	      WEXITSTATUS(status));
-	CHECK_STR(get(at("big.txt")), "before\n", "the file that was there is unchanged");
+	CHECK_STR(get(at("big.txt")), "before", "the file that was there is unchanged");
 	CHECK(n_entries() == 1, "no temporary file left");
 	unlink(at("big.txt"));
 }
