@@ -229,11 +229,28 @@ static int make_stream(struct rsp_output *o)
 	return 0;
 }
 
-/* The mode a new file gets from open(..., 0666): the umask applied. */
+/*
+ * The mode a new file gets from open(..., 0666): the umask applied.  Read from
+ * /proc (umask() to read it would change it for a moment, under other threads:
+ * the viewer's); the umask() pair where /proc has no Umask line.
+ */
 static mode_t new_file_mode(void)
 {
-	mode_t m = umask(022);
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	mode_t m;
 
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned u;
+
+		if (sscanf(line, "Umask: %o", &u) == 1) {
+			fclose(f);
+			return 0666 & ~(mode_t)u;
+		}
+	}
+	if (f)
+		fclose(f);
+	m = umask(022);
 	umask(m);
 	return 0666 & ~m;
 }
@@ -384,6 +401,8 @@ void rsp_output_abort(struct rsp_output *o)
 {
 	if (!o)
 		return;
+	if (!o->werr)
+		o->werr = -ECANCELED; /* what the stream still buffers is not written */
 	if (o->tmp)
 		unlink(o->tmp);
 	output_free(o);

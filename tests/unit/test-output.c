@@ -206,6 +206,32 @@ static void fifo(void)
 	CHECK_STR(got, "through", "the reader got it");
 	CHECK(lstat(at("fifo"), &st) == 0 && S_ISFIFO(st.st_mode) && n_entries() == 1,
 	      "the FIFO is still a FIFO, nothing beside it");
+
+	/* given up: what the stream buffered never reaches the reader */
+	pipe(p);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(at("fifo"), O_RDONLY);
+		char buf[64];
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		(void)!write(p[1], n > 0 ? "got" : "eof", 3);
+		_exit(0);
+	}
+	close(p[1]);
+	{
+		struct rsp_output *out;
+
+		CHECK(rsp_output_open(at("fifo"), NULL, &out, err, sizeof(err)) == 0,
+		      "a FIFO opened again");
+		fputs("never", rsp_output_get_file(out));
+		rsp_output_abort(out);
+	}
+	waitpid(pid, NULL, 0);
+	memset(got, 0, sizeof(got));
+	(void)!read(p[0], got, 3);
+	close(p[0]);
+	CHECK_STR(got, "eof", "abort: the reader got nothing");
 	unlink(at("fifo"));
 }
 
