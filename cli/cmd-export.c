@@ -406,7 +406,9 @@ int rsp_cmd_export(int argc, char **argv)
 		 !(e.mode == MODE_FOLDED && e.folded == RSP_FOLDED_PSEUDO))
 		inapplicable = "--tolerance applies to --view and --folded pseudo only";
 	if (inapplicable)
-		return rsp_cli_usage_error("export", "%s, not to %s", inapplicable, mode_opt);
+		return rsp_cli_usage_error("export", "%s, not to %s%s%s", inapplicable, mode_opt,
+					   e.mode == MODE_VIEW ? " " : "",
+					   e.mode == MODE_VIEW ? e.view : "");
 	if (e.mode == MODE_VIEW) {
 #ifndef RSP_HAVE_RENDER
 		rsp_cli_error("export", "--view: this rsp was built without cairo (the viewer's "
