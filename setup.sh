@@ -4,7 +4,8 @@
 #   ./setup.sh          install what is missing, build (build/, warnings are errors)
 #   ./setup.sh demo     ... then record the demo workload and explain it
 #   ./setup.sh test     ... then run the whole test suite, the unit and fuzz
-#                       suites again under AddressSanitizer/UBSan (build-asan/), and
+#                       suites and the bad-input matrix again under
+#                       AddressSanitizer/UBSan (build-asan/), and
 #                       the unit tests of threaded code under ThreadSanitizer
 #                       (build-tsan/: loading's threads, the writer, the unwinder's)
 #
@@ -31,7 +32,7 @@ fi
 # --- Debian packages ------------------------------------------------------------
 PKGS="meson ninja-build pkg-config gcc g++ clang python3 libc6-dev binutils
   libtraceevent-dev libtracefs-dev libelf-dev libdw-dev libglib2.0-dev
-  libzstd-dev libcairo2-dev libgtk-4-dev linux-source-6.1 flex bison make xz-utils
+  libzstd-dev zlib1g-dev libbz2-dev liblzma-dev libcairo2-dev libgtk-4-dev linux-source-6.1 flex bison make xz-utils
   xvfb xauth xdotool imagemagick x11-apps libxml2-utils
   libclang-rt-14-dev linux-perf"
 missing=""
@@ -103,7 +104,7 @@ test)
   configure build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debug
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    meson test -C build-asan --print-errorlogs --suite unit --suite fuzz
+    meson test -C build-asan --print-errorlogs --suite unit --suite fuzz --suite matrix
   say "building build-tsan/ (ThreadSanitizer)"
   configure build-tsan -Dwerror=true -Db_sanitize=thread -Dviewer=disabled
   TSAN_OPTIONS=halt_on_error=1 \

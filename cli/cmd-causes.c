@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rsp causes: LatencyTOP over a trace: waits by cause, system-wide, per process, per thread. */
+#include "args.h"
 #include "cli.h"
+#include "input.h"
 #include "json.h"
 #include "target.h"
 
 #include "rsp-causes.h"
 #include "rsp-config.h"
 #include "rsp-model.h"
+#include "rsp-output.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -27,7 +30,7 @@ static const char causes_usage[] =
 	"scheduler's queue, preempted) given a cause by the rules that match its stack;\n"
 	"count, average, maximum, total and percent system-wide and per process.\n"
 	"\n"
-	"  FILE               default rsp.data\n"
+	"  FILE               default rsp.data ('-': standard input)\n"
 	"  -c, --rules RULES  the rule file (default: latency-causes.conf, installed with\n"
 	"                     rsp; its header says the format)\n"
 	"  --sort KEY         total (default), count, avg or max\n"
@@ -41,13 +44,12 @@ static const char causes_usage[] =
 	"  --processes N      processes listed (text/md default 10, csv/json all; 0: all)\n"
 	"  --log LEVEL FILE   write the stacks behind the numbers, one entry per distinct\n"
 	"                     stack with its totals: unmatched (no rule matched: write rules\n"
-	"                     for them), matched, or all\n";
+	"                     for them), matched, or all; LOGFILE '-': standard output\n";
 
-enum fmt { FMT_TEXT, FMT_CSV, FMT_MD, FMT_JSON };
 enum log_level { LOG_NONE, LOG_UNMATCHED, LOG_MATCHED, LOG_ALL };
 
 struct causes {
-	const char *path, *rules_path;
+	const char *path, *name, *rules_path; /* name: the trace in messages */
 	struct rsp_trace *t;
 	struct rsp_causes *rules;
 	struct rsp_latency *lat;
@@ -439,13 +441,17 @@ static int write_log(const struct causes *c, enum log_level level, const char *f
 {
 	static const char *const what[] = { "", "stacks no rule matched", "stacks a rule matched",
 					    "all stacks" };
-	FILE *f = strcmp(file, "-") ? fopen(file, "we") : stdout;
+	struct rsp_output_opts oo = { .allow_stdout = true };
+	struct rsp_output *out;
+	char err[512];
 	size_t n = 0;
+	FILE *f;
 
-	if (!f) {
-		rsp_cli_error("causes", "cannot write the log %s: %s", file, strerror(errno));
+	if (rsp_output_open(file, &oo, &out, err, sizeof(err))) {
+		rsp_cli_error("causes", "--log: %s", err);
 		return 1;
 	}
+	f = rsp_output_get_file(out);
 	fprintf(f, "# rsp causes log: %s, %s, rules %s\n", what[level], c->path, c->rules_path);
 	fprintf(f, "# One entry per distinct stack and state, largest total first: the cause (and\n"
 		   "# the rule's line), state, count, total/average/maximum, a process it was seen\n"
@@ -479,8 +485,8 @@ static int write_log(const struct causes *c, enum log_level level, const char *f
 		n++;
 	}
 	fprintf(f, "\n# %zu entries\n", n);
-	if (f != stdout && fclose(f)) {
-		rsp_cli_error("causes", "cannot write the log %s: %s", file, strerror(errno));
+	if (rsp_output_commit(out, err, sizeof(err))) {
+		rsp_cli_error("causes", "--log: %s", err);
 		return 1;
 	}
 	return 0;
@@ -516,20 +522,16 @@ static int take_log(int *argc, char **argv, enum log_level *level, const char **
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "--log")) {
-			if (i + 2 >= *argc) {
-				rsp_cli_error("causes", "--log needs a level and a file: --log "
-							"unmatched|matched|all FILE");
-				return 2;
-			}
+			if (i + 2 >= *argc)
+				return rsp_cli_usage_error("causes", "--log needs a level and a file: "
+								     "--log unmatched|matched|all FILE");
 			lv = argv[i + 1];
 			*file = argv[i + 2];
 			used = 3;
 		} else if (!strncmp(argv[i], "--log=", 6)) {
-			if (i + 1 >= *argc) {
-				rsp_cli_error("causes", "--log needs a level and a file: --log "
-							"unmatched|matched|all FILE");
-				return 2;
-			}
+			if (i + 1 >= *argc)
+				return rsp_cli_usage_error("causes", "--log needs a level and a file: "
+								     "--log unmatched|matched|all FILE");
 			lv = argv[i] + 6;
 			*file = argv[i + 1];
 			used = 2;
@@ -542,11 +544,10 @@ static int take_log(int *argc, char **argv, enum log_level *level, const char **
 			*level = LOG_MATCHED;
 		else if (!strcmp(lv, "all"))
 			*level = LOG_ALL;
-		else {
-			rsp_cli_error("causes", "unknown log level '%s': unmatched, matched or all",
-				      lv);
-			return 2;
-		}
+		else
+			return rsp_cli_usage_error("causes",
+						   "unknown log level '%s': unmatched, matched or all",
+						   lv);
 		memmove(&argv[i], &argv[i + used], (size_t)(*argc - i - used + 1) * sizeof(char *));
 		*argc -= used;
 		i--;
@@ -569,21 +570,22 @@ int rsp_cmd_causes(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct causes c = { .path = "rsp.data", .sort_name = "total" };
-	struct rsp_trace_opts to = { 0 };
+	struct causes c = { .sort_name = "total" };
 	struct rsp_latency_opts lo = { 0 };
 	enum rsp_latency_sort sort = RSP_LATENCY_BY_TOTAL;
 	enum log_level log_level = LOG_NONE;
-	const char *log_file = NULL;
-	enum fmt fmt = FMT_TEXT;
-	long top = -1, procs = -1;
+	const char *log_file = NULL, *path = NULL;
+	enum rsp_cli_format fmt = RSP_FORMAT_TEXT;
+	struct rsp_cli_input in = { 0 };
+	bool top_set = false, procs_set = false;
+	size_t top = 0, procs = 0;
 	char err[512], rules_buf[PATH_MAX + 64];
 	int opt, ret;
 
 	if ((ret = take_log(&argc, argv, &log_level, &log_file)))
 		return ret;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:f:t:Th", longopts, NULL)) != -1) {
+	rsp_cli_getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":c:f:t:Th", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			c.rules_path = optarg;
@@ -597,27 +599,19 @@ int rsp_cmd_causes(int argc, char **argv)
 				sort = RSP_LATENCY_BY_AVG;
 			else if (!strcmp(optarg, "max") || !strcmp(optarg, "maximum"))
 				sort = RSP_LATENCY_BY_MAX;
-			else {
-				rsp_cli_error("causes", "unknown sort '%s': total, count, avg or max",
-					      optarg);
-				return 2;
-			}
+			else
+				return rsp_cli_usage_error("causes",
+							   "unknown sort '%s': total, count, avg or "
+							   "max",
+							   optarg);
 			c.sort_name = optarg;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "csv"))
-				fmt = FMT_CSV;
-			else if (!strcmp(optarg, "md") || !strcmp(optarg, "markdown"))
-				fmt = FMT_MD;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else {
-				rsp_cli_error("causes", "unknown format '%s': text, csv, md or json",
-					      optarg);
+			if (rsp_cli_parse_format("causes", optarg,
+						 RSP_FORMAT_TEXT | RSP_FORMAT_CSV | RSP_FORMAT_MD |
+							 RSP_FORMAT_JSON,
+						 &fmt))
 				return 2;
-			}
 			break;
 		case 'T':
 			c.threads = true;
@@ -627,85 +621,93 @@ int rsp_cmd_causes(int argc, char **argv)
 				return ret;
 			break;
 		case OPT_TOP:
-			if (!rsp_cli_parse_count(optarg, 100000, &top)) {
-				rsp_cli_error("causes", "bad --top '%s': a count, 0 for all", optarg);
+			if (rsp_cli_parse_top("causes", optarg, 100000, &top))
 				return 2;
-			}
+			top_set = true;
 			break;
-		case OPT_PROCS:
-			if (!rsp_cli_parse_count(optarg, 10000000, &procs)) {
-				rsp_cli_error("causes", "bad --processes '%s': a count, 0 for all",
-					      optarg);
-				return 2;
-			}
+		case OPT_PROCS: {
+			long n;
+
+			if (!rsp_cli_parse_count(optarg, 10000000, &n))
+				return rsp_cli_usage_error("causes",
+							   "bad --processes '%s': a count, 0 for all",
+							   optarg);
+			procs = n ? (size_t)n : SIZE_MAX;
+			procs_set = true;
 			break;
+		}
 		case OPT_STATE:
-			if (!parse_states(optarg, &lo.states)) {
-				rsp_cli_error("causes",
-					      "bad --state '%s': S, D, R (runnable) or P (preempted), "
-					      "comma-separated",
-					      optarg);
-				return 2;
-			}
+			if (!parse_states(optarg, &lo.states))
+				return rsp_cli_usage_error("causes",
+							   "bad --state '%s': S, D, R (runnable) or P "
+							   "(preempted), comma-separated",
+							   optarg);
 			break;
 		case 'h':
 			fputs(causes_usage, stdout);
 			return 0;
 		default:
-			fputs(causes_usage, stderr);
-			return 2;
+			return rsp_cli_bad_option("causes", argv, opt);
 		}
 	}
 	if (optind < argc)
-		c.path = argv[optind++];
-	if (optind < argc) {
-		rsp_cli_error("causes", "one file at a time ('%s' is extra)", argv[optind]);
-		return 2;
-	}
-	c.top = top >= 0 ? (size_t)top : (fmt == FMT_TEXT || fmt == FMT_MD) ? 10 : 0;
-	c.procs = procs >= 0 ? (size_t)procs : (fmt == FMT_TEXT || fmt == FMT_MD) ? 10 : 0;
+		path = argv[optind++];
+	if (optind < argc)
+		return rsp_cli_usage_error("causes", "one file at a time ('%s' is extra)",
+					   argv[optind]);
+	/* text and Markdown are read by people: 10 by default; CSV and JSON by programs: all */
+	c.top = top_set ? top : (fmt == RSP_FORMAT_TEXT || fmt == RSP_FORMAT_MD) ? 10 : SIZE_MAX;
+	c.procs = procs_set ? procs :
+		  (fmt == RSP_FORMAT_TEXT || fmt == RSP_FORMAT_MD) ? 10 :
+								     SIZE_MAX;
 	if (!c.rules_path)
 		c.rules_path = default_rules(rules_buf, sizeof(rules_buf));
 	ret = 1;
 	if (rsp_causes_load(c.rules_path, &c.rules, err, sizeof(err))) {
-		rsp_cli_error("causes", "%s", err);
+		rsp_cli_error("causes", "%s (-c takes a rule file; the header of %s says the format)",
+			      err, default_rules(rules_buf, sizeof(rules_buf)));
 		return 1;
 	}
-	if (rsp_trace_open(c.path, &to, &c.t, err, sizeof(err))) {
-		rsp_cli_error("causes", "%s", err);
+	if (rsp_cli_input_open(&in, "causes", path, NULL))
+		goto out;
+	if (log_level != LOG_NONE &&
+	    (rsp_cli_same_file(log_file, in.path) || rsp_cli_same_file(log_file, c.rules_path))) {
+		ret = rsp_cli_usage_error("causes", "--log %s is a file being read: give another name",
+					  log_file);
 		goto out;
 	}
-	if (c.tg.n_specs && rsp_cli_target_resolve(&c.tg, c.t, "causes", c.path, true))
+	c.t = in.t;
+	c.path = in.path;
+	c.name = in.name;
+	if (c.tg.n_specs && rsp_cli_target_resolve(&c.tg, c.t, "causes", c.name, true))
 		goto out;
 	lo.per_thread = c.threads;
 	c.states = lo.states;
 	if (rsp_latency_account(c.t, c.rules, &lo, &c.lat, err, sizeof(err))) {
-		rsp_cli_error("causes", "%s", err);
+		rsp_cli_error("causes", "%s: %s", c.name, err);
 		goto out;
 	}
 	rsp_latency_sort(c.lat, sort);
 	if (log_level != LOG_NONE && write_log(&c, log_level, log_file))
 		goto out;
 	switch (fmt) {
-	case FMT_TEXT:
+	case RSP_FORMAT_TEXT:
 		print_text(&c);
 		break;
-	case FMT_CSV:
+	case RSP_FORMAT_CSV:
 		print_csv(&c);
 		break;
-	case FMT_MD:
+	case RSP_FORMAT_MD:
 		print_md(&c);
 		break;
-	case FMT_JSON:
+	case RSP_FORMAT_JSON:
 		print_json(&c);
 		break;
 	}
-	ret = fflush(stdout) ? 1 : 0;
-	if (ret)
-		rsp_cli_error("causes", "cannot write the output: %s", strerror(errno));
+	ret = 0;
 out:
 	rsp_latency_free(c.lat);
-	rsp_trace_free(c.t);
+	rsp_cli_input_close(&in);
 	rsp_causes_free(c.rules);
 	rsp_cli_target_free(&c.tg);
 	return ret;

@@ -4,13 +4,16 @@
  * viewer/rsp-render.h's library when rsp was built with cairo), folded stacks
  * for flame-graph tools, Chrome trace-event JSON for Perfetto.
  */
+#include "args.h"
 #include "cli.h"
 #include "export.h"
+#include "input.h"
 #include "target.h"
 
 #include "rsp-analysis.h"
 #include "rsp-folded.h"
 #include "rsp-model.h"
+#include "rsp-output.h"
 #ifdef RSP_HAVE_RENDER
 #include "rsp-render.h"
 #endif
@@ -18,6 +21,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +36,7 @@ static const char export_usage[] =
 	"         [--width PX] [--height PX] [--sleeps] [--chains-only] [--merge-threads]\n"
 	"         [--tolerance US]\n"
 	"\n"
-	"  FILE                 default rsp.data\n"
+	"  FILE                 default rsp.data ('-': standard input)\n"
 	"  --view V             the viewer's process-running view, chronological flame view\n"
 	"                       or consolidated flame view, drawn without a display; the\n"
 	"                       type follows OUT's extension.  SVG frames carry their full\n"
@@ -46,7 +50,9 @@ static const char export_usage[] =
 	"  --chrome-json        Chrome trace-event JSON (Perfetto, chrome://tracing): a track\n"
 	"                       per thread with runs and sleeps (stacks in args), wakeups as\n"
 	"                       flow events, block I/O as async slices\n"
-	"  -o, --output OUT     the file to write; '-' or none: standard output (not --view)\n"
+	"  -o, --output OUT     the file to write; '-' or none: standard output (not --view);\n"
+	"                       written whole or not at all: an existing file is replaced\n"
+	"                       only when everything was written\n"
 	"  --target PID|COMM   the processes (and the ones they forked); default: the ones\n"
 	"                       rsp record marked, else the whole system; repeatable\n"
 	"  --thread TID         one thread\n"
@@ -57,12 +63,14 @@ static const char export_usage[] =
 	"  --sleeps             --view running: sleeps as labelled boxes\n"
 	"  --chains-only        --view running: only the target and its chains\n"
 	"  --merge-threads      --view consolidated: merge the threads of a process\n"
-	"  --tolerance US       the analysis' tolerance (pseudo, flame views; default 1000)\n";
+	"  --tolerance US       --view, --folded pseudo: the analysis' tolerance (default 1000)\n"
+	"\n"
+	"An option that does not apply to the chosen output is an error.\n";
 
 enum mode { MODE_NONE, MODE_VIEW, MODE_FOLDED, MODE_CHROME };
 
 struct exp {
-	const char *path, *out;
+	const char *path, *name, *out; /* name: the trace in messages */
 	struct rsp_trace *t;
 	struct rsp_analysis *an;
 	struct rsp_cli_target tg;
@@ -75,30 +83,27 @@ struct exp {
 	bool sleeps, chains_only, merge_threads;
 };
 
-static FILE *open_out(const struct exp *e)
+/* -o OUT (none or '-': standard output); NULL after one line */
+static struct rsp_output *open_out(const struct exp *e)
 {
-	FILE *f;
+	struct rsp_output_opts oo = { .allow_stdout = true };
+	struct rsp_output *out;
+	char err[512];
 
-	if (!e->out || !strcmp(e->out, "-"))
-		return stdout;
-	f = fopen(e->out, "we");
-	if (!f)
-		rsp_cli_error("export", "cannot create %s: %s", e->out, strerror(errno));
-	return f;
+	if (rsp_output_open(e->out, &oo, &out, err, sizeof(err))) {
+		rsp_cli_error("export", "%s", err);
+		return NULL;
+	}
+	return out;
 }
 
-/* flush and close; on failure remove what was written */
-static int close_out(const struct exp *e, FILE *f)
+/* flush and rename into place; on failure only the temporary file is removed */
+static int close_out(struct rsp_output *out)
 {
-	int bad = ferror(f) | fflush(f);
+	char err[512];
 
-	if (f != stdout)
-		bad |= fclose(f);
-	if (bad) {
-		rsp_cli_error("export", "cannot write %s: %s",
-			      f == stdout ? "the standard output" : e->out, strerror(errno));
-		if (f != stdout)
-			unlink(e->out);
+	if (rsp_output_commit(out, err, sizeof(err))) {
+		rsp_cli_error("export", "%s", err);
 		return 1;
 	}
 	return 0;
@@ -116,14 +121,15 @@ static int analyze(struct exp *e)
 				      e->mode == MODE_VIEW ? "this view" : "--folded pseudo");
 		else
 			rsp_cli_error("export",
-				      "%s needs a target to analyze: %s records none; give --target "
-				      "PID or --target COMM",
-				      e->mode == MODE_VIEW ? "this view" : "--folded pseudo", e->path);
+				      "%s needs a target to analyze: %s %s; give --target PID or "
+				      "--target COMM",
+				      e->mode == MODE_VIEW ? "this view" : "--folded pseudo", e->name,
+				      rsp_cli_no_target_why(e->t));
 		return 1;
 	}
 	if (rsp_analyze(e->t, e->tg.pids, e->tg.tid > 0 ? 0 : e->tg.n_pids, e->tg.tid, &e->ao,
 			&e->an, err, sizeof(err))) {
-		rsp_cli_error("export", "%s", err);
+		rsp_cli_error("export", "%s: %s", e->name, err);
 		return 1;
 	}
 	return 0;
@@ -133,6 +139,7 @@ static int do_folded(struct exp *e)
 {
 	struct rsp_folded_opts fo = { .mark_frames = e->mark };
 	struct rsp_folded *fd = NULL;
+	struct rsp_output *out;
 	char err[512];
 	FILE *f;
 	int ret;
@@ -141,14 +148,15 @@ static int do_folded(struct exp *e)
 		return 1;
 	rsp_cli_target_filter(&e->tg, true, &fo.threads);
 	if (rsp_folded_build(e->t, e->an, e->folded, &fo, &fd, err, sizeof(err))) {
-		rsp_cli_error("export", "%s", err);
+		rsp_cli_error("export", "%s: %s", e->name, err);
 		return 1;
 	}
-	f = open_out(e);
-	if (!f) {
+	out = open_out(e);
+	if (!out) {
 		rsp_folded_free(fd);
 		return 1;
 	}
+	f = rsp_output_get_file(out);
 	for (size_t i = 0; i < rsp_folded_n_lines(fd); i++) {
 		const char *stack;
 		uint64_t v;
@@ -156,7 +164,7 @@ static int do_folded(struct exp *e)
 		rsp_folded_line(fd, i, &stack, &v);
 		fprintf(f, "%s %" PRIu64 "\n", stack, v);
 	}
-	ret = close_out(e, f);
+	ret = close_out(out);
 	rsp_folded_free(fd);
 	return ret;
 }
@@ -164,8 +172,8 @@ static int do_folded(struct exp *e)
 static int do_chrome(struct exp *e)
 {
 	struct rsp_thread_filter flt;
+	struct rsp_output *out;
 	uint8_t *sel;
-	FILE *f;
 	int ret;
 
 	rsp_cli_target_filter(&e->tg, true, &flt);
@@ -174,22 +182,21 @@ static int do_chrome(struct exp *e)
 		rsp_cli_error("export", "out of memory");
 		return 1;
 	}
-	f = open_out(e);
-	if (!f) {
+	out = open_out(e);
+	if (!out) {
 		free(sel);
 		return 1;
 	}
-	ret = rsp_export_chrome(f, e->t, sel, e->path);
+	/* a write error is the output's to tell, with its reason, at commit */
+	ret = rsp_export_chrome(rsp_output_get_file(out), e->t, sel, e->path);
 	free(sel);
-	if (ret) {
-		rsp_cli_error("export", "cannot write the trace JSON: %s", strerror(-ret));
-		if (f != stdout) {
-			fclose(f);
-			unlink(e->out);
-		}
+	if (ret == -ENOMEM) {
+		rsp_cli_error("export", "out of memory writing the trace JSON for %s",
+			      rsp_output_get_name(out));
+		rsp_output_abort(out);
 		return 1;
 	}
-	return close_out(e, f);
+	return close_out(out);
 }
 
 #ifdef RSP_HAVE_RENDER
@@ -202,8 +209,11 @@ static int do_view(struct exp *e)
 		.target_chains_only = e->chains_only,
 		.merge_threads = e->merge_threads,
 	};
+	struct rsp_output_opts oo = { .by_name = true };
+	struct rsp_output *out;
 	enum rsp_view_kind kind;
 	char err[512];
+	int ret;
 
 	if (!strcmp(e->view, "running"))
 		kind = RSP_VIEW_RUNNING;
@@ -214,11 +224,26 @@ static int do_view(struct exp *e)
 	/* the running view can draw a trace without a target; the flame views cannot */
 	if ((e->tg.n_pids || e->tg.tid > 0 || kind != RSP_VIEW_RUNNING) && analyze(e))
 		return 1;
-	if (rsp_render_export(e->t, e->an, kind, e->out, &ro, err, sizeof(err))) {
+	/* drawn into a temporary file of the same type, renamed into place when whole */
+	oo.suffix = strrchr(e->out, '.');
+	if (rsp_output_open(e->out, &oo, &out, err, sizeof(err))) {
 		rsp_cli_error("export", "%s", err);
 		return 1;
 	}
-	return 0;
+	ret = rsp_render_export(e->t, e->an, kind, rsp_output_get_path(out), &ro, err,
+				sizeof(err));
+	if (ret) {
+		char prefix[PATH_MAX + 32];
+
+		/* the render library names the file it wrote: the temporary one */
+		snprintf(prefix, sizeof(prefix), "cannot write %s:", rsp_output_get_path(out));
+		if (!strncmp(err, prefix, strlen(prefix)))
+			rsp_output_error(err, sizeof(err), e->out, rsp_output_diagnose(out, ret));
+		rsp_output_abort(out);
+		rsp_cli_error("export", "%s", err);
+		return 1;
+	}
+	return close_out(out);
 }
 
 static bool has_ext(const char *p, const char *ext)
@@ -263,39 +288,40 @@ int rsp_cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct exp e = { .path = "rsp.data" };
-	struct rsp_trace_opts to = { 0 };
-	char err[512];
+	struct exp e = { 0 };
+	struct rsp_cli_input in = { 0 };
+	const char *path = NULL, *mode_opt = NULL, *inapplicable = NULL;
+	bool tol_set = false;
 	int c, ret, modes = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:t:h", longopts, NULL)) != -1) {
+	rsp_cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":o:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_VIEW:
 			if (strcmp(optarg, "running") && strcmp(optarg, "flame") &&
-			    strcmp(optarg, "consolidated")) {
-				rsp_cli_error("export",
-					      "unknown view '%s': running, flame or consolidated",
-					      optarg);
-				return 2;
-			}
+			    strcmp(optarg, "consolidated"))
+				return rsp_cli_usage_error("export",
+							   "unknown view '%s': running, flame or "
+							   "consolidated",
+							   optarg);
 			e.mode = MODE_VIEW;
 			e.view = optarg;
+			mode_opt = "--view";
 			modes++;
 			break;
 		case OPT_FOLDED:
-			if (rsp_folded_kind_parse(optarg, &e.folded)) {
-				rsp_cli_error("export",
-					      "unknown folded kind '%s': cpu, offcpu, hotcold, "
-					      "offwake or pseudo",
-					      optarg);
-				return 2;
-			}
+			if (rsp_folded_kind_parse(optarg, &e.folded))
+				return rsp_cli_usage_error("export",
+							   "unknown folded kind '%s': cpu, offcpu, "
+							   "hotcold, offwake or pseudo",
+							   optarg);
 			e.mode = MODE_FOLDED;
+			mode_opt = "--folded";
 			modes++;
 			break;
 		case OPT_CHROME:
 			e.mode = MODE_CHROME;
+			mode_opt = "--chrome-json";
 			modes++;
 			break;
 		case 'o':
@@ -308,10 +334,8 @@ int rsp_cmd_export(int argc, char **argv)
 		case OPT_THREAD: {
 			long tid;
 
-			if (!rsp_cli_parse_count(optarg, INT32_MAX, &tid) || !tid) {
-				rsp_cli_error("export", "bad thread id '%s'", optarg);
-				return 2;
-			}
+			if (!rsp_cli_parse_count(optarg, INT32_MAX, &tid) || !tid)
+				return rsp_cli_usage_error("export", "bad thread id '%s'", optarg);
 			e.tg.tid = (int)tid;
 			break;
 		}
@@ -324,11 +348,9 @@ int rsp_cmd_export(int argc, char **argv)
 		case OPT_WIDTH:
 		case OPT_HEIGHT:
 			if (!rsp_cli_parse_count(optarg, 100000, c == OPT_WIDTH ? &e.width : &e.height) ||
-			    (c == OPT_WIDTH ? e.width : e.height) < 16) {
-				rsp_cli_error("export", "bad --%s '%s': pixels, 16 to 100000",
-					      c == OPT_WIDTH ? "width" : "height", optarg);
-				return 2;
-			}
+			    (c == OPT_WIDTH ? e.width : e.height) < 16)
+				return rsp_cli_usage_error("export", "bad --%s '%s': pixels, 16 to 100000",
+							   c == OPT_WIDTH ? "width" : "height", optarg);
 			break;
 		case OPT_SLEEPS:
 			e.sleeps = true;
@@ -342,35 +364,51 @@ int rsp_cmd_export(int argc, char **argv)
 		case OPT_TOL: {
 			uint64_t ns;
 
-			if (!rsp_cli_parse_us(optarg, &ns) || !ns || ns > 60000000000ull) {
-				rsp_cli_error("export", "bad tolerance '%s': microseconds > 0", optarg);
-				return 2;
-			}
+			if (!rsp_cli_parse_us(optarg, &ns) || !ns || ns > 60000000000ull)
+				return rsp_cli_usage_error("export",
+							   "bad tolerance '%s': microseconds > 0",
+							   optarg);
 			e.ao.tolerance_ns = ns;
+			tol_set = true;
 			break;
 		}
 		case 'h':
 			fputs(export_usage, stdout);
 			return 0;
 		default:
-			fputs(export_usage, stderr);
-			return 2;
+			return rsp_cli_bad_option("export", argv, c);
 		}
 	}
 	if (optind < argc)
-		e.path = argv[optind++];
-	if (optind < argc) {
-		rsp_cli_error("export", "one file at a time ('%s' is extra)", argv[optind]);
-		return 2;
-	}
-	if (modes != 1) {
-		rsp_cli_error("export", "say what to export: one of --view, --folded, --chrome-json");
-		return 2;
-	}
-	if ((e.tg.all && (e.tg.n_specs || e.tg.tid)) || (e.tg.tid && e.tg.n_specs)) {
-		rsp_cli_error("export", "--all, --target and --thread exclude each other");
-		return 2;
-	}
+		path = argv[optind++];
+	if (optind < argc)
+		return rsp_cli_usage_error("export", "one file at a time ('%s' is extra)",
+					   argv[optind]);
+	if (modes > 1)
+		return rsp_cli_usage_error("export",
+					   "--view, --folded and --chrome-json exclude each other: "
+					   "one export at a time");
+	if (modes != 1)
+		return rsp_cli_usage_error("export",
+					   "say what to export: one of --view, --folded, --chrome-json");
+	if ((e.tg.all && (e.tg.n_specs || e.tg.tid)) || (e.tg.tid && e.tg.n_specs))
+		return rsp_cli_usage_error("export", "--all, --target and --thread exclude each other");
+	/* an option that does not apply to the chosen output is a mistake, not a no-op */
+	if (e.mark && e.mode != MODE_FOLDED)
+		inapplicable = "--mark-frames applies to --folded only";
+	else if ((e.width || e.height) && e.mode != MODE_VIEW)
+		inapplicable = "--width and --height apply to --view only";
+	else if ((e.sleeps || e.chains_only) && (e.mode != MODE_VIEW || strcmp(e.view, "running")))
+		inapplicable = "--sleeps and --chains-only apply to --view running only";
+	else if (e.merge_threads && (e.mode != MODE_VIEW || strcmp(e.view, "consolidated")))
+		inapplicable = "--merge-threads applies to --view consolidated only";
+	else if (tol_set && e.mode != MODE_VIEW &&
+		 !(e.mode == MODE_FOLDED && e.folded == RSP_FOLDED_PSEUDO))
+		inapplicable = "--tolerance applies to --view and --folded pseudo only";
+	if (inapplicable)
+		return rsp_cli_usage_error("export", "%s, not to %s%s%s", inapplicable, mode_opt,
+					   e.mode == MODE_VIEW ? " " : "",
+					   e.mode == MODE_VIEW ? e.view : "");
 	if (e.mode == MODE_VIEW) {
 #ifndef RSP_HAVE_RENDER
 		rsp_cli_error("export", "--view: this rsp was built without cairo (the viewer's "
@@ -378,24 +416,28 @@ int rsp_cmd_export(int argc, char **argv)
 					"then rebuild");
 		return 1;
 #else
-		if (!e.out || !strcmp(e.out, "-")) {
-			rsp_cli_error("export", "--view needs -o OUT.svg, OUT.png or OUT.pdf");
-			return 2;
-		}
-		if (!has_ext(e.out, ".svg") && !has_ext(e.out, ".png") && !has_ext(e.out, ".pdf")) {
-			rsp_cli_error("export", "'%s': the image type comes from the name: .svg, .png "
-						"or .pdf",
-				      e.out);
-			return 2;
-		}
+		if (!e.out || !strcmp(e.out, "-"))
+			return rsp_cli_usage_error("export",
+						   "--view needs -o OUT.svg, OUT.png or OUT.pdf");
+		if (!has_ext(e.out, ".svg") && !has_ext(e.out, ".png") && !has_ext(e.out, ".pdf"))
+			return rsp_cli_usage_error("export",
+						   "'%s': the image type comes from the name: .svg, "
+						   ".png or .pdf",
+						   e.out);
 #endif
 	}
-	if (rsp_trace_open(e.path, &to, &e.t, err, sizeof(err))) {
-		rsp_cli_error("export", "%s", err);
+	if (rsp_cli_input_open(&in, "export", path, NULL))
 		return 1;
+	if (rsp_cli_same_file(e.out, in.path)) {
+		rsp_cli_input_close(&in);
+		return rsp_cli_usage_error("export", "%s is the trace being read: give -o another name",
+					   e.out);
 	}
+	e.t = in.t;
+	e.path = in.path;
+	e.name = in.name;
 	ret = 1;
-	if (rsp_cli_target_resolve(&e.tg, e.t, "export", e.path, true))
+	if (rsp_cli_target_resolve(&e.tg, e.t, "export", e.name, true))
 		goto out;
 	switch (e.mode) {
 	case MODE_FOLDED:
@@ -414,7 +456,7 @@ int rsp_cmd_export(int argc, char **argv)
 	}
 out:
 	rsp_analysis_free(e.an);
-	rsp_trace_free(e.t);
+	rsp_cli_input_close(&in);
 	rsp_cli_target_free(&e.tg);
 	return ret;
 }

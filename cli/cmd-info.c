@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rsp info: what a trace holds. */
+#include "args.h"
 #include "cli.h"
+#include "input.h"
 #include "json.h"
 
 #include "rsp-model.h"
@@ -14,11 +16,15 @@
 #include <time.h>
 
 static const char info_usage[] =
-	"usage: rsp info [FILE] [--json]\n"
+	"usage: rsp info [FILE] [--format text|json | --json]\n"
 	"\n"
 	"What a trace holds: time span, CPUs, kernel, events per type, lost spans,\n"
 	"inferred switches, processes with their run time, the recorded targets.\n"
-	"FILE defaults to rsp.data.  Reads rsp record's files and perf record's.\n";
+	"Reads rsp record's files and perf record's.\n"
+	"\n"
+	"  FILE          default rsp.data ('-': standard input)\n"
+	"  --format F    text (default) or json\n"
+	"  --json        the same as --format json\n";
 
 struct proc_row {
 	int pid;
@@ -118,7 +124,8 @@ static void json_coverage(struct json *j, struct rsp_trace *t)
 	json_end_object(j);
 }
 
-static void print_text(const char *path, struct rsp_trace *t)
+/* @len: the size of a trace read from a stream (0: a file's, found by stat) */
+static void print_text(const char *path, struct rsp_trace *t, size_t len)
 {
 	struct rsp_trace_summary s;
 	struct proc_row *rows;
@@ -129,7 +136,7 @@ static void print_text(const char *path, struct rsp_trace *t)
 	rsp_trace_get_summary(t, &s);
 	printf("file        %s (%s, %.1f MB, %" PRIu64 " records)\n", path,
 	       s.pipe_mode ? "perf.data, pipe mode" : "perf.data, file mode",
-	       stat(path, &st) == 0 ? st.st_size / 1e6 : 0.0, s.file_records);
+	       len ? len / 1e6 : stat(path, &st) == 0 ? st.st_size / 1e6 : 0.0, s.file_records);
 	printf("recorded    by %s on %s (Linux %s, %s), %u CPUs\n",
 	       *s.recorder ? s.recorder : "an unknown recorder", *s.hostname ? s.hostname : "?",
 	       *s.osrelease ? s.osrelease : "?", *s.arch ? s.arch : "?", s.nr_cpus);
@@ -316,45 +323,45 @@ static void print_json(const char *path, struct rsp_trace *t)
 int rsp_cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' }, /* the first spelling of --format json */
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rsp_trace_opts o = { 0 };
-	struct rsp_trace *t;
-	const char *path = "rsp.data";
-	bool json = false;
-	char err[512];
+	enum rsp_cli_format fmt = RSP_FORMAT_TEXT;
+	struct rsp_cli_input in;
+	const char *path = NULL;
 	int c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	rsp_cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":f:jh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			if (rsp_cli_parse_format("info", optarg, RSP_FORMAT_TEXT | RSP_FORMAT_JSON,
+						 &fmt))
+				return 2;
+			break;
 		case 'j':
-			json = true;
+			fmt = RSP_FORMAT_JSON;
 			break;
 		case 'h':
 			fputs(info_usage, stdout);
 			return 0;
 		default:
-			fputs(info_usage, stderr);
-			return 2;
+			return rsp_cli_bad_option("info", argv, c);
 		}
 	}
 	if (optind < argc)
 		path = argv[optind++];
-	if (optind < argc) {
-		rsp_cli_error("info", "one file at a time ('%s' is extra)", argv[optind]);
-		return 2;
-	}
-	if (rsp_trace_open(path, &o, &t, err, sizeof(err))) {
-		rsp_cli_error("info", "%s", err);
+	if (optind < argc)
+		return rsp_cli_usage_error("info", "one file at a time ('%s' is extra)",
+					   argv[optind]);
+	if (rsp_cli_input_open(&in, "info", path, NULL))
 		return 1;
-	}
-	if (json)
-		print_json(path, t);
+	if (fmt == RSP_FORMAT_JSON)
+		print_json(in.path, in.t);
 	else
-		print_text(path, t);
-	rsp_trace_free(t);
+		print_text(in.path, in.t, in.len);
+	rsp_cli_input_close(&in);
 	return 0;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rsp offcpu: Gregg's off-CPU analysis: time by kernel + user stack, with histograms. */
+#include "args.h"
 #include "cli.h"
+#include "input.h"
 #include "json.h"
 #include "target.h"
 
@@ -22,7 +24,7 @@ static const char offcpu_usage[] =
 	"histogram (DTrace's quantize).  Blocked time (switched out until woken) and\n"
 	"dispatcher-queue time (woken or preempted, waiting for a CPU) are separate.\n"
 	"\n"
-	"  FILE               default rsp.data\n"
+	"  FILE               default rsp.data ('-': standard input)\n"
 	"  --target PID|COMM  the processes (with the processes they forked); default: the\n"
 	"                     ones rsp record marked; repeatable\n"
 	"  --thread TID       one thread\n"
@@ -80,7 +82,7 @@ static void print_hist(const uint64_t *h)
 static void print_part(const struct rsp_offcpu *o, enum rsp_offcpu_part part, size_t top)
 {
 	size_t n = rsp_offcpu_n_stacks(o, part);
-	size_t shown = top && top < n ? top : n;
+	size_t shown = top < n ? top : n;
 
 	for (size_t i = 0; i < shown; i++) {
 		struct rsp_offcpu_stack s;
@@ -149,7 +151,7 @@ static void json_part(struct json *j, const struct rsp_offcpu *o, enum rsp_offcp
 {
 	size_t n = rsp_offcpu_n_stacks(o, part);
 
-	for (size_t i = 0; i < n && (!top || i < top); i++) {
+	for (size_t i = 0; i < n && i < top; i++) {
 		struct rsp_offcpu_stack s;
 
 		rsp_offcpu_stack_info(o, part, i, &s);
@@ -254,17 +256,16 @@ int rsp_cmd_offcpu(int argc, char **argv)
 	};
 	struct rsp_cli_target tg = { 0 };
 	struct rsp_offcpu_opts oo = { 0 };
-	struct rsp_trace_opts to = { 0 };
-	struct rsp_trace *t = NULL;
+	struct rsp_cli_input in = { 0 };
 	struct rsp_offcpu *o = NULL;
-	const char *path = "rsp.data";
-	bool json = false;
-	long top = 10;
+	enum rsp_cli_format fmt = RSP_FORMAT_TEXT;
+	const char *path = NULL;
+	size_t top = 10;
 	char err[512];
 	int c, ret = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:f:h", longopts, NULL)) != -1) {
+	rsp_cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":t:f:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if ((ret = rsp_cli_target_add(&tg, "offcpu", optarg)))
@@ -273,10 +274,8 @@ int rsp_cmd_offcpu(int argc, char **argv)
 		case OPT_THREAD: {
 			long tid;
 
-			if (!rsp_cli_parse_count(optarg, INT32_MAX, &tid) || !tid) {
-				rsp_cli_error("offcpu", "bad thread id '%s'", optarg);
-				return 2;
-			}
+			if (!rsp_cli_parse_count(optarg, INT32_MAX, &tid) || !tid)
+				return rsp_cli_usage_error("offcpu", "bad thread id '%s'", optarg);
 			tg.tid = (int)tid;
 			break;
 		}
@@ -284,83 +283,63 @@ int rsp_cmd_offcpu(int argc, char **argv)
 			tg.all = true;
 			break;
 		case OPT_MIN:
-			if (!rsp_cli_parse_us(optarg, &oo.min_ns)) {
-				rsp_cli_error("offcpu", "bad --min-us '%s': microseconds >= 0", optarg);
-				return 2;
-			}
+			if (!rsp_cli_parse_us(optarg, &oo.min_ns))
+				return rsp_cli_usage_error("offcpu", "bad --min-us '%s': microseconds >= 0",
+							   optarg);
 			break;
 		case OPT_STATE:
-			if (!parse_states(optarg, &oo.states)) {
-				rsp_cli_error("offcpu",
-					      "bad --state '%s': S (interruptible), D "
-					      "(uninterruptible) or P (preempted)",
-					      optarg);
-				return 2;
-			}
+			if (!parse_states(optarg, &oo.states))
+				return rsp_cli_usage_error("offcpu",
+							   "bad --state '%s': S (interruptible), D "
+							   "(uninterruptible) or P (preempted)",
+							   optarg);
 			break;
 		case OPT_WITHIN:
-			if (!*optarg) {
-				rsp_cli_error("offcpu", "--within needs a function name");
-				return 2;
-			}
+			if (!*optarg)
+				return rsp_cli_usage_error("offcpu", "--within needs a function name");
 			oo.within = optarg;
 			break;
 		case OPT_TOP:
-			if (!rsp_cli_parse_count(optarg, 10000000, &top)) {
-				rsp_cli_error("offcpu", "bad --top '%s': a count, 0 for all", optarg);
+			if (rsp_cli_parse_top("offcpu", optarg, 10000000, &top))
 				return 2;
-			}
 			break;
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				json = true;
-			else if (!strcmp(optarg, "text"))
-				json = false;
-			else {
-				rsp_cli_error("offcpu", "unknown format '%s': text or json", optarg);
+			if (rsp_cli_parse_format("offcpu", optarg, RSP_FORMAT_TEXT | RSP_FORMAT_JSON,
+						 &fmt))
 				return 2;
-			}
 			break;
 		case 'h':
 			fputs(offcpu_usage, stdout);
 			return 0;
 		default:
-			fputs(offcpu_usage, stderr);
-			return 2;
+			return rsp_cli_bad_option("offcpu", argv, c);
 		}
 	}
 	if (optind < argc)
 		path = argv[optind++];
-	if (optind < argc) {
-		rsp_cli_error("offcpu", "one file at a time ('%s' is extra)", argv[optind]);
-		return 2;
-	}
-	if ((tg.all && (tg.n_specs || tg.tid)) || (tg.tid && tg.n_specs)) {
-		rsp_cli_error("offcpu", "--all, --target and --thread exclude each other");
-		return 2;
-	}
+	if (optind < argc)
+		return rsp_cli_usage_error("offcpu", "one file at a time ('%s' is extra)",
+					   argv[optind]);
+	if ((tg.all && (tg.n_specs || tg.tid)) || (tg.tid && tg.n_specs))
+		return rsp_cli_usage_error("offcpu", "--all, --target and --thread exclude each other");
 	ret = 1;
-	if (rsp_trace_open(path, &to, &t, err, sizeof(err))) {
-		rsp_cli_error("offcpu", "%s", err);
+	if (rsp_cli_input_open(&in, "offcpu", path, NULL))
 		goto out;
-	}
-	if (rsp_cli_target_resolve(&tg, t, "offcpu", path, false))
+	if (rsp_cli_target_resolve(&tg, in.t, "offcpu", in.name, false))
 		goto out;
 	rsp_cli_target_filter(&tg, true, &oo.threads);
-	if (rsp_offcpu_build(t, &oo, &o, err, sizeof(err))) {
-		rsp_cli_error("offcpu", "%s", err);
+	if (rsp_offcpu_build(in.t, &oo, &o, err, sizeof(err))) {
+		rsp_cli_error("offcpu", "%s: %s", in.name, err);
 		goto out;
 	}
-	if (json)
-		print_json(o, path, tg.desc, &oo, (size_t)top);
+	if (fmt == RSP_FORMAT_JSON)
+		print_json(o, in.path, tg.desc, &oo, top);
 	else
-		print_text(o, path, tg.desc, &oo, (size_t)top);
-	ret = fflush(stdout) ? 1 : 0;
-	if (ret)
-		rsp_cli_error("offcpu", "cannot write the output: %s", strerror(errno));
+		print_text(o, in.path, tg.desc, &oo, top);
+	ret = 0;
 out:
 	rsp_offcpu_free(o);
-	rsp_trace_free(t);
+	rsp_cli_input_close(&in);
 	rsp_cli_target_free(&tg);
 	return ret;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rsp record: option parsing and the end summary over rsp_record(). */
+#include "args.h"
 #include "cli.h"
 #include "rsp-model.h"
+#include "rsp-output.h"
 
 #include "rsp-collector.h"
 
@@ -12,17 +14,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 static const char record_usage[] =
-	"usage: rsp record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+	"usage: rsp record [-o FILE] [-p PID[,PID...]] [-a] [-d SECONDS] [-F HZ]\n"
+	"                  [--call-graph fp|dwarf[,SIZE]] [-m PAGES] [--no-net] [--no-block]\n"
+	"                  [--probes FILE] [--no-rt] [--compression-level N] [--no-kallsyms]\n"
+	"                  [-q] [-v] [-- COMMAND [ARGS...]]\n"
 	"\n"
 	"Record the whole system (every CPU) while a program runs: scheduler switches and\n"
 	"wakeups with stacks, fork/exec/exit, block I/O, interrupts, socket events and CPU\n"
 	"samples.  -p or COMMAND marks the target that `rsp report` explains.\n"
 	"\n"
-	"  -o, --output FILE        write FILE (default rsp.data; an existing one becomes FILE.old)\n"
+	"  -o, --output FILE        write FILE (default rsp.data; an existing one becomes\n"
+	"                           FILE.old; a device or FIFO is written as it is)\n"
 	"  -p, --pid PID[,PID...]   target running processes; stop when they all exit\n"
 	"  -a, --all-cpus           record with no target, until Ctrl-C or -d\n"
 	"  -d, --duration SECONDS   stop after SECONDS (a COMMAND still running gets SIGTERM)\n"
@@ -42,7 +49,11 @@ static const char record_usage[] =
 	"      --no-kallsyms        do not store kernel symbols in the file (smaller; kernel\n"
 	"                           frames then symbolize only on this machine's kernel)\n"
 	"  -q, --quiet              no end summary\n"
+	"  -v, --verbose            also what the recorder does (removed leftovers, ...)\n"
 	"  -h, --help               this text\n";
+
+/* a pipe-mode perf.data's header: a file no bigger holds no records */
+#define PIPE_HEADER_SIZE 16
 
 static void on_signal(int sig)
 {
@@ -253,7 +264,16 @@ static int exit_status_of(int status)
 	return 1;
 }
 
-int rsp_cmd_record(int argc, char **argv)
+struct args {
+	struct rsp_record_opts o;
+	pid_t *pids;
+	size_t n_pids;
+	char *probes_text;
+	int quiet, verbosity;
+};
+
+/* 0; 2 after one line (a usage error); -1 after --help */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum {
 		OPT_CALL_GRAPH = 1000,
@@ -285,156 +305,171 @@ int rsp_cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rsp_record_opts o = { .sample_hz = 999, .target_hz = 9999 };
-	struct rsp_record_stats st;
-	struct sigaction sa;
-	pid_t *pids = NULL;
-	size_t n_pids = 0;
-	char *probes_text = NULL;
-	char err[1024];
-	int c, ret, quiet = 0, verbosity = 1, status = 0;
+	struct rsp_record_opts *o = &a->o;
+	int c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:ad:F:m:qvh", longopts, NULL)) != -1) {
+	rsp_cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, "+:o:p:ad:F:m:qvh", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
 		case 'o':
-			o.output = optarg;
+			o->output = optarg;
 			break;
 		case 'p':
-			if (parse_pids(optarg, &pids, &n_pids)) {
-				rsp_cli_error("record", "bad PID list '%s': want PID[,PID...]",
-					      optarg);
-				return 2;
-			}
+			if (parse_pids(optarg, &a->pids, &a->n_pids))
+				return rsp_cli_usage_error("record", "bad PID list '%s': want PID[,PID...]",
+							   optarg);
 			break;
 		case 'a':
-			o.system_wide = true;
+			o->system_wide = true;
 			break;
 		case 'd':
-			o.duration = strtod(optarg, &end);
-			if (*end || o.duration <= 0) {
-				rsp_cli_error("record", "bad duration '%s': want seconds > 0", optarg);
-				return 2;
-			}
+			o->duration = strtod(optarg, &end);
+			if (*end || o->duration <= 0 || end == optarg)
+				return rsp_cli_usage_error("record", "bad duration '%s': want seconds > 0",
+							   optarg);
 			break;
 		case 'F': {
 			long hz = strtol(optarg, &end, 10);
 
-			if (*end || hz < 0 || hz > 100000) {
-				rsp_cli_error("record", "bad sampling rate '%s': want 0..100000 Hz",
-					      optarg);
-				return 2;
-			}
-			o.sample_hz = (unsigned)hz;
+			if (*end || end == optarg || hz < 0 || hz > 100000)
+				return rsp_cli_usage_error("record",
+							   "bad sampling rate '%s': want 0..100000 Hz",
+							   optarg);
+			o->sample_hz = (unsigned)hz;
 			break;
 		}
 		case OPT_TARGET_FREQ: {
 			long hz = strtol(optarg, &end, 10);
 
-			if (*end || hz < 0 || hz > 100000) {
-				rsp_cli_error("record", "bad target sampling rate '%s': want 0..100000 Hz",
-					      optarg);
-				return 2;
-			}
-			o.target_hz = (unsigned)hz;
+			if (*end || end == optarg || hz < 0 || hz > 100000)
+				return rsp_cli_usage_error("record",
+							   "bad target sampling rate '%s': want 0..100000 Hz",
+							   optarg);
+			o->target_hz = (unsigned)hz;
 			break;
 		}
 		case 'm': {
 			long pages = strtol(optarg, &end, 10);
 
-			if (*end || pages < 1 || (pages & (pages - 1))) {
-				rsp_cli_error("record", "bad page count '%s': want a power of two",
-					      optarg);
-				return 2;
-			}
-			o.mmap_pages = (unsigned)pages;
+			if (*end || pages < 1 || (pages & (pages - 1)))
+				return rsp_cli_usage_error("record",
+							   "bad page count '%s': want a power of two",
+							   optarg);
+			o->mmap_pages = (unsigned)pages;
 			break;
 		}
 		case OPT_CALL_GRAPH:
 			if (!strcmp(optarg, "fp")) {
-				o.call_graph = RSP_CALL_GRAPH_FP;
+				o->call_graph = RSP_CALL_GRAPH_FP;
 			} else if (!strncmp(optarg, "dwarf", 5) &&
 				   (optarg[5] == '\0' || optarg[5] == ',')) {
-				o.call_graph = RSP_CALL_GRAPH_DWARF;
+				o->call_graph = RSP_CALL_GRAPH_DWARF;
 				if (optarg[5] == ',') {
 					long size = strtol(optarg + 6, &end, 10);
 
-					if (*end || size < 8 || size > 65528 || size % 8) {
-						rsp_cli_error("record",
-							      "bad stack size '%s': want a multiple "
-							      "of 8 up to 65528",
-							      optarg + 6);
-						return 2;
-					}
-					o.stack_size = (unsigned)size;
+					if (*end || size < 8 || size > 65528 || size % 8)
+						return rsp_cli_usage_error(
+						    "record",
+						    "bad stack size '%s': want a multiple of 8 up to "
+						    "65528",
+						    optarg + 6);
+					o->stack_size = (unsigned)size;
 				}
 			} else {
-				rsp_cli_error("record", "bad --call-graph '%s': want fp or dwarf[,SIZE]",
-					      optarg);
-				return 2;
+				return rsp_cli_usage_error("record",
+							   "bad --call-graph '%s': want fp or "
+							   "dwarf[,SIZE]",
+							   optarg);
 			}
 			break;
 		case OPT_NO_NET:
-			o.no_net = true;
+			o->no_net = true;
 			break;
 		case OPT_NO_BLOCK:
-			o.no_block = true;
+			o->no_block = true;
 			break;
 		case OPT_PROBES:
-			probes_text = read_text_file(optarg);
-			if (!probes_text) {
-				rsp_cli_error("record", "cannot read %s: %s", optarg, strerror(errno));
+			free(a->probes_text);
+			a->probes_text = read_text_file(optarg);
+			if (!a->probes_text) {
+				rsp_cli_error("record",
+					      "cannot read the event set %s: %s (--probes takes a file "
+					      "in the format of probes/events.conf)",
+					      optarg, strerror(errno));
 				return 2;
 			}
-			o.probes_text = probes_text;
+			o->probes_text = a->probes_text;
 			break;
 		case OPT_NO_RT:
-			o.no_rt = true;
+			o->no_rt = true;
 			break;
 		case OPT_NO_KSYMS:
-			o.no_kallsyms = true;
+			o->no_kallsyms = true;
 			break;
 		case OPT_COMPRESS: {
-			char *rest;
-			long v = strtol(optarg, &rest, 10);
+			long v = strtol(optarg, &end, 10);
 
-			if (*rest || v < 0 || v > 22) {
-				rsp_cli_error("record", "bad --compression-level '%s': want 0 (none) to 22",
-					      optarg);
-				return 2;
-			}
-			o.compression = v ? (int)v : -1;
+			if (*end || end == optarg || v < 0 || v > 22)
+				return rsp_cli_usage_error("record",
+							   "bad --compression-level '%s': want 0 "
+							   "(none) to 22",
+							   optarg);
+			o->compression = v ? (int)v : -1;
 			break;
 		}
 		case 'q':
-			quiet = 1;
-			verbosity = 0;
+			a->quiet = 1;
+			a->verbosity = 0;
 			break;
 		case 'v':
-			verbosity = 2;
+			a->verbosity = 2;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
-			return 0;
+			return -1;
 		default:
-			fputs(record_usage, stderr);
-			return 2;
+			return rsp_cli_bad_option("record", argv, c);
 		}
 	}
 	if (optind < argc)
-		o.argv = argv + optind;
-	if (!o.argv && !n_pids && !o.system_wide) {
-		rsp_cli_error("record", "nothing to record: give -p PID, -a, or -- COMMAND [ARGS...]");
-		return 2;
+		o->argv = argv + optind;
+	if (!o->argv && !a->n_pids && !o->system_wide)
+		return rsp_cli_usage_error("record",
+					   "nothing to record: give -p PID, -a, or -- COMMAND [ARGS...]");
+	return 0;
+}
+
+int rsp_cmd_record(int argc, char **argv)
+{
+	struct args a = { .o = { .sample_hz = 999, .target_hz = 9999 }, .verbosity = 1 };
+	struct rsp_record_opts *o = &a.o;
+	struct rsp_output_target out;
+	struct rsp_record_stats st;
+	struct sigaction sa;
+	char err[1024];
+	int ret, status = 0;
+
+	ret = parse_args(argc, argv, &a);
+	if (ret) {
+		free(a.pids);
+		free(a.probes_text);
+		return ret < 0 ? 0 : ret;
 	}
-	o.pids = pids;
-	o.n_pids = n_pids;
-	o.cmdline = (const char *const *)argv;
-	o.n_cmdline = (size_t)argc;
-	o.log = log_msg;
-	o.log_ctx = &verbosity;
+	/* the output's errors before anything runs: a directory, a missing directory */
+	if (rsp_output_check(o->output ? o->output : "rsp.data", false, &out, err, sizeof(err))) {
+		rsp_cli_error("record", "%s", err);
+		free(a.pids);
+		free(a.probes_text);
+		return 1;
+	}
+	o->pids = a.pids;
+	o->n_pids = a.n_pids;
+	o->cmdline = (const char *const *)argv;
+	o->n_cmdline = (size_t)argc;
+	o->log = log_msg;
+	o->log_ctx = &a.verbosity;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -443,7 +478,7 @@ int rsp_cmd_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	ret = rsp_record(&o, &st, err, sizeof(err));
+	ret = rsp_record(o, &st, err, sizeof(err));
 	if (ret) {
 		rsp_cli_error("record", "%s", err);
 		if (st.child_ran)
@@ -451,25 +486,41 @@ int rsp_cmd_record(int argc, char **argv)
 		else if (st.exec_failed)
 			status = 127; /* as env(1) and timeout(1) */
 		rsp_record_stats_clear(&st);
-		free(pids);
-		free(probes_text);
+		rsp_output_target_clear(&out);
+		free(a.pids);
+		free(a.probes_text);
 		return status ? status : 1;
 	}
-	if (!quiet)
-		print_summary(&o, &st);
-	if (!quiet && st.stop != RSP_STOP_WRITE_ERROR)
-		print_stack_coverage(o.output ? o.output : "rsp.data");
+	if (!a.quiet)
+		print_summary(o, &st);
+	/* read back only a file: a device or FIFO cannot be read again */
+	if (!a.quiet && st.stop != RSP_STOP_WRITE_ERROR && out.kind != RSP_OUTPUT_STREAM)
+		print_stack_coverage(o->output ? o->output : "rsp.data");
 	if (st.stop == RSP_STOP_WRITE_ERROR) {
-		rsp_cli_error("record",
-			      "writing %s failed (%s): recording stopped; the file holds everything "
-			      "up to that point and opens normally",
-			      o.output ? o.output : "rsp.data", strerror(-st.write_error));
+		struct stat fst;
+		char line[512];
+
+		rsp_output_error(line, sizeof(line), o->output ? o->output : "rsp.data",
+				 st.write_error);
+		if (out.kind == RSP_OUTPUT_STREAM)
+			rsp_cli_error("record", "%s: recording stopped", line);
+		else if (stat(out.path, &fst) == 0 && fst.st_size <= PIPE_HEADER_SIZE)
+			rsp_cli_error("record",
+				      "%s: recording stopped before its first records were written: "
+				      "the file holds none",
+				      line);
+		else
+			rsp_cli_error("record",
+				      "%s: recording stopped; the file holds everything up to that "
+				      "point and opens normally",
+				      line);
 		status = 1;
 	} else if (st.child_ran) {
 		status = exit_status_of(st.child_status);
 	}
 	rsp_record_stats_clear(&st);
-	free(pids);
-	free(probes_text);
+	rsp_output_target_clear(&out);
+	free(a.pids);
+	free(a.probes_text);
 	return status;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rsp report: the explanation table of a target.  Formats: docs/report-formats.md. */
+#include "args.h"
 #include "cli.h"
+#include "input.h"
 #include "json.h"
 #include "target.h"
 
@@ -22,20 +24,19 @@ static const char report_usage[] =
 	"network waits, queueing, scheduler delay, hardware waits, preemption, timeouts,\n"
 	"waiting on parallel work; each category with what to look at.\n"
 	"\n"
-	"  FILE              default rsp.data\n"
+	"  FILE              default rsp.data ('-': standard input)\n"
 	"  --target PID|COMM the process to explain (default: the one rsp record marked)\n"
 	"  --thread TID      explain one thread\n"
 	"  --threads         also a table per control path (thread)\n"
 	"  --format F        text (default), csv, md or json (docs/report-formats.md)\n"
 	"  --tolerance US    how far a child may overflow its parent sleep (default 1000)\n"
-	"  --top N           contributors listed per category (default 5)\n";
-
-enum fmt { FMT_TEXT, FMT_CSV, FMT_MD, FMT_JSON };
+	"  --top N           contributors listed per category (default 5; 0: all)\n";
 
 struct report {
 	struct rsp_trace *t;
 	struct rsp_analysis *an;
-	const char *path;
+	const char *path; /* as shown in the report */
+	const char *name; /* in messages */
 	int *pids;
 	size_t n_pids;
 	int tid;
@@ -92,21 +93,34 @@ static int choose_target(struct report *r, const char *target)
 				return 0;
 			}
 		}
-		rsp_cli_error("report", "no thread %d in %s", r->tid, r->path);
+		rsp_cli_error("report", "no thread %d in %s (rsp info lists the processes)", r->tid,
+			      r->name);
 		return -ESRCH;
 	}
 	if (!target) {
 		for (size_t i = 0; i < rsp_trace_n_targets(r->t); i++)
 			add_pid(r, rsp_trace_target(r->t, i));
 		if (!r->n_pids) {
-			rsp_cli_error("report",
-				      "%s records no target (rsp record -a, or perf record): give "
-				      "--target PID or --target COMM",
-				      r->path);
+			rsp_cli_error("report", "%s %s: give --target PID or --target COMM",
+				      r->name, rsp_cli_no_target_why(r->t));
 			return -EINVAL;
 		}
 	} else if (rsp_cli_is_number(target)) {
-		add_pid(r, atoi(target));
+		long pid = strtol(target, NULL, 10);
+		bool found = false;
+
+		for (size_t i = 0; i < nt && !found && pid <= INT32_MAX; i++) {
+			struct rsp_thread_info ti;
+
+			rsp_trace_thread(r->t, i, &ti);
+			found = ti.pid == pid;
+		}
+		if (!found) {
+			rsp_cli_error("report", "no process %s in %s (rsp info lists them)", target,
+				      r->name);
+			return -ESRCH;
+		}
+		add_pid(r, (int)pid);
 	} else {
 		for (size_t i = 0; i < nt; i++) {
 			struct rsp_thread_info ti;
@@ -117,7 +131,7 @@ static int choose_target(struct report *r, const char *target)
 		}
 		if (!r->n_pids) {
 			rsp_cli_error("report", "no process named '%s' in %s (rsp info lists them)",
-				      target, r->path);
+				      target, r->name);
 			return -ESRCH;
 		}
 	}
@@ -428,17 +442,17 @@ int rsp_cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rsp_trace_opts to = { 0 };
 	struct rsp_analysis_opts ao = { .summary = true }; /* the table needs no tree */
-	struct report r = { .path = "rsp.data", .top = 5 };
-	const char *target = NULL;
-	enum fmt fmt = FMT_TEXT;
+	struct report r = { .top = 5 };
+	struct rsp_cli_input in;
+	const char *target = NULL, *path = NULL;
+	enum rsp_cli_format fmt = RSP_FORMAT_TEXT;
 	bool threads = false;
 	char err[512];
 	int c, ret = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:Tf:h", longopts, NULL)) != -1) {
+	rsp_cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":t:Tf:h", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -447,91 +461,76 @@ int rsp_cmd_report(int argc, char **argv)
 			break;
 		case OPT_THREAD:
 			r.tid = (int)strtol(optarg, &end, 10);
-			if (*end || r.tid <= 0) {
-				rsp_cli_error("report", "bad thread id '%s'", optarg);
-				return 2;
-			}
+			if (*end || r.tid <= 0)
+				return rsp_cli_usage_error("report", "bad thread id '%s'", optarg);
 			break;
 		case 'T':
 			threads = true;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "csv"))
-				fmt = FMT_CSV;
-			else if (!strcmp(optarg, "md") || !strcmp(optarg, "markdown"))
-				fmt = FMT_MD;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else {
-				rsp_cli_error("report", "unknown format '%s': text, csv, md or json",
-					      optarg);
+			if (rsp_cli_parse_format("report", optarg,
+						 RSP_FORMAT_TEXT | RSP_FORMAT_CSV | RSP_FORMAT_MD |
+							 RSP_FORMAT_JSON,
+						 &fmt))
 				return 2;
-			}
 			break;
 		case OPT_TOL: {
 			double us = strtod(optarg, &end);
 
-			if (*end || us <= 0 || us > 60e6) {
-				rsp_cli_error("report", "bad tolerance '%s': microseconds > 0", optarg);
-				return 2;
-			}
+			if (*end || us <= 0 || us > 60e6)
+				return rsp_cli_usage_error("report",
+							   "bad tolerance '%s': microseconds > 0",
+							   optarg);
 			ao.tolerance_ns = (uint64_t)(us * 1000.0);
 			break;
 		}
-		case OPT_TOP: {
-			long n = strtol(optarg, &end, 10);
-
-			if (*end || n < 0 || n > 1000) {
-				rsp_cli_error("report", "bad --top '%s'", optarg);
+		case OPT_TOP:
+			if (rsp_cli_parse_top("report", optarg, 1000, &r.top))
 				return 2;
-			}
-			r.top = (size_t)n;
 			break;
-		}
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
 		default:
-			fputs(report_usage, stderr);
-			return 2;
+			return rsp_cli_bad_option("report", argv, c);
 		}
 	}
 	if (optind < argc)
-		r.path = argv[optind++];
-	if (optind < argc) {
-		rsp_cli_error("report", "one file at a time ('%s' is extra)", argv[optind]);
-		return 2;
-	}
-	if (rsp_trace_open(r.path, &to, &r.t, err, sizeof(err))) {
-		rsp_cli_error("report", "%s", err);
+		path = argv[optind++];
+	if (optind < argc)
+		return rsp_cli_usage_error("report", "one file at a time ('%s' is extra)",
+					   argv[optind]);
+	if (target && r.tid)
+		return rsp_cli_usage_error("report", "--target and --thread exclude each other");
+	if (rsp_cli_input_open(&in, "report", path, NULL))
 		return 1;
-	}
+	r.t = in.t;
+	r.path = in.path;
+	r.name = in.name;
 	if (choose_target(&r, target))
 		goto out;
 	if (rsp_analyze(r.t, r.pids, r.n_pids, r.tid, &ao, &r.an, err, sizeof(err))) {
-		rsp_cli_error("report", "%s", err);
+		rsp_cli_error("report", "%s: %s", r.name, err);
 		goto out;
 	}
 	switch (fmt) {
-	case FMT_TEXT:
+	case RSP_FORMAT_TEXT:
 		print_text(&r, threads);
 		break;
-	case FMT_CSV:
+	case RSP_FORMAT_CSV:
 		print_csv(&r, threads);
 		break;
-	case FMT_MD:
+	case RSP_FORMAT_MD:
 		print_md(&r);
 		break;
-	case FMT_JSON:
+	case RSP_FORMAT_JSON:
 		print_json(&r, threads);
 		break;
 	}
 	ret = 0;
 out:
 	rsp_analysis_free(r.an);
-	rsp_trace_free(r.t);
+	rsp_cli_input_close(&in);
 	free(r.pids);
 	return ret;
 }

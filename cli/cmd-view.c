@@ -1,29 +1,45 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rsp view: start the GTK viewer (a separate binary, so rsp needs no GTK). */
+/*
+ * rsp view: start the GTK viewer (a separate binary, so rsp needs no GTK),
+ * after checking each file as the other verbs do and that there is a display.
+ */
+#include "args.h"
 #include "cli.h"
+#include "input.h"
 
 #include "rsp-config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-int rsp_cmd_view(int argc, char **argv)
+static const char view_usage[] =
+	"usage: rsp view [FILE...]\n"
+	"\n"
+	"Open each FILE (default rsp.data, else perf.data) in the viewer (rsp-viewer): the\n"
+	"process-running timeline, the chronological and consolidated flame views.  Each\n"
+	"file is read first, as the other verbs read it.  Without a display, draw the views\n"
+	"to files with `rsp export FILE --view running|flame|consolidated -o OUT.svg`\n"
+	"(or .png, .pdf).\n";
+
+static bool set(const char *var)
+{
+	const char *v = getenv(var);
+
+	return v && *v;
+}
+
+/* next to this rsp (a build tree: ../viewer/rsp-viewer), else installed; NULL if none */
+static char *find_viewer(void)
 {
 	char self[PATH_MAX], path[PATH_MAX + 32];
-	const char *candidates[3];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	size_t nc = 0;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: rsp view [FILE]\n\nOpen FILE (default rsp.data) in the viewer "
-		       "(rsp-viewer).\n");
-		return 0;
-	}
-	/* next to this rsp (a build tree: ../viewer/rsp-viewer), else installed */
 	if (n > 0) {
 		char *slash;
 
@@ -32,21 +48,87 @@ int rsp_cmd_view(int argc, char **argv)
 		if (slash) {
 			*slash = '\0';
 			snprintf(path, sizeof(path), "%s/../viewer/rsp-viewer", self);
-			candidates[nc++] = strdup(path);
+			if (access(path, X_OK) == 0)
+				return strdup(path);
 			snprintf(path, sizeof(path), "%s/rsp-viewer", self);
-			candidates[nc++] = strdup(path);
+			if (access(path, X_OK) == 0)
+				return strdup(path);
 		}
 	}
-	candidates[nc++] = strdup(RSP_BINDIR "/rsp-viewer");
-	for (size_t i = 0; i < nc; i++) {
-		if (candidates[i] && access(candidates[i], X_OK) == 0) {
-			argv[0] = (char *)candidates[i];
-			execv(candidates[i], argv);
-			rsp_cli_error("view", "cannot start %s: %s", candidates[i], strerror(errno));
-			return 1;
+	if (access(RSP_BINDIR "/rsp-viewer", X_OK) == 0)
+		return strdup(RSP_BINDIR "/rsp-viewer");
+	return NULL;
+}
+
+int rsp_cmd_view(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stat st;
+	char **args;
+	char *viewer;
+	int c, n = 0;
+
+	rsp_cli_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c != 'h')
+			return rsp_cli_bad_option("view", argv, c);
+		fputs(view_usage, stdout);
+		return 0;
+	}
+	args = calloc((size_t)(argc - optind) + 3, sizeof(char *));
+	if (!args) {
+		rsp_cli_error("view", "out of memory");
+		return 1;
+	}
+	/* no FILE and no recording here: the viewer opens empty (File > Open) */
+	if (optind < argc || lstat("rsp.data", &st) == 0 || lstat("perf.data", &st) == 0) {
+		int n_files = optind < argc ? argc - optind : 1;
+
+		for (int i = 0; i < n_files; i++) {
+			const char *file = optind < argc ? argv[optind + i] : NULL;
+			struct rsp_cli_input in;
+
+			if (file && !strcmp(file, "-")) {
+				free(args);
+				return rsp_cli_usage_error("view",
+							   "the viewer reads files, not standard "
+							   "input: save the stream first (`... > "
+							   "trace.data`)");
+			}
+			if (rsp_cli_input_open(&in, "view", file, NULL)) {
+				free(args);
+				return 1;
+			}
+			args[1 + n++] = (char *)in.path; /* argv's, or the default's literal */
+			rsp_cli_input_close(&in);
 		}
 	}
-	rsp_cli_error("view", "the viewer (rsp-viewer) is not built: install libgtk-4-dev and "
-			      "rebuild (./setup.sh does both)");
+	if (!set("DISPLAY") && !set("WAYLAND_DISPLAY")) {
+		rsp_cli_error("view", "no display for %s (neither DISPLAY nor WAYLAND_DISPLAY is "
+				      "set): draw its views to files with `rsp export %s --view "
+				      "running|flame|consolidated -o OUT.svg` (or .png, .pdf)",
+			      n ? args[1] : "the viewer", n ? args[1] : "FILE");
+		free(args);
+		return 1;
+	}
+	viewer = find_viewer();
+	if (!viewer) {
+		rsp_cli_error("view", "the viewer (rsp-viewer) is not built: install libgtk-4-dev "
+				      "and rebuild (./setup.sh does both), or draw the views with "
+				      "`rsp export FILE --view running|flame|consolidated -o OUT.svg`");
+		free(args);
+		return 1;
+	}
+	args[0] = viewer;
+	/* what was printed goes out before the viewer replaces this process */
+	rsp_cli_input_say_warnings(true);
+	fflush(stdout);
+	execv(viewer, args);
+	rsp_cli_error("view", "cannot start %s: %s", viewer, strerror(errno));
+	free(viewer);
+	free(args);
 	return 1;
 }

@@ -2,7 +2,9 @@
 /* Choosing the processes a verb looks at (see target.h). */
 #include "target.h"
 
+#include "args.h"
 #include "cli.h"
+#include "input.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -13,11 +15,9 @@
 
 int rsp_cli_target_add(struct rsp_cli_target *tg, const char *verb, const char *spec)
 {
-	if (tg->n_specs >= sizeof(tg->specs) / sizeof(tg->specs[0])) {
-		rsp_cli_error(verb, "at most %zu --target options",
-			      sizeof(tg->specs) / sizeof(tg->specs[0]));
-		return 2;
-	}
+	if (tg->n_specs >= sizeof(tg->specs) / sizeof(tg->specs[0]))
+		return rsp_cli_usage_error(verb, "at most %zu --target options",
+					   sizeof(tg->specs) / sizeof(tg->specs[0]));
 	tg->specs[tg->n_specs++] = spec;
 	return 0;
 }
@@ -135,10 +135,8 @@ int rsp_cli_target_resolve(struct rsp_cli_target *tg, struct rsp_trace *t, const
 			snprintf(tg->desc, sizeof(tg->desc), "the whole system");
 			return 0;
 		}
-		rsp_cli_error(verb,
-			      "%s records no target (rsp record -a, or perf record): give "
-			      "--target PID, --target COMM or --all",
-			      path);
+		rsp_cli_error(verb, "%s %s: give --target PID, --target COMM or --all", path,
+			      rsp_cli_no_target_why(t));
 		return 1;
 	}
 	n = (size_t)snprintf(tg->desc, sizeof(tg->desc), "%s",

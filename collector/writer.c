@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "writer.h"
 
+#include "rsp-output.h"
 #include "rsp-perf-format.h"
 
 #include <errno.h>
@@ -46,6 +47,7 @@ struct chunk {
 
 struct rsp_writer {
 	int fd;
+	bool regular; /* a file rsp created: may be cut back (else a device or FIFO) */
 	char *path;
 
 	/* reader side, no lock */
@@ -254,7 +256,7 @@ static int write_compressed(struct rsp_writer *w, const struct chunk *c, uint64_
 /* After a failed write: the file cut back to its last whole chunk. */
 static void undo(struct rsp_writer *w)
 {
-	if (ftruncate(w->fd, (off_t)w->whole) == 0)
+	if (w->regular && ftruncate(w->fd, (off_t)w->whole) == 0)
 		lseek(w->fd, (off_t)w->whole, SEEK_SET);
 	w->on_disk = w->whole;
 	w->staged = 0;
@@ -381,7 +383,6 @@ int rsp_writer_open(struct rsp_writer **out, const char *path, char *err, size_t
 {
 	struct rsp_writer *w;
 	struct rsp_pf_pipe_header hdr = { .magic = RSP_PF_MAGIC, .size = sizeof(hdr) };
-	char *old = NULL;
 	int ret;
 
 	*out = NULL;
@@ -390,32 +391,17 @@ int rsp_writer_open(struct rsp_writer **out, const char *path, char *err, size_t
 		return -ENOMEM;
 	w->fd = -1;
 	w->path = strdup(path);
-	if (!w->path || asprintf(&old, "%s.old", path) < 0) {
-		old = NULL;
+	if (!w->path) {
 		ret = -ENOMEM;
 		goto fail;
 	}
-	if (access(path, F_OK) == 0 && rename(path, old) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot move the existing %s to %s: %s", path, old,
-			 strerror(errno));
+	/* these files hold every process's stacks: 0600 whatever the umask */
+	ret = rsp_output_open_in_place(path, 0600, &w->fd, &w->regular, err, errlen);
+	if (ret)
 		goto fail;
-	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-		goto fail;
-	}
-	/* the umask may not be 077; these files hold every process's stacks */
-	if (fchmod(w->fd, 0600) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot make %s private: %s", path, strerror(errno));
-		goto fail;
-	}
 	ret = write_all(w->fd, (const void *)&hdr, sizeof(hdr));
 	if (ret) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
+		rsp_output_error(err, errlen, path, ret);
 		goto fail;
 	}
 	w->written = w->on_disk = w->whole = sizeof(hdr);
@@ -427,15 +413,14 @@ int rsp_writer_open(struct rsp_writer **out, const char *path, char *err, size_t
 		snprintf(err, errlen, "cannot start the writer thread: %s", strerror(-ret));
 		goto fail;
 	}
-	free(old);
 	*out = w;
 	return 0;
 fail:
 	if (w->fd >= 0) {
 		close(w->fd);
-		unlink(path);
+		if (w->regular)
+			unlink(path); /* created by rsp_output_open_in_place(), O_EXCL */
 	}
-	free(old);
 	free(w->path);
 	free(w);
 	return ret;
@@ -574,7 +559,7 @@ int rsp_writer_close(struct rsp_writer *w, uint64_t *written, uint64_t *raw, uin
 	ZSTD_freeCCtx(w->zc);
 	free(w->zbuf);
 	free(w->stage);
-	if (!err && fsync(w->fd) < 0 && errno != EINVAL)
+	if (!err && w->regular && fsync(w->fd) < 0 && errno != EINVAL)
 		err = -errno;
 	if (close(w->fd) < 0 && !err)
 		err = -errno;

@@ -18,8 +18,10 @@
 struct rsp_writer;
 
 /*
- * Create @path (mode 0600).  An existing file is renamed to @path.old first,
- * as perf does.  On failure returns -errno and a message in @err.
+ * Create @path (mode 0600) through rsp_output_open_in_place(): an existing
+ * regular file is renamed to @path.old first, as perf does; a character
+ * device or a FIFO is written as it is (never renamed, created or cut back);
+ * a directory is refused.  On failure returns -errno and a message in @err.
  */
 int rsp_writer_open(struct rsp_writer **w, const char *path, char *err, size_t errlen);
 

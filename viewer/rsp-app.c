@@ -109,6 +109,14 @@ static void rsp_app_init(RspApp *app)
 RspApp *rsp_app_new(void)
 {
 	/* non-unique: each `rsp view` is its own process (and tests run side by side) */
-	return g_object_new(RSP_TYPE_APP, "application-id", "org.rsp.Viewer", "flags",
-			    G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
+	RspApp *app = g_object_new(RSP_TYPE_APP, "application-id", "org.rsp.Viewer", "flags",
+				   G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
+
+	/* --help names the argument */
+	g_application_set_option_context_parameter_string(G_APPLICATION(app), "[FILE…]");
+	g_application_set_option_context_summary(
+	    G_APPLICATION(app), "Open each FILE (default: rsp.data), a recording by rsp record or\n"
+				"perf record, in the viewer: the process-running timeline, the\n"
+				"chronological and consolidated flame views.");
+	return app;
 }

@@ -4,6 +4,8 @@
 
 #include "rsp-testlog.h"
 
+#include "rsp-output.h"
+
 #include <cairo-pdf.h>
 #include <errno.h>
 #include <math.h>
@@ -416,8 +418,12 @@ GtkEventController *rsp_canvas_get_controller(RspCanvas *c, const char *which)
 gboolean rsp_canvas_export(RspCanvas *c, const char *path, GError **error)
 {
 	const char *ext = strrchr(path, '.');
-	gboolean ok = FALSE;
+	struct rsp_output_opts oo = { .by_name = TRUE, .suffix = ext };
+	struct rsp_output *out;
 	cairo_status_t st = CAIRO_STATUS_SUCCESS;
+	const char *tmp;
+	char err[512];
+	int ret = 0;
 
 	if (!c->ops || !c->layout.valid) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "nothing to export yet");
@@ -430,46 +436,62 @@ gboolean rsp_canvas_export(RspCanvas *c, const char *path, GError **error)
 			    "%s: give a file name ending in .png, .svg or .pdf", path);
 		return FALSE;
 	}
+	/* drawn into a temporary file of the same type, renamed over @path when whole */
+	ret = rsp_output_open(path, &oo, &out, err, sizeof(err));
+	if (ret) {
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-ret), "%s", err);
+		return FALSE;
+	}
+	tmp = rsp_output_get_path(out);
 	if (!g_ascii_strcasecmp(ext, ".svg")) {
-		FILE *f = fopen(path, "w");
+		FILE *f = fopen(tmp, "w");
 
 		if (!f) {
-			g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
-				    "cannot write %s: %s", path, g_strerror(errno));
-			return FALSE;
-		}
-		if (c->doc && !rsp_document_try_lock(c->doc)) {
+			ret = -errno;
+		} else if (c->doc && !rsp_document_try_lock(c->doc)) {
 			fclose(f);
+			rsp_output_abort(out);
 			g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
 				    "the recording is being analysed: export again in a moment");
 			return FALSE;
+		} else {
+			ret = rsp_layout_write_svg(&c->layout, c->ops, c->data, &c->v, f,
+						   c->ops->name) ?
+				      -EIO :
+				      0;
+			if (c->doc)
+				rsp_document_unlock(c->doc);
+			if (fclose(f) && !ret)
+				ret = -errno;
 		}
-		ok = rsp_layout_write_svg(&c->layout, c->ops, c->data, &c->v, f, c->ops->name) == 0;
-		if (c->doc)
-			rsp_document_unlock(c->doc);
-		ok = (fclose(f) == 0) && ok;
 	} else {
 		cairo_surface_t *s =
 		    !g_ascii_strcasecmp(ext, ".png")
 			? cairo_image_surface_create(CAIRO_FORMAT_RGB24, c->v.width, c->v.height)
-			: cairo_pdf_surface_create(path, c->v.width, c->v.height);
+			: cairo_pdf_surface_create(tmp, c->v.width, c->v.height);
 		cairo_t *cr = cairo_create(s);
 
 		rsp_layout_draw(&c->layout, c->ops, c->data, &c->v, cr);
 		st = cairo_status(cr);
 		cairo_destroy(cr);
 		if (!st && !g_ascii_strcasecmp(ext, ".png"))
-			st = cairo_surface_write_to_png(s, path);
+			st = cairo_surface_write_to_png(s, tmp);
 		cairo_surface_finish(s);
 		if (!st)
 			st = cairo_surface_status(s);
 		cairo_surface_destroy(s);
-		ok = st == CAIRO_STATUS_SUCCESS;
+		ret = st == CAIRO_STATUS_SUCCESS ? 0 : -EIO;
 	}
-	if (!ok)
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot write %s%s%s", path,
-			    st ? ": " : "", st ? cairo_status_to_string(st) : "");
-	return ok;
+	if (ret) {
+		/* cairo says only "write error": the file-size limit or a full disk told */
+		rsp_output_error(err, sizeof(err), path, rsp_output_diagnose(out, ret));
+		rsp_output_abort(out);
+	} else {
+		ret = rsp_output_commit(out, err, sizeof(err));
+	}
+	if (ret)
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-ret), "%s", err);
+	return ret == 0;
 }
 
 /* ---- input -------------------------------------------------------------------------------------

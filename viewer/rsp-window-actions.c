@@ -6,6 +6,8 @@
 #include "rsp-render.h"
 #include "rsp-testlog.h"
 
+#include "rsp-output.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -121,7 +123,8 @@ static gboolean write_table(RspPage *page, const char *path, enum rsp_table_form
 			    GError **error)
 {
 	RspTarget *tg = rsp_page_get_target(page);
-	FILE *f;
+	struct rsp_output *out;
+	char err[512];
 	int ret;
 
 	if (!tg) {
@@ -130,15 +133,14 @@ static gboolean write_table(RspPage *page, const char *path, enum rsp_table_form
 			    "(click its name) and export from there");
 		return FALSE;
 	}
-	f = fopen(path, "w");
-	if (!f) {
-		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "cannot write %s: %s",
-			    path, g_strerror(errno));
-		return FALSE;
+	/* written whole or not at all (output/rsp-output.h) */
+	ret = rsp_output_open(path, NULL, &out, err, sizeof(err));
+	if (!ret) {
+		rsp_render_table(tg->analysis, tg->desc, fmt, 5, rsp_output_get_file(out));
+		ret = rsp_output_commit(out, err, sizeof(err));
 	}
-	ret = rsp_render_table(tg->analysis, tg->desc, fmt, 5, f);
-	if (fclose(f) || ret) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot write %s", path);
+	if (ret) {
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-ret), "%s", err);
 		return FALSE;
 	}
 	return TRUE;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A compressed stream of one zstd frame (perf record -z) inflated whole at
- * open into one anonymous mapping, with a thread mapping its pages ahead;
+ * open into one anonymous mapping (image.c);
  * where each top-level record landed in the image is kept, so that a cut is
  * told at a byte of the file.
  */
@@ -186,128 +186,6 @@ static int decompress_record(struct inflater *f, ZSTD_DStream *ds, const unsigne
 	return 0;
 }
 
-/*
- * Fresh anonymous pages are dear on some machines.  On this project's VM (a
- * paravirtualised guest) a page faulted in by a write costs ~10 us: 1.4 s
- * for a 512 MB image, four times the decompression.  MADV_POPULATE_WRITE
- * (Linux 5.14) maps a range in one call (0.12 s for 512 MB) and a read of
- * each page then completes its mapping (0.2 s); after that, writes run at
- * memory speed.  A thread does this ahead of the decompressor on another
- * CPU, at most WARM_AHEAD past the writer (what it warms past the image's
- * end is given back with the rest of the reservation).  Until the image is
- * large enough to be worth a thread, or with one CPU, the writer populates
- * its next step itself and its writes finish the mapping.
- */
-#define WARM_STEP (4u << 20)
-#define WARM_AHEAD (32u << 20)
-#define WARM_THREAD_MIN (8u << 20) /* smaller images are not worth a thread */
-
-struct warmer {
-	unsigned char *img;
-	uint64_t limit;
-	uint64_t pos; /* the writer's position (atomic while the thread runs) */
-	uint64_t signalled; /* the writer woke the thread at this position */
-	uint64_t at; /* warmed up to here: the writer's, then the thread's (atomic) */
-	uint64_t pop; /* the writer populated up to here */
-	int stop; /* atomic */
-	bool thread, tried, failed;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	pthread_t tid;
-};
-
-static bool warm_ahead(struct warmer *w)
-{
-	return w->at >= __atomic_load_n(&w->pos, __ATOMIC_ACQUIRE) + WARM_AHEAD;
-}
-
-static void *warm_thread(void *arg)
-{
-	struct warmer *w = arg;
-
-	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
-		uint64_t pos = __atomic_load_n(&w->pos, __ATOMIC_ACQUIRE), start, n;
-
-		if (warm_ahead(w)) {
-			pthread_mutex_lock(&w->lock);
-			while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) && warm_ahead(w))
-				pthread_cond_wait(&w->cond, &w->lock);
-			pthread_mutex_unlock(&w->lock);
-			continue;
-		}
-		/* not where the writer already is */
-		start = w->at > pos ? w->at : (pos + 4095) & ~(uint64_t)4095;
-		if (start >= w->limit)
-			break;
-		n = w->limit - start < WARM_STEP ? w->limit - start : WARM_STEP;
-		if (madvise(w->img + start, n, MADV_POPULATE_WRITE))
-			break; /* an older kernel, or no memory: the writes fault the pages in */
-		_rsp_touch_pages(w->img + start, n); /* a read may meet the writer: see mem.c */
-		__atomic_store_n(&w->at, start + n, __ATOMIC_RELEASE);
-	}
-	return NULL;
-}
-
-/* The writer has written the image up to @pos. */
-static void warm_follow(struct warmer *w, uint64_t pos)
-{
-	uint64_t chunk;
-
-	if (!w->tried && pos >= WARM_THREAD_MIN) {
-		w->tried = true;
-		if (_rsp_usable_cpus() >= 2) {
-			w->pos = pos;
-			w->at = w->pop;
-			w->signalled = pos;
-			pthread_mutex_init(&w->lock, NULL);
-			pthread_cond_init(&w->cond, NULL);
-			w->thread = !pthread_create(&w->tid, NULL, warm_thread, w);
-			if (!w->thread) {
-				pthread_cond_destroy(&w->cond);
-				pthread_mutex_destroy(&w->lock);
-			}
-		}
-	}
-	if (w->thread) {
-		__atomic_store_n(&w->pos, pos, __ATOMIC_RELEASE);
-		if (pos >= w->signalled + WARM_STEP) {
-			w->signalled = pos;
-			pthread_mutex_lock(&w->lock);
-			pthread_cond_signal(&w->cond);
-			pthread_mutex_unlock(&w->lock);
-		}
-		if (__atomic_load_n(&w->at, __ATOMIC_ACQUIRE) >= pos + WARM_STEP)
-			return;
-		/* the writer caught up with the thread: it populates its next step itself */
-		if (w->pop < pos)
-			w->pop = pos & ~(uint64_t)4095;
-	}
-	/* populate ahead of the writer, a step as large as what it has written (64 KiB to 4 MiB) */
-	chunk = pos < (64u << 10) ? (64u << 10)
-	        : pos > WARM_STEP ? WARM_STEP
-	                          : pos & ~(uint64_t)0xffff;
-	while (!w->failed && w->pop < w->limit && w->pop < pos + chunk) {
-		uint64_t n = w->limit - w->pop < chunk ? w->limit - w->pop : chunk;
-
-		w->failed = madvise(w->img + w->pop, n, MADV_POPULATE_WRITE) != 0;
-		w->pop += n;
-	}
-}
-
-static void warm_stop(struct warmer *w)
-{
-	if (!w->thread)
-		return;
-	pthread_mutex_lock(&w->lock);
-	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
-	pthread_cond_signal(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->tid, NULL);
-	pthread_cond_destroy(&w->cond);
-	pthread_mutex_destroy(&w->lock);
-	w->thread = false;
-}
-
 /* The top-level record at @off of the original stream (the scan reports a cut). */
 bool _rsp_reader_top_record(const struct rsp_reader *r, uint64_t off, struct perf_event_header *h,
 		       uint64_t *skip)
@@ -405,34 +283,17 @@ uint64_t _rsp_reader_image_to_file(const struct rsp_reader *r, uint64_t off)
 int _rsp_reader_inflate(struct rsp_reader *r, char *err, size_t errlen)
 {
 	struct inflater f = { .orig = r->buf };
-	struct warmer w = { 0 };
+	struct rsp_warmer w = { 0 };
 	struct perf_event_header h;
 	ZSTD_DStream *ds = NULL;
 	uint64_t off = r->data_start, skip, whole_at = 0;
-	void *img;
 	int ret = 0;
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	long psize = sysconf(_SC_PAGESIZE);
 
 	if (!_rsp_reader_declares_compression(r))
 		return 0;
-	/* an image larger than half the memory would push everything else out */
-	f.limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
-	if (f.limit > SIZE_MAX / 2)
-		f.limit = SIZE_MAX / 2;
-	/*
-	 * Where overcommit is strict (vm.overcommit_memory 2) the reservation
-	 * counts against the commit limit whatever MAP_NORESERVE says: try
-	 * smaller ones; the stream then fails only if it outgrows what was had.
-	 */
-	for (;;) {
-		img = mmap(NULL, f.limit, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (img != MAP_FAILED || errno != ENOMEM || f.limit <= (64u << 20))
-			break;
-		f.limit /= 2;
-	}
+	f.img = _rsp_image_reserve(&f.limit); /* this function's until the reader has it */
 	ds = ZSTD_createDStream();
-	f.img = img == MAP_FAILED ? NULL : img; /* this function's until the reader has it */
 	if (!f.img || !ds) {
 		ret = _rsp_errf(err, errlen, -ENOMEM, "cannot inflate the compressed trace: %s",
 			   !f.img ? "no room for it in this process (memory, or a ulimit -v)"
@@ -483,10 +344,10 @@ int _rsp_reader_inflate(struct rsp_reader *r, char *err, size_t errlen)
 		} else {
 			put_image(&f, r->buf + off, h.size + skip);
 		}
-		warm_follow(&w, f.len);
+		_rsp_warm_follow(&w, f.len);
 		off += h.size + skip;
 	}
-	warm_stop(&w);
+	_rsp_warm_stop(&w);
 	if (f.len > f.whole && !r->inflate_cut) {
 		/* a record the stream did not finish (cut, or a size past its end) is not one */
 		r->inflate_cut = true;
@@ -537,7 +398,7 @@ int _rsp_reader_inflate(struct rsp_reader *r, char *err, size_t errlen)
 	r->data_end = f.len;
 	r->info.compressed = true;
 out:
-	warm_stop(&w);
+	_rsp_warm_stop(&w);
 	ZSTD_freeDStream(ds);
 	free(f.ins);
 	vec_free(&f.comp_at);

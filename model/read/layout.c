@@ -386,17 +386,19 @@ int _rsp_reader_keep_tracing_data(struct rsp_reader *r, uint64_t off, const unsi
 
 /* ---- opening ------------------------------------------------------------------------- */
 
-static int open_file_mode(struct rsp_reader *r, char *err, size_t errlen)
+/* File mode: a header of @hsize bytes (version 1's may end before the features bitmap). */
+static int open_file_mode(struct rsp_reader *r, size_t hsize, char *err, size_t errlen)
 {
 	struct rsp_pf_file_header h;
 	uint64_t data_end, feat_at;
 	size_t nattrs;
 	int ret;
 
-	if (r->size < sizeof(h))
+	if (r->size < hsize)
 		return _rsp_errf(err, errlen, -EINVAL, "perf.data header cut short (%zu bytes)",
 		                 r->size);
-	memcpy(&h, r->buf, sizeof(h));
+	memset(&h, 0, sizeof(h));
+	memcpy(&h, r->buf, hsize);
 	if (h.attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct rsp_pf_section) ||
 	    h.attr_size > 65536)
 		return _rsp_errf(err, errlen, -EINVAL,
@@ -421,7 +423,7 @@ static int open_file_mode(struct rsp_reader *r, char *err, size_t errlen)
 		if (ret)
 			return ret;
 	}
-	if (h.data.offset < sizeof(h) || h.data.offset > r->size)
+	if (h.data.offset < hsize || h.data.offset > r->size)
 		return _rsp_errf(err, errlen, -EINVAL, "the data section lies outside the file");
 	r->data_start = h.data.offset;
 	data_end = h.data.offset + h.data.size;
@@ -452,6 +454,40 @@ static int open_file_mode(struct rsp_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * perf.data version 1 ("PERFFILE", perf of Linux 2.6.31 to 2.6.39): the file
+ * layout of today, whose byte order is told by the size of its attrs (one of
+ * the first six sizes of perf_event_attr, plus the ids section) and whose
+ * header may end before the features bitmap (72 bytes: no features), as perf
+ * reads it (util/header.c, try_all_file_abis()).  Its pipe mode is not read.
+ */
+static int open_version1(struct rsp_reader *r, uint64_t hsize, char *err, size_t errlen)
+{
+	static const uint64_t abi[] = { PERF_ATTR_SIZE_VER0, PERF_ATTR_SIZE_VER1,
+					PERF_ATTR_SIZE_VER2, PERF_ATTR_SIZE_VER3,
+					PERF_ATTR_SIZE_VER4, PERF_ATTR_SIZE_VER5 };
+	uint64_t attr_size = 0;
+	bool known = false, swapped = false;
+
+	if (r->size >= 24)
+		memcpy(&attr_size, r->buf + 16, 8);
+	for (size_t i = 0; i < sizeof(abi) / sizeof(abi[0]); i++) {
+		known |= attr_size == abi[i] + sizeof(struct rsp_pf_section);
+		swapped |= __builtin_bswap64(attr_size) == abi[i] + sizeof(struct rsp_pf_section);
+	}
+	if (!known && swapped)
+		return _rsp_errf(err, errlen, -ENOTSUP,
+			    "perf.data version 1 from a big-endian machine: not supported");
+	if (!known || (hsize != sizeof(struct rsp_pf_file_header) &&
+		       hsize != offsetof(struct rsp_pf_file_header, adds_features)))
+		return _rsp_errf(err, errlen, -ENOTSUP,
+			    "perf.data version 1 with a header rsp does not know (%llu bytes, "
+			    "attributes of %llu): a pipe-mode file, or a corrupt one; not read",
+			    (unsigned long long)hsize, (unsigned long long)attr_size);
+	r->id_pos = r->is_pos = -1;
+	return open_file_mode(r, (size_t)hsize, err, errlen);
+}
+
 int _rsp_reader_open_layout(struct rsp_reader *r, char *err, size_t errlen)
 {
 	uint64_t magic, hsize;
@@ -466,8 +502,7 @@ int _rsp_reader_open_layout(struct rsp_reader *r, char *err, size_t errlen)
 			    "perf.data from a big-endian machine: not supported, convert it with "
 			    "`perf inject` on that machine");
 	if (!memcmp(r->buf, "PERFFILE", 8))
-		return _rsp_errf(err, errlen, -ENOTSUP,
-		                 "perf.data version 1: too old, not supported");
+		return open_version1(r, hsize, err, errlen);
 	if (magic != RSP_PF_MAGIC)
 		return _rsp_errf(err, errlen, -EINVAL, "not a perf.data file (no PERFILE2 magic)");
 	r->id_pos = r->is_pos = -1;
@@ -482,6 +517,6 @@ int _rsp_reader_open_layout(struct rsp_reader *r, char *err, size_t errlen)
 			    "unknown perf.data header size %llu: not a perf.data file, or one "
 			    "from a perf newer than this reader",
 			    (unsigned long long)hsize);
-	return open_file_mode(r, err, errlen);
+	return open_file_mode(r, sizeof(struct rsp_pf_file_header), err, errlen);
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The reader's object and the internals its files share:
+ *   image.c      an image in memory (what is decompressed at open), its pages mapped ahead
+ *   decompress.c a file compressed whole (gzip, bzip2, xz, lzma, zstd), decompressed at open
  *   layout.c     the header, attrs and ids, feature sections
  *   inflate.c    a compressed stream of one zstd frame (perf record -z), inflated at open
  *   segments.c   a compressed stream in many frames (rsp record), read a frame at a time;
@@ -16,6 +18,7 @@
 #include "read/reader.h"
 #include "rsp-perf-format.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,6 +55,12 @@ struct rsp_reader {
 	struct segs *zs; /* a compressed stream in frames read one at a time, or NULL */
 	unsigned char *tracing_data_copy; /* a TRACING_DATA payload found in a segment */
 	bool comp_declared; /* HEADER_COMPRESSED in the file-mode features */
+	/* a file compressed whole, its stream broken off at this byte of the file
+	 * (decompress.c): info.packed_cut says how */
+	bool unpack_cut;
+	uint64_t unpack_cut_at;
+	char unpack_note[192];
+	unsigned char *unpack_copy; /* a small image, on the heap */
 	uint64_t inflate_cut_at; /* its offset in the original */
 	VEC(struct realigned) tails;
 	/* an inflated image's bytes back to the file's (inflate()): in image order */
@@ -121,6 +130,45 @@ static inline const struct rsp_rattr *_rsp_reader_id_get(const struct rsp_reader
 			return &r->attrs[r->id_vals[s] - 1];
 	}
 }
+
+/* --- image.c ----------------------------------------------------------------------- */
+
+/*
+ * An image's reservation: anonymous, MAP_NORESERVE, at most half the memory (*@limit
+ * its size; smaller where overcommit is strict).  NULL if none could be had.
+ */
+void *_rsp_image_reserve(uint64_t *limit);
+
+/* The image's pages mapped ahead of its writer: set img and limit, the rest zero. */
+struct rsp_warmer {
+	unsigned char *img;
+	uint64_t limit;
+	uint64_t pos; /* the writer's position (atomic while the thread runs) */
+	uint64_t signalled; /* the writer woke the thread at this position */
+	uint64_t at; /* warmed up to here: the writer's, then the thread's (atomic) */
+	uint64_t pop; /* the writer populated up to here */
+	int stop; /* atomic */
+	bool thread, tried, failed;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t tid;
+};
+/* The writer has written the image up to @pos. */
+void _rsp_warm_follow(struct rsp_warmer *w, uint64_t pos);
+void _rsp_warm_stop(struct rsp_warmer *w);
+
+/* --- decompress.c ------------------------------------------------------------------ */
+
+/*
+ * A file compressed whole (gzip, bzip2, xz, lzma, zstd, by its first bytes):
+ * decompressed into an image that replaces r->buf (the bytes given are not
+ * read again), info.packed set.  Another format rsp knows but does not read
+ * (an archive, another compressor, another tracer's file), outside or
+ * inside: -EINVAL with @err naming it.  0 and nothing done for the rest.
+ */
+int _rsp_reader_decompress(struct rsp_reader *r, char *err, size_t errlen);
+/* An error (@ret, @err) about a decompressed file's content: told with what held it. */
+int _rsp_reader_decompressed_error(const struct rsp_reader *r, int ret, char *err, size_t errlen);
 
 /* --- layout.c ---------------------------------------------------------------------- */
 

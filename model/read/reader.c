@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The reader: a perf.data file mapped read-only (its pages mapped ahead of
- * the scan by a thread), its layout read (layout.c), a compressed stream
+ * the scan by a thread), or decompressed if compressed whole (decompress.c),
+ * its layout read (layout.c), a compressed stream
  * inflated (inflate.c) or read a frame at a time (segments.c); then one scan
  * of the record stream, absorbing the records that define it (attrs, event
  * names, tracing data, build ids, the thread map) and handing every record
@@ -32,12 +33,18 @@ int rsp_reader_open_mem(const void *buf, size_t len, struct rsp_reader **out, ch
 		return -ENOMEM;
 	r->buf = buf;
 	r->size = len;
+	ret = _rsp_reader_decompress(r, err, errlen);
+	if (ret) {
+		rsp_reader_free(r);
+		return ret;
+	}
 	ret = _rsp_reader_open_layout(r, err, errlen);
 	if (!ret)
 		ret = _rsp_segs_probe(r);
 	if (!ret && !r->zs)
 		ret = _rsp_reader_inflate(r, err, errlen);
 	if (ret) {
+		ret = _rsp_reader_decompressed_error(r, ret, err, errlen);
 		rsp_reader_free(r);
 		return ret;
 	}
@@ -140,6 +147,13 @@ int rsp_reader_open(const char *path, struct rsp_reader **out, char *err, size_t
 		munmap(map, st.st_size);
 		return ret;
 	}
+	if (r->info.packed) {
+		/* decompressed whole: the reader holds the image, not the file */
+		prefault_stop(pf);
+		munmap(map, st.st_size);
+		*out = r;
+		return 0;
+	}
 	r->prefault = pf;
 	if (r->orig_buf)
 		r->orig_mapped = true; /* the image replaced the file's mapping */
@@ -158,6 +172,7 @@ void rsp_reader_free(struct rsp_reader *r)
 	prefault_stop(r->prefault);
 	_rsp_segs_free(r->zs);
 	free(r->tracing_data_copy);
+	free(r->unpack_copy);
 	in = &r->info;
 	for (size_t i = 0; i < r->n_attrs; i++) {
 		free(r->attrs[i].ids);
@@ -475,6 +490,11 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 	if (r->inflate_cut && !r->info.truncated) {
 		r->info.truncated = true;
 		r->info.truncated_at = r->inflate_cut_at;
+	}
+	if (r->unpack_cut) {
+		/* the compressed stream broke off: that is the cut to tell */
+		r->info.truncated = true;
+		r->info.truncated_at = r->unpack_cut_at;
 	}
 	_rsp_segs_scan_done(r);
 	r->scanned = true;

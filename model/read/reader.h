@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perf.data reader: both layouts perf writes (file mode with feature sections,
- * pipe mode), from rsp record or perf record.  The file is mapped read-only;
+ * pipe mode), from rsp record or perf record, as they are or compressed whole
+ * (gzip, bzip2, xz, lzma, zstd: known by content).  The file is mapped read-only;
  * every length is checked against what remains before it is read.  A cut
  * file yields everything up to the cut and a warning; garbage yields one
  * error.  Internal to model/.
@@ -77,10 +78,18 @@ struct rsp_reader_info {
 	char (*target_comms)[16];
 	size_t n_targets;
 	bool truncated; /* the stream ended inside a record */
+	/* a byte of the file; of the perf.data inside a file compressed whole,
+	 * but of the compressed file where its stream broke off (packed_cut) */
 	uint64_t truncated_at;
 	bool unfinished; /* file mode header never completed (killed perf record) */
 	bool compressed; /* zstd-compressed records (perf record -z), inflated at open */
 	uint64_t compressed_skipped; /* compressed records with no HEADER_COMPRESSED */
+	/* the whole file compressed ("gzip", "bzip2", "xz", "lzma", "zstd"), decompressed at
+	 * open; NULL: not */
+	const char *packed;
+	uint64_t packed_size; /* the compressed file's bytes */
+	/* its stream broke off ("gzip stream cut short at byte N ...": read up to there), or NULL */
+	const char *packed_cut;
 	uint64_t n_records;
 };
 

@@ -16,6 +16,8 @@
 
 #include <glib/gstdio.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 
 static const char *data_dir, *corpus_dir, *out_dir;
@@ -689,6 +691,38 @@ static void test_export_tooltip(void)
 		g_assert_false(rsp_canvas_export(c, "/tmp/view.bmp", &error));
 		g_assert_nonnull(error);
 		g_error_free(error);
+	}
+	/* a failed export leaves what was there: a device, a file, a directory */
+	{
+		g_autofree char *link = g_strdup_printf("%s/full.svg", out_dir);
+		g_autofree char *dir = g_strdup_printf("%s/dir.svg", out_dir);
+		g_autofree char *keep = g_strdup_printf("%s/running-view.png", out_dir);
+		g_autofree char *before = NULL, *after = NULL;
+		GError *error = NULL;
+		gsize n0, n1;
+		GStatBuf st;
+
+		unlink(link);
+		g_assert_cmpint(symlink("/dev/full", link), ==, 0);
+		g_assert_false(rsp_canvas_export(c, link, &error));
+		g_assert_nonnull(error);
+		g_assert_nonnull(strstr(error->message, "No space left on device"));
+		g_clear_error(&error);
+		g_assert_cmpint(g_stat("/dev/full", &st), ==, 0);
+		g_assert_true(S_ISCHR(st.st_mode));
+		unlink(link);
+		g_mkdir(dir, 0755);
+		g_assert_false(rsp_canvas_export(c, dir, &error));
+		g_assert_nonnull(error);
+		g_assert_nonnull(strstr(error->message, "is a directory"));
+		g_clear_error(&error);
+		g_assert_true(g_file_test(dir, G_FILE_TEST_IS_DIR));
+		g_rmdir(dir);
+		/* a good export replaces a file whole */
+		g_assert_true(g_file_get_contents(keep, &before, &n0, NULL));
+		g_assert_true(rsp_canvas_export(c, keep, &error));
+		g_assert_true(g_file_get_contents(keep, &after, &n1, NULL));
+		g_assert_cmpuint(n1, >, 1000);
 	}
 	/* a run's tooltip: process, tid, duration, state */
 	it = visible_item(c, RSP_CLS_RUN, RSP_HIT_SLICE, 3, &x, &y);

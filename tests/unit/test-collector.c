@@ -14,6 +14,7 @@
 
 #include <asm/perf_regs.h>
 #include <elf.h>
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <string.h>
@@ -187,6 +188,17 @@ static void writer_framing(void)
 	CHECK(rsp_writer_open(&w, "/nonexistent-dir/x.data", err, sizeof(err)) < 0 &&
 		      strstr(err, "cannot create /nonexistent-dir/x.data"),
 	      "unwritable path: '%s'", err);
+	/* a device is written as it is: never renamed to .old, made private or removed */
+	CHECK(rsp_writer_open(&w, "/dev/full", err, sizeof(err)) == -ENOSPC &&
+		      strstr(err, "cannot write /dev/full: No space left on device"),
+	      "/dev/full: '%s'", err);
+	CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode) && (st.st_mode & 0777) == 0666 &&
+		      access("/dev/full.old", F_OK) < 0,
+	      "/dev/full still a device, mode 0666, no .old");
+	CHECK(rsp_writer_open(&w, "/dev/null", err, sizeof(err)) == 0, "/dev/null opens");
+	CHECK(rsp_writer_close(w, NULL, NULL, NULL) == 0, "and closes");
+	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode) && (st.st_mode & 0777) == 0666,
+	      "/dev/null still a device, mode 0666");
 }
 
 /*

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The command line's shared voice (see args.h). */
+#include "args.h"
+
+#include "target.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+int rsp_cli_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rsp %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; try `rsp %s --help`\n", verb);
+	return 2;
+}
+
+int rsp_cli_bad_option(const char *verb, char **argv, int c)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	bool is_long = !strncmp(arg, "--", 2) && arg[2];
+	int n = 0;
+
+	if (is_long) /* the name without "=VALUE" */
+		n = (int)strcspn(arg, "=");
+	if (c == ':')
+		return is_long ? rsp_cli_usage_error(verb, "option '%.*s' needs a value", n, arg) :
+				 rsp_cli_usage_error(verb, "option '-%c' needs a value", optopt);
+	if (is_long && optopt)
+		return rsp_cli_usage_error(verb, "option '%.*s' takes no value", n, arg);
+	if (is_long)
+		return rsp_cli_usage_error(verb, "unknown option '%.*s'", n, arg);
+	if (optopt > 32 && optopt < 127)
+		return rsp_cli_usage_error(verb, "unknown option '-%c'", optopt);
+	return rsp_cli_usage_error(verb, "unknown option '%s'", arg);
+}
+
+void rsp_cli_getopt_reset(void)
+{
+	optind = 1;
+	opterr = 0;
+}
+
+int rsp_cli_parse_format(const char *verb, const char *arg, unsigned allowed,
+			 enum rsp_cli_format *out)
+{
+	static const struct {
+		const char *name;
+		enum rsp_cli_format f;
+	} names[] = {
+		{ "text", RSP_FORMAT_TEXT }, { "csv", RSP_FORMAT_CSV },	  { "md", RSP_FORMAT_MD },
+		{ "markdown", RSP_FORMAT_MD }, { "json", RSP_FORMAT_JSON },
+	};
+	char list[64] = "";
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(allowed & names[i].f))
+			continue;
+		if (!strcmp(arg, names[i].name)) {
+			*out = names[i].f;
+			return 0;
+		}
+	}
+	/* "text, csv, md or json" */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		k += (allowed & names[i].f) && strcmp(names[i].name, "markdown");
+	for (size_t i = 0, j = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(allowed & names[i].f) || !strcmp(names[i].name, "markdown"))
+			continue;
+		j++;
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+				      j == 1 ? "" : j == k ? " or " : ", ", names[i].name);
+	}
+	return rsp_cli_usage_error(verb, "unknown format '%s': %s", arg, list);
+}
+
+int rsp_cli_parse_top(const char *verb, const char *arg, long max, size_t *out)
+{
+	long n;
+
+	if (!rsp_cli_parse_count(arg, max, &n))
+		return rsp_cli_usage_error(verb, "bad --top '%s': a count up to %ld, 0 for all", arg,
+					   max);
+	*out = n ? (size_t)n : SIZE_MAX;
+	return 0;
+}

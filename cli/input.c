@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The trace a reading verb reads (see input.h). */
+#include "input.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_PATH "rsp.data"
+#define PERF_PATH "perf.data"
+
+/* the lines said at the end (rsp_cli_input_say_warnings): warnings, the default's note */
+static char *pending;
+static size_t pending_len;
+
+static void keep_line(const char *line, size_t len)
+{
+	char *all = realloc(pending, pending_len + len + 1);
+
+	if (!all)
+		return;
+	memcpy(all + pending_len, line, len + 1);
+	pending = all;
+	pending_len += len;
+}
+
+/* A stream (standard input, a FIFO) read whole: the model reads a trace from memory. */
+static int slurp(struct rsp_cli_input *in, int fd, const char *verb)
+{
+	size_t cap = 1 << 20;
+	char *buf = malloc(cap);
+
+	if (!buf) {
+		rsp_cli_error(verb, "out of memory reading %s", in->name);
+		return 1;
+	}
+	in->len = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (in->len == cap) {
+			char *g = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+
+			if (!g) {
+				free(buf);
+				rsp_cli_error(verb, "out of memory reading %s (%zu MB so far)",
+					      in->name, in->len >> 20);
+				return 1;
+			}
+			buf = g;
+			cap *= 2;
+		}
+		n = read(fd, buf + in->len, cap - in->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rsp_cli_error(verb, "cannot read %s: %s", in->name, strerror(errno));
+			free(buf);
+			return 1;
+		}
+		if (n == 0)
+			break;
+		in->len += (size_t)n;
+	}
+	if (!in->len) {
+		free(buf);
+		rsp_cli_error(verb, "%s is empty: give it a perf.data stream (`perf record -o - ... "
+				    "| rsp %s -`)",
+			      in->name, verb);
+		return 1;
+	}
+	in->buf = buf;
+	return 0;
+}
+
+/* Which file, and is it one the model can open: 0, or 1 after one line. */
+static int find(struct rsp_cli_input *in, const char *verb, const char *path, int *stream_fd)
+{
+	struct stat st;
+
+	*stream_fd = -1;
+	if (path && !strcmp(path, "-")) {
+		in->path = "-";
+		in->name = "standard input";
+		if (isatty(0)) {
+			rsp_cli_error(verb, "standard input is a terminal: pipe a trace into it "
+					    "(`perf record -o - ... | rsp %s -`)",
+				      verb);
+			return 1;
+		}
+		*stream_fd = 0;
+		return 0;
+	}
+	if (!path) {
+		path = DEFAULT_PATH;
+		/* perf's default name, when rsp's is not here */
+		if (lstat(DEFAULT_PATH, &st) < 0 && errno == ENOENT && lstat(PERF_PATH, &st) == 0) {
+			char line[128];
+			int n = snprintf(line, sizeof(line), "rsp %s: read %s (there is no %s here)\n",
+					 verb, PERF_PATH, DEFAULT_PATH);
+
+			path = PERF_PATH;
+			/* said with the warnings: an error names perf.data on its own */
+			if (n > 0 && (size_t)n < sizeof(line))
+				keep_line(line, (size_t)n);
+		}
+	}
+	in->path = in->name = path;
+	if (stat(path, &st) < 0)
+		return 0; /* the model says it, with what to do */
+	if (S_ISDIR(st.st_mode)) {
+		rsp_cli_error(verb, "%s is a directory: give a trace file (`rsp record -o FILE` "
+				    "writes one)",
+			      path);
+		return 1;
+	}
+	if (S_ISFIFO(st.st_mode)) {
+		*stream_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*stream_fd < 0) {
+			rsp_cli_error(verb, "cannot open %s: %s", path, strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size == 0) {
+		rsp_cli_error(verb, "%s is empty: nothing was recorded into it (record again with "
+				    "`rsp record`)",
+			      path);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The model's warning about a cut, else its first: the one the line says.  A
+ * cut is found by the model's words until rsp-model.h tells a warning's kind.
+ */
+static size_t first_warning(const struct rsp_trace *t)
+{
+	struct rsp_trace_summary s;
+
+	rsp_trace_get_summary(t, &s);
+	for (size_t i = 0; (s.truncated || s.unfinished) && i < rsp_trace_n_warnings(t); i++)
+		if (strstr(rsp_trace_warning(t, i), "cut short") ||
+		    strstr(rsp_trace_warning(t, i), "did not finish"))
+			return i;
+	return 0;
+}
+
+/* The one line about what a trace lacks, kept for the end. */
+static void keep_warning(const struct rsp_cli_input *in, const char *verb)
+{
+	size_t nw = rsp_trace_n_warnings(in->t), nl = rsp_trace_n_lost(in->t), len = 0;
+	char *line = NULL;
+	uint64_t lost = 0;
+	FILE *f;
+
+	if (!nw && !nl)
+		return;
+	f = open_memstream(&line, &len);
+	if (!f)
+		return;
+	for (size_t i = 0; i < nl; i++) {
+		struct rsp_lost_info l;
+
+		rsp_trace_lost(in->t, i, &l);
+		lost += l.lost;
+	}
+	fprintf(f, "rsp %s: warning: %s: ", verb, in->name);
+	if (nw)
+		fputs(rsp_trace_warning(in->t, first_warning(in->t)), f);
+	if (nl)
+		fprintf(f, "%s%" PRIu64 " events lost in %zu span%s: what happened then is unknown",
+			nw ? "; " : "", lost, nl, nl == 1 ? "" : "s");
+	if (nw > 1)
+		fprintf(f, "; %zu more warning%s (`rsp info %s` lists them)", nw - 1,
+			nw == 2 ? "" : "s", in->path);
+	fputc('\n', f);
+	if (fclose(f) == 0)
+		keep_line(line, len);
+	free(line);
+}
+
+void rsp_cli_input_say_warnings(bool say)
+{
+	if (say && pending)
+		fputs(pending, stderr);
+	free(pending);
+	pending = NULL;
+	pending_len = 0;
+}
+
+int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *path,
+		       const struct rsp_trace_opts *opts)
+{
+	struct rsp_trace_opts none = { 0 };
+	char err[512];
+	int fd, ret;
+
+	memset(in, 0, sizeof(*in));
+	if (find(in, verb, path, &fd))
+		return 1;
+	if (fd >= 0) {
+		ret = slurp(in, fd, verb);
+		if (fd > 0)
+			close(fd);
+		if (ret)
+			return 1;
+		ret = rsp_trace_open_mem(in->buf, in->len, opts ? opts : &none, &in->t, err,
+					 sizeof(err));
+	} else {
+		ret = rsp_trace_open(in->path, opts ? opts : &none, &in->t, err, sizeof(err));
+	}
+	if (ret) {
+		/* "FILE: what", the model's words; what to do for a file that is no trace */
+		fprintf(stderr, "rsp %s: ", verb);
+		if (fd >= 0 || !strstr(err, in->path))
+			fprintf(stderr, "%s: ", in->name);
+		fputs(err, stderr);
+		if (ret == -EINVAL)
+			fputs(" (rsp reads the perf.data files of `rsp record` and `perf record`)",
+			      stderr);
+		fputc('\n', stderr);
+		rsp_cli_input_close(in);
+		return 1;
+	}
+	keep_warning(in, verb);
+	return 0;
+}
+
+void rsp_cli_input_close(struct rsp_cli_input *in)
+{
+	rsp_trace_free(in->t);
+	in->t = NULL;
+	free(in->buf);
+	in->buf = NULL;
+	in->len = 0;
+}
+
+bool rsp_cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && strcmp(a, "-") && strcmp(b, "-") && stat(a, &sa) == 0 &&
+	       stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+const char *rsp_cli_no_target_why(const struct rsp_trace *t)
+{
+	struct rsp_trace_summary s;
+
+	rsp_trace_get_summary(t, &s);
+	if (s.truncated || s.unfinished)
+		return "is cut short before it names a target (the recorder stopped early)";
+	return "records no target (rsp record -a, or perf record)";
+}

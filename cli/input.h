@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The trace a reading verb reads (report, info, causes, offcpu, export, view),
+ * opened the same way by each, with the same one-line errors and the same
+ * one-line warning for a damaged trace:
+ *
+ *  - no FILE: rsp.data; when it is missing and perf.data is here, perf.data
+ *    (said on stderr, with the warnings), as perf reads perf.data;
+ *  - "-" (or a FIFO): the whole stream read into memory first (`perf record
+ *    -o - ... | rsp report -`);
+ *  - an error: "rsp VERB: FILE: what (what to do)", exit status 1;
+ *  - a trace with warnings (cut short, lost spans, missing events, ...):
+ *    "rsp VERB: warning: FILE: the first warning[; N events lost in M
+ *    spans][; K more warnings (`rsp info FILE` lists them)]", once: said
+ *    after the output, when the verb succeeded (one that fails says only
+ *    why, in one line).
+ */
+#ifndef RSP_CLI_INPUT_H
+#define RSP_CLI_INPUT_H
+
+#include "rsp-model.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rsp_cli_input {
+	const char *path; /* the file read ("-" for standard input) */
+	const char *name; /* for messages: the path, or "standard input" */
+	struct rsp_trace *t;
+	void *buf; /* a stream's bytes, which the trace reads */
+	size_t len;
+};
+
+/*
+ * Open @path (NULL: the default) for @verb with @opts (NULL: none).  0, or 1
+ * after one line on stderr.
+ */
+int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *path,
+		       const struct rsp_trace_opts *opts);
+void rsp_cli_input_close(struct rsp_cli_input *in);
+/*
+ * The warning lines of the traces opened: said on stderr if @say (the verb
+ * succeeded and its output was written), else dropped.  rsp's main() calls
+ * it at exit; rsp view before it starts the viewer.
+ */
+void rsp_cli_input_say_warnings(bool say);
+
+/*
+ * Why a trace names no target, after its name: "records no target (...)", or
+ * for a trace cut short (the list of targets comes last), that it was cut.
+ */
+const char *rsp_cli_no_target_why(const struct rsp_trace *t);
+
+/* @a and @b name the same file (an output that would replace the trace being read) */
+bool rsp_cli_same_file(const char *a, const char *b);
+
+#endif /* RSP_CLI_INPUT_H */
