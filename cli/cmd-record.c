@@ -20,6 +20,7 @@
 
 static const char record_usage[] =
 	"usage: rsp record [-o FILE] [-p PID[,PID...]] [-a] [-d SECONDS] [-F HZ]\n"
+	"                  [--target-freq HZ]\n"
 	"                  [--call-graph fp|dwarf[,SIZE]] [-m PAGES] [--no-net] [--no-block]\n"
 	"                  [--probes FILE] [--no-rt] [--compression-level N] [--no-kallsyms]\n"
 	"                  [-q] [-v] [-- COMMAND [ARGS...]]\n"
