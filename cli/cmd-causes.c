@@ -670,6 +670,8 @@ int rsp_cmd_causes(int argc, char **argv)
 	}
 	if (rsp_cli_input_open(&in, "causes", path, NULL))
 		goto out;
+	if (rsp_cli_input_need_sched(&in, "causes", "what threads waited for"))
+		goto out;
 	if (log_level != LOG_NONE &&
 	    (rsp_cli_same_file(log_file, in.path) || rsp_cli_same_file(log_file, c.rules_path))) {
 		ret = rsp_cli_usage_error("causes", "--log %s is a file being read: give another name",

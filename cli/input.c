@@ -252,6 +252,20 @@ bool rsp_cli_same_file(const char *a, const char *b)
 	       stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int rsp_cli_input_need_sched(const struct rsp_cli_input *in, const char *verb, const char *what)
+{
+	struct rsp_trace_summary s;
+
+	rsp_trace_get_summary(in->t, &s);
+	if (s.have_sched)
+		return 0;
+	rsp_cli_error(verb,
+		      "%s: no scheduler events (sched:sched_switch), only CPU samples: %s cannot "
+		      "be known (record with rsp record, or perf record -g -e 'sched:*')",
+		      in->name, what);
+	return 1;
+}
+
 const char *rsp_cli_no_target_why(const struct rsp_trace *t)
 {
 	struct rsp_trace_summary s;

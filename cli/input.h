@@ -51,6 +51,14 @@ void rsp_cli_input_say_warnings(bool say);
  */
 const char *rsp_cli_no_target_why(const struct rsp_trace *t);
 
+/*
+ * For a verb that tells when threads were off the CPU (causes, offcpu): 0 if
+ * the trace recorded scheduler switches, else 1 after one line saying it did
+ * not (a file of CPU samples only, as `perf record -g` makes), what @verb
+ * cannot tell without them (@what) and how to record them.
+ */
+int rsp_cli_input_need_sched(const struct rsp_cli_input *in, const char *verb, const char *what);
+
 /* @a and @b name the same file (an output that would replace the trace being read) */
 bool rsp_cli_same_file(const char *a, const char *b);
 

@@ -734,6 +734,15 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 			an->end = b;
 		ret = explain_root(an, i, a, b);
 	}
+	if (!ret && !an->paths.n) {
+		/* its threads are named (a comm, a fork) but nothing of them was recorded */
+		snprintf(err, errlen,
+			 "the target has no recorded activity in this trace (%s %d: no sample, no "
+			 "switch)",
+			 tid > 0 ? "thread" : "pid", tid > 0 ? tid : n_pids ? pids[0] : 0);
+		rsp_analysis_free(an);
+		return -ESRCH;
+	}
 	/* what the target forked, outside the target's sleeps (tid targets: none) */
 	for (uint32_t i = 0; i < nt && !ret && tid <= 0; i++) {
 		uint32_t pp;

@@ -24,6 +24,16 @@ for spec in "truthfork 40 -g" "truthpoll 60 -g" "truthrpc 120 -g" \
   [ "$period" -gt 0 ] || fail "$label: perf script reads no sample"
   "$RSP" report "$f" --format json --top 1000 >"$f.json" || fail "$label: rsp report failed"
   python3 "$(dirname "$0")/perftruth.py" "$label" "$f.json" "$f.jsonl" "$period" "$sampled" || status=1
-  # the other verbs: nothing to report rather than an empty table
+  # the verbs that tell when threads were off the CPU: one line saying why they
+  # cannot, exit 1, nothing on standard output, rather than an empty table
+  for verb in causes offcpu; do
+    if "$RSP" $verb "$f" >"$f.$verb" 2>"$f.$verb.err"; then
+      fail "$label: rsp $verb succeeded on a file without scheduler events"
+    fi
+    [ ! -s "$f.$verb" ] && [ "$(wc -l <"$f.$verb.err")" -eq 1 ] &&
+      grep -q "^rsp $verb: .*no scheduler events (sched:sched_switch).*perf record -g -e 'sched:\*'" "$f.$verb.err" ||
+      { cat "$f.$verb" "$f.$verb.err"; fail "$label: rsp $verb does not say in one line why it cannot"; }
+  done
+  note "$label: rsp causes and offcpu: $(cat "$f.offcpu.err")"
 done
 exit $status

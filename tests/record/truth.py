@@ -114,6 +114,17 @@ def main():
         t.check(within(got, ns, 0.15, 1e6),
                 '%s: %s %s: rsp %.3f ms, measured %.3f ms (+-15%% or 1 ms)' %
                 (wl, comm, func, got / MS, ns / MS))
+    # other processes holding the CPUs the workload waited for (preempting it, or
+    # running where it was woken): a program's own timing of a call then includes
+    # time rsp rightly puts outside the call
+    ours = {l['comm'] for l in lines}
+    busy = 0
+    for key, sep in (('involuntary', ' preempted by '), ('sched', ' while ')):
+        for k in cat(r, key)['contributors']:
+            if sep in k['what']:
+                who = k['what'].split(sep, 1)[1]
+                who = who[:-len(' ran')] if who.endswith(' ran') else who
+                busy += k['ns'] if who not in ours else 0
     waits = {}
     for l in lines:
         for k, w in l['waits'].items():
@@ -127,9 +138,14 @@ def main():
             if k != kind or not ns:
                 continue
             got = in_call(r, stacks, comm, call)
-            t.check(within(got, ns, tol, 0),
-                    '%s: %s in %s: rsp %.3f ms, measured %.3f ms (+-%d%%)' %
-                    (wl, comm, call, got / MS, ns / MS, round(tol * 100)))
+            what = '%s: %s in %s: rsp %.3f ms, measured %.3f ms (+-%d%%)' % (
+                wl, comm, call, got / MS, ns / MS, round(tol * 100))
+            if not within(got, ns, tol, 0) and busy > 0.05 * wall:
+                t.skip(what, 'other processes held the CPUs %.3f ms of the %.3f ms (the '
+                       'machine was busy: a preemption just before or after the call is in '
+                       'the program\'s timing)' % (busy / MS, wall / MS))
+            else:
+                t.check(within(got, ns, tol, 0), what)
     if any(k == 'fsync' for _, k in waits):
         print('# %s: of the fsyncs, in blocking disk I/O %.3f ms, I/O queue %.3f ms' %
               (wl, cats['disk'] / MS, cats['io_queue'] / MS))
@@ -137,14 +153,6 @@ def main():
     # two threads of the target) exceeds it.  A chain is synchronous only on a machine
     # that leaves it alone: a caller preempted by other load after waking its callee
     # runs in parallel with it (ANALYSIS.md, "Control paths and async work")
-    ours = {l['comm'] for l in lines}
-    busy = 0
-    for key, sep in (('involuntary', ' preempted by '), ('sched', ' while ')):
-        for k in cat(r, key)['contributors']:
-            if sep in k['what']:
-                who = k['what'].split(sep, 1)[1]
-                who = who[:-len(' ran')] if who.endswith(' ran') else who
-                busy += k['ns'] if who not in ours else 0
     if wl not in ('truthfork', 'truthpoll') and busy > 0.05 * wall:
         t.skip('%s: total within 5%% of wall' % wl,
                'other processes held the CPUs %.3f ms of the %.3f ms (the machine was busy)' %

@@ -609,6 +609,34 @@ static void test_async_child(void)
 }
 
 /*
+ * A target named in the trace (a comm record) with nothing recorded of it:
+ * no table of zeros, an error that says so.
+ */
+static void test_silent_target(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a = NULL;
+	char err[256] = "";
+	int pid = 300;
+
+	existing(s, 100, 100, "a");
+	existing(s, 300, 300, "quiet");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_switch(s, 0, US(1100), 100, "a", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	if (t) {
+		int r = rsp_analyze(t, &pid, 1, 0, NULL, &a, err, sizeof(err));
+
+		CHECK(r != 0 && !a && strstr(err, "no recorded activity") && strstr(err, "300"),
+		      "a target with nothing recorded: an error naming it (%s)", err);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * Records lost at 1500 on the target's CPU: from its last event (1100)
  * until its next one (1800) nothing is known.  CPU (sampled) 100, unknown 700.
  */
@@ -1298,6 +1326,7 @@ int main(void)
 	test_hardware();
 	test_async_child();
 	test_lost();
+	test_silent_target();
 	test_deep_chain();
 	test_names();
 	test_label_collision();
