@@ -325,9 +325,9 @@ int rsp_cmd_offcpu(int argc, char **argv)
 	ret = 1;
 	if (rsp_cli_input_open(&in, "offcpu", path, NULL))
 		goto out;
-	if (rsp_cli_input_need_sched(&in, "offcpu", "time off the CPU"))
-		goto out;
 	if (rsp_cli_target_resolve(&tg, in.t, "offcpu", in.name, false))
+		goto out;
+	if (rsp_cli_input_need_sched(&in, "offcpu", "time off the CPU"))
 		goto out;
 	rsp_cli_target_filter(&tg, true, &oo.threads);
 	if (rsp_offcpu_build(in.t, &oo, &o, err, sizeof(err))) {

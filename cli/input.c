@@ -259,6 +259,13 @@ int rsp_cli_input_need_sched(const struct rsp_cli_input *in, const char *verb, c
 	rsp_trace_get_summary(in->t, &s);
 	if (s.have_sched)
 		return 0;
+	if (s.truncated || s.unfinished) {
+		rsp_cli_error(verb,
+			      "%s: is cut short before its first scheduler event (the recorder "
+			      "stopped early): %s cannot be known",
+			      in->name, what);
+		return 1;
+	}
 	rsp_cli_error(verb,
 		      "%s: no scheduler events (sched:sched_switch), only CPU samples: %s cannot "
 		      "be known (record with rsp record, or perf record -g -e 'sched:*')",
