@@ -2,6 +2,7 @@
 /* The command line's shared voice (see args.h). */
 #include "args.h"
 
+#include "cli.h"
 #include "target.h"
 
 #include <getopt.h>
@@ -12,13 +13,13 @@
 
 int rsp_cli_usage_error(const char *verb, const char *fmt, ...)
 {
+	char tail[64];
 	va_list ap;
 
-	fprintf(stderr, "rsp %s: ", verb);
+	snprintf(tail, sizeof(tail), "; try `rsp %s --help`", verb);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rsp_cli_verror(verb, tail, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "; try `rsp %s --help`\n", verb);
 	return 2;
 }
 

@@ -35,15 +35,20 @@ static const struct verb verbs[] = {
 	{ NULL, NULL, NULL },
 };
 
+void rsp_cli_verror(const char *verb, const char *tail, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "rsp %s: ", verb);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", tail);
+}
+
 void rsp_cli_error(const char *verb, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "rsp %s: ", verb);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rsp_cli_verror(verb, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void usage(FILE *f)
