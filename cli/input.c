@@ -224,7 +224,7 @@ int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *p
 		if (fd >= 0 || !strstr(err, in->path))
 			fprintf(stderr, "%s: ", in->name);
 		fputs(err, stderr);
-		if (ret == -EINVAL)
+		if (ret == -EINVAL && !strstr(err, "cut short"))
 			fputs(" (rsp reads the perf.data files of `rsp record` and `perf record`)",
 			      stderr);
 		fputc('\n', stderr);

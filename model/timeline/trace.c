@@ -50,7 +50,14 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	if (rsp_reader_n_attrs(t->reader) == 0) {
 		_rsp_setup_abandon(&su);
 		vec_free(&sc.idx);
-		snprintf(err, errlen, "no event descriptions in the file: not a perf recording");
+		if (in->truncated)
+			snprintf(err, errlen,
+				 "the file is cut short at byte %llu, before its first event "
+				 "description (the recorder stopped early, or the copy is incomplete)",
+				 (unsigned long long)in->truncated_at);
+		else
+			snprintf(err, errlen,
+				 "no event descriptions in the file: not a perf recording");
 		return -EINVAL;
 	}
 	if (in->truncated)

@@ -12,9 +12,7 @@ Each case runs one rsp command and asserts
   - that every path that existed before is as it was: type, inode, mtime,
     size, contents (/dev/full included: still a character device), and that
     no file was left beside them (no temporary file).
-Prints TAP.  Cases marked TIGHTEN assert what rsp says today where the
-model's reader gives a wrong diagnosis; each names what it should say once
-the model is fixed (see the comment at CUT_EARLY).
+Prints TAP.
 """
 import hashlib
 import os
@@ -146,11 +144,9 @@ def check(world, name, argv, want_rc, verb, names=(), words=(), stdout=None, fsi
 
 # ---- the reading verbs -------------------------------------------------------------------------
 
-# Cut early in the file, before its first event description, the model's reader
-# says "no event descriptions in the file: not a perf recording" (model/trace.c,
-# load()).  It should say "cut short at byte N".  TIGHTEN: once the model says it,
-# CUT_EARLY_WORDS becomes ("cut short",).
-CUT_EARLY_WORDS = ("no event descriptions",)  # TIGHTEN: want ("cut short",)
+# Cut early in the file, before its first event description: "cut short at byte N"
+# (model/timeline/trace.c, load()).
+CUT_EARLY_WORDS = ("cut short at byte",)
 
 
 def readers(rsp, fixture):
@@ -234,8 +230,7 @@ def readers_in(rsp, fixture, d):
                             ("text.data", ["not a perf.data file"]),
                             ("cut-1k.data", CUT_EARLY_WORDS)):
             p = os.path.join(d, name)
-            check(world, "%s: %s%s" % (form, name, " (TIGHTEN: want 'cut short')"
-                                       if name == "cut-1k.data" else ""),
+            check(world, "%s: %s" % (form, name),
                   cmd(p, *ok_out), 1, verb, names=[p], words=words, env=env)
         for name in ("cut-half.data", "cut-events.data"):
             p = os.path.join(d, name)
