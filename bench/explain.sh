@@ -36,6 +36,9 @@ WL=$B/tests/workloads
 W=$(mktemp -d /var/tmp/rsp-explain.XXXXXX)
 trap 'rm -rf "$W"' EXIT INT TERM
 export RSP_WL_DIR="$W" # odirect needs a real disk, the fsyncs too
+# a copy: a rebuild while the benchmark runs must not replace the binary under it
+cp "$RSP" "$W/rsp"
+RSP=$W/rsp
 WORKLOADS=${WORKLOADS:-"rpcchain pass pollwait odirect oversub futex forkexec truthrpc truthpipe truthpoll truthfork"}
 
 for r in $(seq "$ROUNDS"); do
@@ -47,7 +50,8 @@ for r in $(seq "$ROUNDS"); do
     rm -f "$W/$w.$r.data"
     timeout 120 perf record -q -g -o "$W/$w.$r.perf" -- "$WL/$w" >/dev/null 2>&1 ||
       { echo "explain.sh: perf record of $w failed" >&2; exit 1; }
-    "$RSP" report "$W/$w.$r.perf" --format json --top 1000 >"$W/$w.$r.pjson"
+    # its one warning (CPU samples only) is what the file is, said each time
+    "$RSP" report "$W/$w.$r.perf" --format json --top 1000 >"$W/$w.$r.pjson" 2>/dev/null
     rm -f "$W/$w.$r.perf"
   done
 done
