@@ -105,6 +105,37 @@ static uint64_t defacto_start(struct rsp_analysis *an, uint32_t th, uint32_t k, 
 	return start;
 }
 
+/*
+ * Data that ended a sleep, woken where the sender's run was not known (the
+ * softirq ran on a CPU believed idle: the kernel omits many idle->task
+ * switches, which the timeline infers later): the sender's run at its send.
+ */
+static const struct slice *sending_run(const struct rsp_analysis *an, uint32_t w,
+				       const struct link *l)
+{
+	const struct thread *th = &an->t->threads.v[w];
+	const struct net_op *op;
+	size_t k;
+
+	if (l->extra >= an->t->nets.n)
+		return NULL;
+	op = &an->t->nets.v[l->extra];
+	if (op->sender != w || !op->send_time)
+		return NULL;
+	k = rsp_thread_find_slice(an->t, w, op->send_time);
+	if (k == RSP_NO_INDEX || k >= th->slices.n)
+		return NULL;
+	if (th->slices.v[k].kind == SLICE_RUN)
+		return &th->slices.v[k];
+	/* the send is evidence the sender ran: a run whose switch-in was inferred
+	 * late (at its next event) is the one that sent */
+	if (k + 1 < th->slices.n && th->slices.v[k + 1].kind == SLICE_RUN &&
+	    (th->slices.v[k + 1].flags & SL_INFERRED_START) &&
+	    th->slices.v[k + 1].start - op->send_time <= an->tol)
+		return &th->slices.v[k + 1];
+	return NULL;
+}
+
 /* Does the waker's run fit inside the sleep (the paper's test, with its tolerance)? */
 static bool fits(const struct rsp_analysis *an, const struct slice *run, uint64_t sleep_start,
 		 uint64_t sleep_end)
@@ -287,6 +318,8 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 				break;
 			}
 			r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;
+			if (!r && l->kind == LINK_NET)
+				r = sending_run(an, w, l);
 			dstart = defacto_start(an, f->thread, k, &merged);
 			if (merged)
 				analysis_node(an, node)->flags |= RSP_NODE_DEFACTO;

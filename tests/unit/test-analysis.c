@@ -1211,6 +1211,60 @@ static void test_callee_holds_cpu(void)
 }
 
 /*
+ * A server's reply woken where its run was not known.  The client c runs from
+ * 700 (the server s from 800 to 900, then waits for requests); c sends a
+ * request at 1100 (its data wakes the server s, asleep since 900, from c's
+ * softirq) and waits at 1110.  s's switch-in is not recorded (idle -> task);
+ * it sends its reply at 1300 from CPU 1, whose softirq wakes c at 1302 with
+ * no known task on that CPU: the link names no waker, only the data's sender.
+ * s's run [1102,1308] (inferred from its wakeup) is the call: 192 us of c's
+ * wait, not "another control path".  c: CPU 410 + 90, runnable 8 (its CPU
+ * idle).  Total 700.
+ */
+static void test_net_sender_run(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 692 }, { RSP_CAT_SCHED, 8 } };
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "s");
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 200, "s");
+	synth_sock_state(s, 1, US(801), 200, 0xffff2000, lo, 8080, lo, 40000, 1);
+	synth_sock_state(s, 0, US(802), 100, 0xffff1000, lo, 40000, lo, 8080, 1);
+	synth_switch(s, 1, US(900), 200, "s", S_INT, 0, "swapper/1");
+	synth_sock_send(s, 0, US(1100), 100, 0xffff1000, 2, 64);
+	synth_sk_ready(s, 0, US(1101), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_waking(s, 0, US(1102), 100, SYN_SOFTIRQ, 200, "s", 1, false, NULL, 0);
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_sock_send(s, 1, US(1300), 200, 0xffff2000, 2, 64);
+	synth_sk_ready(s, 0, US(1301), 0, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 0, US(1302), 0, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1308), 200, "s", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		check_table(a, "a reply woken with no known waker: the sender's run is the call", 700,
+			    want, 2);
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == 0 &&
+			      has_contributor(a, RSP_CAT_CPU_UNSAMPLED, "s", NULL),
+		      "the server's run in the client's wait");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * CPU samples only (perf record -g): app lives [0, 100000] us, sampled every
  * 1000 us of its CPU at 500 (the period is clipped at its birth, kept whole
  * after it: [0,1000]), 10000, 10900 (a late timer: its period overlaps the one
@@ -1335,6 +1389,7 @@ int main(void)
 	test_async_overhang();
 	test_fork_holds_cpu();
 	test_callee_holds_cpu();
+	test_net_sender_run();
 	test_samples_only(false);
 	test_samples_only(true);
 	return tap_done();

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * truthclient - the client of truthserve: synchronous requests over one
+ * TCP connection, each request's latency measured by the program itself
+ * (see truth.h and README.md, "Ground truth side files").
+ *
+ * What it does:
+ *   One process, one thread (comm "truthclient"). It reads the port from
+ *   PORTFILE (written by truthserve once it listens: "PORT\n"; the caller
+ *   waits for the file to exist, this program does not), connects to
+ *   127.0.0.1:PORT and makes N requests (default 300), one at a time:
+ *     client_call()   send the 64-byte request (the request number
+ *                     0..N-1, then 56 bytes of 0x5a) and block in recv()
+ *                     until the whole 64-byte reply arrived; the latency is
+ *                     CLOCK_MONOTONIC from just before the send() to just
+ *                     after the last recv()
+ *   and checks each reply (request number, truthserve's check value and
+ *   its 'P' 'C' 'W' marks). No work of its own between requests. With
+ *   --stop it then sends the stop request (request number UINT64_MAX; not
+ *   timed, not counted) and waits for its reply: the server then exits.
+ *   Then it closes the connection (the server drops it) and exits 0.
+ *   No files. alarm(60) as a safety net.
+ *
+ *   usage: truthclient [--stop] PORTFILE [REQUESTS]   (default 300)
+ *
+ * Ground truth ($RSP_TRUTH set): two lines at its exit, in this order:
+ *   a stats line {"stats":"latency", ...}: the distribution of the
+ *     requests' latencies: count, sum, mean, min, p50, p90, p99, max in ns
+ *     (README.md, "Stats lines");
+ *   role "client" comm truthclient: no functions; waits call (each
+ *     client_call(): send + recv of the whole reply; count = REQUESTS).
+ *
+ * Processes / threads: truthclient (one thread).
+ *
+ * Functions that appear in stacks (built WITHOUT frame pointers,
+ * -fomit-frame-pointer; needs DWARF/.eh_frame unwinding):
+ *   client_run(), client_call(). Sleeps: client_call() -> recvfrom(TCP).
+ *
+ * Expected explanation shape (target: truthclient, with truthserve
+ * running): ~all of the client's wall is client_call() sleeps, each
+ * explained by truthserve (the TCP peer): its serve_parse() and
+ * serve_compute() CPU and the fdatasync() (disk) in serve_persist(). The
+ * mean latency is the server's mean service time plus the loopback round
+ * trip and wakeups (and, with several clients, the time the server spent
+ * on the other clients' requests). Measured: see README.md, "truthserve".
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define WL_NAME "truthclient"
+#include "wl.h"
+#include "truth.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#define DEFAULT_REQUESTS 300UL
+#define MAX_REQUESTS 1000000UL
+#define MSG_SIZE 64
+#define REQ_FILL 0x5a
+#define STOP_REQUEST UINT64_MAX
+#define STATS_LINE_MAX 1024
+
+static const char usage[] =
+	"usage: truthclient [--stop] PORTFILE [REQUESTS]\n"
+	"  Connects to truthserve at 127.0.0.1:<the port in PORTFILE> and makes\n"
+	"  REQUESTS (default 300) synchronous 64-byte requests, timing each.\n"
+	"  --stop: then send the stop request (the server exits).\n"
+	"  With RSP_TRUTH=FILE it appends a stats line (latency distribution)\n"
+	"  and its truth line to FILE.\n";
+
+static struct truth tr;
+static uint64_t *latency_ns; /* one per request */
+
+void client_call(int fd, unsigned char *msg, uint64_t reqno);
+void client_run(int fd, unsigned long requests);
+
+static uint64_t get_u64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* The check value truthserve's serve_compute() returns. */
+static uint64_t check_value(uint64_t reqno)
+{
+	return reqno * 0x9e3779b97f4a7c15ULL + 1;
+}
+
+static void send_all(int fd, const void *buf, size_t len, const char *what)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			wl_die(what);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void recv_all(int fd, void *buf, size_t len, const char *what)
+{
+	char *p = buf;
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = recv(fd, p + got, len - got, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			wl_die(what);
+		}
+		if (n == 0)
+			wl_fail("%s: the server closed the connection", what);
+		got += (size_t)n;
+	}
+}
+
+static void make_request(unsigned char *msg, uint64_t reqno)
+{
+	memset(msg, REQ_FILL, MSG_SIZE);
+	put_u64(msg, reqno);
+}
+
+/* One request: send, block until the whole reply is here. */
+WL_STACK_FN void client_call(int fd, unsigned char *msg, uint64_t reqno)
+{
+	send_all(fd, msg, MSG_SIZE, "send request");
+	recv_all(fd, msg, MSG_SIZE, "recv reply");
+	WL_NO_TAILCALL();
+	if (reqno == STOP_REQUEST)
+		return;
+	if (get_u64(msg) != reqno)
+		wl_fail("reply to request %" PRIu64 " carries number %" PRIu64,
+			reqno, get_u64(msg));
+	if (get_u64(msg + 8) != check_value(reqno) || msg[16] != 'P' ||
+	    msg[17] != 'C' || msg[18] != 'W')
+		wl_fail("reply to request %" PRIu64 " was not fully processed",
+			reqno);
+}
+
+WL_STACK_FN void client_run(int fd, unsigned long requests)
+{
+	unsigned char msg[MSG_SIZE];
+	unsigned long i;
+	uint64_t t0, ns;
+
+	for (i = 0; i < requests; i++) {
+		make_request(msg, i);
+		t0 = truth_mono();
+		client_call(fd, msg, i);
+		ns = truth_mono() - t0;
+		truth_wait_add(&tr, TRUTH_CALL, ns);
+		latency_ns[i] = ns;
+	}
+}
+
+/* The port truthserve wrote to PORTFILE: "PORT\n". */
+static uint16_t read_port(const char *path)
+{
+	char buf[16], *end;
+	unsigned long v;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		wl_die("open PORTFILE");
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		wl_die("read PORTFILE");
+	close(fd);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoul(buf, &end, 10);
+	if (buf[0] < '0' || buf[0] > '9' || errno != 0 || v < 1 ||
+	    v > 65535 || (*end != '\0' && strcmp(end, "\n") != 0))
+		wl_fail("%s: not a port number", path);
+	return (uint16_t)v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted v[0..n-1] (n > 0). */
+static uint64_t percentile(const uint64_t *v, size_t n, unsigned int pct)
+{
+	size_t rank = (n * pct + 99) / 100;
+
+	return v[rank ? rank - 1 : 0];
+}
+
+/* The stats line (README.md, "Stats lines"), one write() like truth.h. */
+static void write_stats_line(size_t count)
+{
+	char line[STATS_LINE_MAX], comm[17];
+	uint64_t sum = 0, mn = 0, p50 = 0, p90 = 0, p99 = 0, mx = 0;
+	size_t len = 0, i;
+	ssize_t n;
+
+	if (truth_fd < 0)
+		return;
+	if (count > 0) {
+		qsort(latency_ns, count, sizeof(*latency_ns), cmp_u64);
+		for (i = 0; i < count; i++)
+			sum += latency_ns[i];
+		mn = latency_ns[0];
+		mx = latency_ns[count - 1];
+		p50 = percentile(latency_ns, count, 50);
+		p90 = percentile(latency_ns, count, 90);
+		p99 = percentile(latency_ns, count, 99);
+	}
+	memset(comm, 0, sizeof(comm));
+	if (prctl(PR_GET_NAME, comm, 0, 0, 0) < 0)
+		wl_die("prctl(PR_GET_NAME)");
+	for (i = 0; comm[i]; i++) {
+		if (comm[i] == '"' || comm[i] == '\\' ||
+		    (unsigned char)comm[i] < 0x20)
+			comm[i] = '_';
+	}
+	truth_put(line, sizeof(line), &len,
+		  "{\"prog\":\"%s\",\"role\":\"client\",\"comm\":\"%s\","
+		  "\"pid\":%ld,\"tid\":%ld,\"stats\":\"latency\","
+		  "\"requests\":%zu,"
+		  "\"latency_ns\":{\"count\":%zu,\"sum\":%" PRIu64
+		  ",\"mean\":%" PRIu64 ",\"min\":%" PRIu64 ",\"p50\":%" PRIu64
+		  ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64
+		  "}}\n",
+		  WL_NAME, comm, (long)getpid(), (long)gettid(), count, count,
+		  sum, count ? sum / (uint64_t)count : 0, mn, p50, p90, p99, mx);
+	if (len >= sizeof(line))
+		wl_fail("internal error: stats line too long");
+	n = write(truth_fd, line, len);
+	if (n < 0)
+		wl_die("write $RSP_TRUTH");
+	if ((size_t)n != len)
+		wl_fail("short write to $RSP_TRUTH");
+}
+
+static unsigned long parse_requests(const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 ||
+	    v < 1 || v > MAX_REQUESTS) {
+		fprintf(stderr, "%s: bad argument '%s' (want 1..%lu)\n",
+			WL_NAME, arg, MAX_REQUESTS);
+		fputs(usage, stderr);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long requests = DEFAULT_REQUESTS;
+	unsigned char msg[MSG_SIZE];
+	struct sockaddr_in sin;
+	int fd, one = 1, stop = 0, a = 1;
+	uint16_t port;
+
+	wl_catch_signals();
+	alarm(60);
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
+			  strcmp(argv[1], "--help") == 0)) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (a < argc && strcmp(argv[a], "--stop") == 0) {
+		stop = 1;
+		a++;
+	}
+	if (a >= argc || argc - a > 2 || argv[a][0] == '\0' ||
+	    argv[a][0] == '-') {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (a + 1 < argc)
+		requests = parse_requests(argv[a + 1]);
+	if (prctl(PR_SET_NAME, "truthclient", 0, 0, 0) < 0)
+		wl_die("prctl(PR_SET_NAME)");
+	truth_open();
+	truth_begin(&tr, "client");
+	truth_measures(&tr, TRUTH_CALL);
+	latency_ns = calloc(requests, sizeof(*latency_ns));
+	if (!latency_ns)
+		wl_fail("out of memory (%lu latencies)", requests);
+
+	port = read_port(argv[a]);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		wl_die("socket(AF_INET)");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(port);
+	if (connect(fd, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
+		wl_die("connect to 127.0.0.1");
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+		wl_die("setsockopt(TCP_NODELAY)");
+
+	client_run(fd, requests);
+
+	if (stop) {
+		make_request(msg, STOP_REQUEST);
+		client_call(fd, msg, STOP_REQUEST);
+	}
+	if (close(fd) < 0)
+		wl_die("close socket");
+	write_stats_line(requests);
+	truth_finish(&tr);
+	free(latency_ns);
+	return 0;
+}

@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * truthserve - a known-answer server daemon: one thread, one epoll event
+ * loop, any number of TCP clients (like redis), CPU work and a synchronous
+ * disk write per request, measured by the program itself (see truth.h and
+ * README.md, "Ground truth side files"). Its client is truthclient.
+ *
+ * What it does:
+ *   One process, one thread (comm "truthserve"). It listens on TCP
+ *   127.0.0.1:<ephemeral port> and, once listening, publishes the port as
+ *   "PORT\n" in PORTFILE (written to PORTFILE.tmp.<pid> and renamed, so a
+ *   reader never sees a partial file). All sockets are non-blocking; the
+ *   loop (serve_loop()) blocks only in epoll_wait(). Each request is 64
+ *   bytes: a request number (uint64_t, host byte order) and 56 bytes of
+ *   0x5a. For each complete request (serve_request()):
+ *     serve_parse()     ~30 µs of CPU, checks the request
+ *     serve_compute()   ~200 µs of CPU, puts a check value derived from the
+ *                       request number in the reply
+ *     serve_persist()   pwrite 4 KiB at offset 0 of its data file, then
+ *                       fdatasync()
+ *     serve_reply()     send the 64-byte reply (the request number, the
+ *                       check value, 'P' 'C' 'W' marks); if the socket
+ *                       buffer is full, the rest is sent on EPOLLOUT and
+ *                       that client is not read meanwhile
+ *   One recv() per readiness event, so clients are served in turn. A client
+ *   that closes (or resets) its connection is dropped; the server goes on.
+ *   The data file is "$RSP_WL_DIR|$TMPDIR|/tmp/rsp-truthserve.<pid>.dat".
+ *
+ *   It runs until SIGTERM or SIGINT (blocked, and read from a signalfd in
+ *   the epoll set, so no signal is lost between two epoll_wait()s), or
+ *   until a client sends the stop request (request number UINT64_MAX:
+ *   answered with the same 64 bytes, no work, not counted; then the server
+ *   stops). It then closes every connection, removes its data file and
+ *   PORTFILE, writes its side-file lines and exits 0. Fail-safe: alarm(120)
+ *   (SIGALRM, like SIGHUP or a failed system call, removes both files and
+ *   kills it without writing its lines; exit status 128 + 14 / 1).
+ *
+ *   usage: truthserve PORTFILE
+ *
+ * Ground truth ($RSP_TRUTH set): two lines at its exit, in this order:
+ *   a stats line {"stats":"service", ...}: the number of requests served
+ *     and the distribution of their service time (CLOCK_MONOTONIC from the
+ *     recv() that completed the request to the send() that completed the
+ *     reply; the fdatasync() is inside): count, sum, mean, min, p50, p90,
+ *     p99, max in ns (README.md, "Stats lines");
+ *   role "server" comm truthserve: functions serve_parse, serve_compute;
+ *     waits fsync (each fdatasync()), idle (each epoll_wait(); count = the
+ *     number of calls, including those that returned at once because work
+ *     was already queued).
+ *
+ * Processes / threads: truthserve (one thread; the daemon).
+ *
+ * Functions that appear in stacks (built with frame pointers):
+ *   serve_loop(), serve_accept(), serve_readable(), serve_request(),
+ *   serve_parse(), serve_compute(), serve_persist(), serve_reply()
+ *   CPU leaves: serve_parse, serve_compute. Sleeps: serve_loop() ->
+ *   epoll_wait() (idle: waiting for clients); serve_persist() ->
+ *   fdatasync() (disk).
+ *
+ * Expected explanation shape (target: a truthclient, the server running):
+ *   Each of the client's requests is a sleep in recv() explained by the
+ *   server: serve_parse() + serve_compute() (~0.23 ms of CPU) and the
+ *   fdatasync() in serve_persist() (disk), then the reply. The server is
+ *   idle in epoll_wait() between requests. With several clients their
+ *   requests queue in the socket buffers: each client also waits for the
+ *   server to finish the other clients' requests (service time excludes
+ *   that queueing; a client's latency includes it).
+ *   Measured on the reference machine (2 vCPU EPYC VM, ext4 on virtio;
+ *   load average ~2-4 from other work; see README.md for the commands),
+ *   one truthclient of 300 requests: see README.md, "truthserve".
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define WL_NAME "truthserve"
+#include "wl.h"
+#include "truth.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+
+#define MSG_SIZE 64
+#define REQ_FILL 0x5a
+#define STOP_REQUEST UINT64_MAX
+#define BLOCK_SIZE 4096
+#define PARSE_ITERS (30UL * WL_ITERS_PER_US)
+#define COMPUTE_ITERS (200UL * WL_ITERS_PER_US)
+#define MAX_EVENTS 64
+#define FAILSAFE_S 120
+#define STATS_LINE_MAX 1024
+
+static const char usage[] =
+	"usage: truthserve PORTFILE\n"
+	"  Single-threaded epoll server on TCP 127.0.0.1:<ephemeral port>; the\n"
+	"  port is written as \"PORT\\n\" to PORTFILE (atomically) once it\n"
+	"  listens. Per 64-byte request: serve_parse (~30 us CPU),\n"
+	"  serve_compute (~200 us CPU), serve_persist (pwrite 4 KiB +\n"
+	"  fdatasync), 64-byte reply. Clients: truthclient.\n"
+	"  Runs until SIGTERM/SIGINT or a stop request (request number\n"
+	"  UINT64_MAX; truthclient --stop), then removes its data file and\n"
+	"  PORTFILE and exits 0; gives up after 120 s (SIGALRM).\n"
+	"  With RSP_TRUTH=FILE it appends a stats line (requests served,\n"
+	"  service time distribution) and its truth line to FILE at exit.\n"
+	"  The data file lives in $RSP_WL_DIR, else $TMPDIR, else /tmp.\n";
+
+/* One client connection (epoll data.ptr). */
+struct conn {
+	int fd;
+	int blocked;		/* reply not fully sent: EPOLLOUT, no reads */
+	int stop_after;		/* the reply is to the stop request */
+	size_t in_len;		/* bytes of the current request received */
+	size_t out_len, out_off;
+	uint64_t recv_done_ns;	/* CLOCK_MONOTONIC when the request was complete */
+	struct conn *prev, *next;
+	unsigned char in[MSG_SIZE];
+	unsigned char out[MSG_SIZE];
+};
+
+static char data_path[PATH_MAX], port_path[PATH_MAX], port_tmp[PATH_MAX];
+static volatile sig_atomic_t data_created, port_tmp_created, port_published;
+static int epfd = -1, listen_fd = -1, sig_fd = -1, data_fd = -1;
+static int listen_tag, signal_tag; /* their epoll data.ptr */
+static struct conn *conns;	   /* all open connections */
+static int stopping;
+static uint64_t accepted;	   /* connections accepted */
+static uint64_t *service_ns;	   /* one per request served */
+static size_t nserved, service_cap;
+static struct truth tr;
+static int fn_parse, fn_compute;
+
+void serve_parse(const unsigned char *req);
+void serve_compute(uint64_t reqno, unsigned char *reply);
+void serve_persist(uint64_t reqno);
+int serve_reply(struct conn *c);
+void serve_request(struct conn *c);
+void serve_readable(struct conn *c);
+void serve_accept(void);
+void serve_loop(void);
+
+/* wl_on_die: only unlink(), so it is safe from the SIGALRM handler. */
+static void server_on_die(void)
+{
+	if (port_published)
+		unlink(port_path);
+	if (port_tmp_created)
+		unlink(port_tmp);
+	if (data_created)
+		unlink(data_path);
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* The check value serve_compute() returns for a request number. */
+static uint64_t check_value(uint64_t reqno)
+{
+	return reqno * 0x9e3779b97f4a7c15ULL + 1;
+}
+
+static void epoll_set(int fd, uint32_t events, void *ptr, int op,
+		      const char *what)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = events;
+	ev.data.ptr = ptr;
+	if (epoll_ctl(epfd, op, fd, &ev) < 0)
+		wl_die(what);
+}
+
+static void conn_close(struct conn *c)
+{
+	/* close() also removes the fd from the epoll set */
+	close(c->fd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	free(c);
+}
+
+static void record_service(uint64_t ns)
+{
+	uint64_t *p;
+	size_t cap;
+
+	if (nserved == service_cap) {
+		cap = service_cap ? 2 * service_cap : 1024;
+		p = realloc(service_ns, cap * sizeof(*p));
+		if (!p)
+			wl_fail("out of memory (service times of %zu requests)",
+				nserved);
+		service_ns = p;
+		service_cap = cap;
+	}
+	service_ns[nserved++] = ns;
+}
+
+/* ---- the request path ------------------------------------------------- */
+
+WL_STACK_FN void serve_parse(const unsigned char *req)
+{
+	size_t i;
+
+	wl_burn(PARSE_ITERS);
+	for (i = 8; i < MSG_SIZE; i++) {
+		if (req[i] != REQ_FILL)
+			wl_fail("malformed request (byte %zu is 0x%02x)", i,
+				req[i]);
+	}
+}
+
+WL_STACK_FN void serve_compute(uint64_t reqno, unsigned char *reply)
+{
+	wl_burn(COMPUTE_ITERS);
+	put_u64(reply, reqno);
+	put_u64(reply + 8, check_value(reqno));
+	reply[16] = 'P';
+	reply[17] = 'C';
+}
+
+WL_STACK_FN void serve_persist(uint64_t reqno)
+{
+	static unsigned char block[BLOCK_SIZE];
+	uint64_t t0;
+	ssize_t n;
+
+	memset(block, (int)(reqno & 0xff), sizeof(block));
+	n = pwrite(data_fd, block, sizeof(block), 0);
+	if (n < 0)
+		wl_die("pwrite data file");
+	if (n != (ssize_t)sizeof(block))
+		wl_fail("short pwrite on data file");
+	t0 = truth_mono();
+	if (fdatasync(data_fd) < 0)
+		wl_die("fdatasync data file");
+	truth_wait_end(&tr, TRUTH_FSYNC, t0);
+}
+
+/*
+ * Send what is left of c's reply. Returns 1 when it is all sent, 0 when
+ * the socket buffer is full (EPOLLOUT is then armed), -1 when the client
+ * is gone (the caller closes the connection).
+ */
+WL_STACK_FN int serve_reply(struct conn *c)
+{
+	ssize_t n;
+
+	while (c->out_off < c->out_len) {
+		n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+			 MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				if (!c->blocked) {
+					c->blocked = 1;
+					epoll_set(c->fd, EPOLLOUT, c,
+						  EPOLL_CTL_MOD,
+						  "epoll_ctl(MOD, EPOLLOUT)");
+				}
+				return 0;
+			}
+			if (errno == EPIPE || errno == ECONNRESET)
+				return -1;
+			wl_die("send reply");
+		}
+		c->out_off += (size_t)n;
+	}
+	if (c->blocked) {
+		c->blocked = 0;
+		epoll_set(c->fd, EPOLLIN, c, EPOLL_CTL_MOD,
+			  "epoll_ctl(MOD, EPOLLIN)");
+	}
+	if (c->stop_after)
+		stopping = 1;
+	else
+		record_service(truth_mono() - c->recv_done_ns);
+	return 1;
+}
+
+/* c->in holds a complete request: do the work, start the reply. */
+WL_STACK_FN void serve_request(struct conn *c)
+{
+	uint64_t reqno = get_u64(c->in), t0;
+
+	c->out_off = 0;
+	c->out_len = MSG_SIZE;
+	if (reqno == STOP_REQUEST) {
+		memcpy(c->out, c->in, MSG_SIZE);
+		c->stop_after = 1;
+	} else {
+		memset(c->out, 0, MSG_SIZE);
+		t0 = truth_cpu();
+		serve_parse(c->in);
+		truth_cpu_end(&tr, fn_parse, t0);
+		t0 = truth_cpu();
+		serve_compute(reqno, c->out);
+		truth_cpu_end(&tr, fn_compute, t0);
+		serve_persist(reqno);
+		c->out[18] = 'W';
+	}
+	if (serve_reply(c) < 0)
+		conn_close(c);
+	WL_NO_TAILCALL();
+}
+
+/* EPOLLIN on a client: one recv(), a request when it completes one. */
+WL_STACK_FN void serve_readable(struct conn *c)
+{
+	ssize_t n;
+
+	do
+		n = recv(c->fd, c->in + c->in_len, MSG_SIZE - c->in_len, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return;
+		if (errno == ECONNRESET) {
+			conn_close(c);
+			return;
+		}
+		wl_die("recv request");
+	}
+	if (n == 0) {
+		/* the client closed (mid-request or not): drop it */
+		conn_close(c);
+		return;
+	}
+	c->in_len += (size_t)n;
+	if (c->in_len < MSG_SIZE)
+		return;
+	c->recv_done_ns = truth_mono();
+	c->in_len = 0;
+	serve_request(c);
+	WL_NO_TAILCALL();
+}
+
+/* EPOLLIN on the listening socket: accept everyone waiting. */
+WL_STACK_FN void serve_accept(void)
+{
+	struct conn *c;
+	int fd, one = 1;
+
+	for (;;) {
+		fd = accept4(listen_fd, NULL, NULL,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			wl_die("accept4");
+		}
+		if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+			       sizeof(one)) < 0)
+			wl_die("setsockopt(TCP_NODELAY)");
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			wl_fail("out of memory (connection)");
+		c->fd = fd;
+		c->next = conns;
+		if (conns)
+			conns->prev = c;
+		conns = c;
+		accepted++;
+		epoll_set(fd, EPOLLIN, c, EPOLL_CTL_ADD,
+			  "epoll_ctl(ADD, client)");
+	}
+}
+
+WL_STACK_FN void serve_loop(void)
+{
+	struct epoll_event ev[MAX_EVENTS];
+	struct signalfd_siginfo si;
+	struct conn *c;
+	uint64_t t0;
+	ssize_t r;
+	int n, i;
+
+	while (!stopping) {
+		t0 = truth_mono();
+		n = epoll_wait(epfd, ev, MAX_EVENTS, -1);
+		truth_wait_end(&tr, TRUTH_IDLE, t0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			wl_die("epoll_wait");
+		}
+		for (i = 0; i < n && !stopping; i++) {
+			if (ev[i].data.ptr == &signal_tag) {
+				r = read(sig_fd, &si, sizeof(si));
+				if (r < 0 && errno != EAGAIN && errno != EINTR)
+					wl_die("read signalfd");
+				stopping = 1;
+			} else if (ev[i].data.ptr == &listen_tag) {
+				serve_accept();
+			} else {
+				c = ev[i].data.ptr;
+				if (c->blocked) {
+					/* EPOLLOUT (or an error: send sees it) */
+					if (serve_reply(c) < 0)
+						conn_close(c);
+				} else {
+					serve_readable(c);
+				}
+			}
+		}
+	}
+}
+
+/* ---- setup and exit --------------------------------------------------- */
+
+static void publish_port(uint16_t port)
+{
+	char buf[16];
+	int fd, len;
+	ssize_t n;
+
+	wl_path(port_tmp, "%s.tmp.%ld", port_path, (long)getpid());
+	fd = open(port_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		wl_die("create temporary port file");
+	port_tmp_created = 1;
+	len = snprintf(buf, sizeof(buf), "%u\n", (unsigned int)port);
+	n = write(fd, buf, (size_t)len);
+	if (n < 0)
+		wl_die("write temporary port file");
+	if (n != len)
+		wl_fail("short write to temporary port file");
+	if (close(fd) < 0)
+		wl_die("close temporary port file");
+	if (rename(port_tmp, port_path) < 0)
+		wl_die("rename temporary port file to PORTFILE");
+	port_published = 1;
+	port_tmp_created = 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted v[0..n-1] (n > 0). */
+static uint64_t percentile(const uint64_t *v, size_t n, unsigned int pct)
+{
+	size_t rank = (n * pct + 99) / 100;
+
+	return v[rank ? rank - 1 : 0];
+}
+
+/* The stats line (README.md, "Stats lines"), one write() like truth.h. */
+static void write_stats_line(void)
+{
+	char line[STATS_LINE_MAX], comm[17];
+	uint64_t sum = 0, mn = 0, p50 = 0, p90 = 0, p99 = 0, mx = 0;
+	size_t len = 0, i;
+	ssize_t n;
+
+	if (truth_fd < 0)
+		return;
+	if (nserved > 0) {
+		qsort(service_ns, nserved, sizeof(*service_ns), cmp_u64);
+		for (i = 0; i < nserved; i++)
+			sum += service_ns[i];
+		mn = service_ns[0];
+		mx = service_ns[nserved - 1];
+		p50 = percentile(service_ns, nserved, 50);
+		p90 = percentile(service_ns, nserved, 90);
+		p99 = percentile(service_ns, nserved, 99);
+	}
+	memset(comm, 0, sizeof(comm));
+	if (prctl(PR_GET_NAME, comm, 0, 0, 0) < 0)
+		wl_die("prctl(PR_GET_NAME)");
+	for (i = 0; comm[i]; i++) {
+		if (comm[i] == '"' || comm[i] == '\\' ||
+		    (unsigned char)comm[i] < 0x20)
+			comm[i] = '_';
+	}
+	truth_put(line, sizeof(line), &len,
+		  "{\"prog\":\"%s\",\"role\":\"server\",\"comm\":\"%s\","
+		  "\"pid\":%ld,\"tid\":%ld,\"stats\":\"service\","
+		  "\"requests\":%zu,\"connections\":%" PRIu64 ","
+		  "\"service_ns\":{\"count\":%zu,\"sum\":%" PRIu64
+		  ",\"mean\":%" PRIu64 ",\"min\":%" PRIu64 ",\"p50\":%" PRIu64
+		  ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64
+		  "}}\n",
+		  WL_NAME, comm, (long)getpid(), (long)gettid(), nserved,
+		  accepted, nserved, sum,
+		  nserved ? sum / (uint64_t)nserved : 0, mn, p50, p90, p99, mx);
+	if (len >= sizeof(line))
+		wl_fail("internal error: stats line too long");
+	n = write(truth_fd, line, len);
+	if (n < 0)
+		wl_die("write $RSP_TRUTH");
+	if ((size_t)n != len)
+		wl_fail("short write to $RSP_TRUTH");
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in sin;
+	socklen_t slen = sizeof(sin);
+	sigset_t mask;
+
+	wl_catch_signals();
+	alarm(FAILSAFE_S);
+	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
+			  strcmp(argv[1], "--help") == 0)) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '\0' || argv[1][0] == '-') {
+		fputs(usage, stderr);
+		return 2;
+	}
+	wl_path(port_path, "%s", argv[1]);
+	if (prctl(PR_SET_NAME, "truthserve", 0, 0, 0) < 0)
+		wl_die("prctl(PR_SET_NAME)");
+	truth_open();
+	truth_begin(&tr, "server");
+	fn_parse = truth_fn(&tr, "serve_parse");
+	fn_compute = truth_fn(&tr, "serve_compute");
+	truth_measures(&tr, TRUTH_FSYNC);
+	truth_measures(&tr, TRUTH_IDLE);
+
+	wl_on_die = server_on_die;
+	wl_path(data_path, "%s/rsp-truthserve.%ld.dat", wl_scratch_dir(),
+		(long)getpid());
+	data_fd = open(data_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		       0600);
+	if (data_fd < 0)
+		wl_die("create data file");
+	data_created = 1;
+
+	/* SIGTERM/SIGINT: blocked, read from a signalfd in the loop. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		wl_die("sigprocmask");
+	sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sig_fd < 0)
+		wl_die("signalfd");
+
+	listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			   0);
+	if (listen_fd < 0)
+		wl_die("socket(AF_INET)");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = 0;
+	if (bind(listen_fd, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
+		wl_die("bind 127.0.0.1:0");
+	if (listen(listen_fd, 128) < 0)
+		wl_die("listen");
+	if (getsockname(listen_fd, (struct sockaddr *)&sin, &slen) < 0)
+		wl_die("getsockname");
+
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0)
+		wl_die("epoll_create1");
+	epoll_set(sig_fd, EPOLLIN, &signal_tag, EPOLL_CTL_ADD,
+		  "epoll_ctl(ADD, signalfd)");
+	epoll_set(listen_fd, EPOLLIN, &listen_tag, EPOLL_CTL_ADD,
+		  "epoll_ctl(ADD, listening socket)");
+	publish_port(ntohs(sin.sin_port));
+
+	serve_loop();
+
+	while (conns)
+		conn_close(conns);
+	close(listen_fd);
+	close(sig_fd);
+	close(epfd);
+	if (close(data_fd) < 0)
+		wl_die("close data file");
+	if (unlink(data_path) < 0)
+		wl_die("unlink data file");
+	data_created = 0;
+	if (unlink(port_path) < 0)
+		wl_die("unlink PORTFILE");
+	port_published = 0;
+	wl_on_die = NULL;
+	write_stats_line();
+	truth_finish(&tr);
+	free(service_ns);
+	return 0;
+}
