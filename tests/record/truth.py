@@ -10,14 +10,20 @@ the workload's side file.  TAP output: each check with rsp's number and the prog
 The tolerances and why: docs/TESTING.md ("record-truth").
 """
 import json
+import math
 import sys
 
 MS = 1e6
+# processes of a workload not in the target's tree: sampled by the system's 999 Hz only
+OUTSIDE_TARGET = {('truthserve', 'truthserve')}
 
 
 def load(report, folded, truth):
     r = json.load(open(report))
     lines = [json.loads(l) for l in open(truth) if l.strip()]
+    # truthserve's and truthclient's "stats" lines (latencies, requests) are not
+    # a process's functions and waits (tests/workloads/README.md)
+    lines = [l for l in lines if 'stats' not in l]
     stacks = []
     for l in open(folded):
         stack, _, v = l.rstrip('\n').rpartition(' ')
@@ -99,6 +105,9 @@ def main():
     t.check(sum(cats.values()) == total, '%s: the 14 categories sum to total exactly' % wl)
     t.check(all(v >= 0 for v in cats.values()), '%s: no category negative' % wl)
     t.check(r['percent_accounted'] >= 99, '%s: %.1f%% accounted (>= 99)' % (wl, r['percent_accounted']))
+    if r['percent_accounted'] < 99:
+        for k in cat(r, 'unaccounted')['contributors'][:5]:
+            print('#   unaccounted: %s %.3f ms x%d' % (k['what'], k['ns'] / MS, k['count']))
     t.check(r['percent_explained'] >= 90, '%s: %.1f%% explained (>= 90)' % (wl, r['percent_explained']))
     by_process = sum(k['ns'] for k in cat(r, 'cpu_unsampled')['contributors'] if ': ' not in k['what'])
     t.check(by_process <= 0.02 * total,
@@ -111,9 +120,16 @@ def main():
             want[(l['comm'], func)] = want.get((l['comm'], func), 0) + m['cpu_ns']
     for (comm, func), ns in sorted(want.items()):
         got = cpu_of(r, comm, func)
-        t.check(within(got, ns, 0.15, 1e6),
-                '%s: %s %s: rsp %.3f ms, measured %.3f ms (+-15%% or 1 ms)' %
-                (wl, comm, func, got / MS, ns / MS))
+        # the target's tree is sampled at --target-freq (9999 Hz here); a daemon it
+        # talks to only by the system's 999 Hz: its functions' counts have Poisson
+        # noise, 3 sigma = 3 / sqrt(expected samples) (serve_parse, 11 ms: ~11
+        # samples, seen 5.7 to 13.1 ms)
+        tol = 0.15
+        if (wl, comm) in OUTSIDE_TARGET:
+            tol = max(tol, 3 / math.sqrt(max(ns * 999 / 1e9, 1)))
+        t.check(within(got, ns, tol, 1e6),
+                '%s: %s %s: rsp %.3f ms, measured %.3f ms (+-%d%% or 1 ms)' %
+                (wl, comm, func, got / MS, ns / MS, round(tol * 100)))
     # other processes holding the CPUs the workload waited for (preempting it, or
     # running where it was woken): a program's own timing of a call then includes
     # time rsp rightly puts outside the call
@@ -138,6 +154,8 @@ def main():
             if k != kind or not ns:
                 continue
             got = in_call(r, stacks, comm, call)
+            if call == 'fsync':  # truthserve's durable write is fdatasync
+                got += in_call(r, stacks, comm, 'fdatasync')
             what = '%s: %s in %s: rsp %.3f ms, measured %.3f ms (+-%d%%)' % (
                 wl, comm, call, got / MS, ns / MS, round(tol * 100))
             if not within(got, ns, tol, 0) and busy > 0.05 * wall:
@@ -149,6 +167,12 @@ def main():
     if any(k == 'fsync' for _, k in waits):
         print('# %s: of the fsyncs, in blocking disk I/O %.3f ms, I/O queue %.3f ms' %
               (wl, cats['disk'] / MS, cats['io_queue'] / MS))
+    if wl == 'truthserve':
+        # a client of a daemon started before the recording (issue 20): its waits are
+        # calls into the server's work on its requests, not another control path
+        t.check(cats['other_path'] <= 0.02 * total,
+                '%s: waiting on another control path %.3f ms, %.2f%% of total (<= 2)' %
+                (wl, cats['other_path'] / MS, 100.0 * cats['other_path'] / total))
     # total against wall: a synchronous chain within 5%; parallel work (two children;
     # two threads of the target) exceeds it.  A chain is synchronous only on a machine
     # that leaves it alone: a caller preempted by other load after waking its callee

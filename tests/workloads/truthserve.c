@@ -31,9 +31,11 @@
  *   until a client sends the stop request (request number UINT64_MAX:
  *   answered with the same 64 bytes, no work, not counted; then the server
  *   stops). It then closes every connection, removes its data file and
- *   PORTFILE, writes its side-file lines and exits 0. Fail-safe: alarm(120)
- *   (SIGALRM, like SIGHUP or a failed system call, removes both files and
- *   kills it without writing its lines; exit status 128 + 14 / 1).
+ *   PORTFILE, writes its side-file lines and exits 0. Fail-safe: alarm(120).
+ *   SIGALRM and SIGHUP (killed by the signal) and a failed system call
+ *   (exit 1) are failures: the data file and PORTFILE are removed and no
+ *   side-file line is written. A client that is still connected when the
+ *   server stops sees its connection closed.
  *
  *   usage: truthserve PORTFILE
  *
