@@ -30,8 +30,9 @@ static const struct {
 			       "requests waited in the block queue: too many in flight, or an "
 			       "I/O scheduler delaying them" },
 	[RSP_CAT_SCHED] = { "Scheduler overhead", "sched",
-			    "runnable but not running: more runnable threads than CPUs, or "
-			    "CPU affinity/priority" },
+			    "runnable but not running: \"while X ran\": more runnable threads than "
+			    "CPUs, or CPU affinity/priority; \"its CPU waking from idle\": the "
+			    "CPU's wake-up latency (idle states, a VM's vCPU)" },
 	[RSP_CAT_HARDWARE] = { "Waits \"for\" hardware", "hardware",
 			       "woken by the device interrupts listed" },
 	[RSP_CAT_INVOLUNTARY] = { "Involuntary sleeps", "involuntary",

@@ -251,8 +251,17 @@ void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t t
 	uint32_t l;
 
 	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
-		snprintf(buf, sizeof(buf), "%s preempted by %s", analysis_thread_comm(an, thread),
-			 analysis_thread_comm(an, by));
+		const char *me = analysis_thread_comm(an, thread), *other = analysis_thread_comm(an, by);
+
+		/* "cc1 preempted by cc1" reads as a process preempting itself */
+		if (!strcmp(me, other) &&
+		    an->t->threads.v[thread].pid == an->t->threads.v[by].pid)
+			snprintf(buf, sizeof(buf), "%s preempted by another thread of %s", me,
+				 other);
+		else if (!strcmp(me, other))
+			snprintf(buf, sizeof(buf), "%s preempted by another %s process", me, other);
+		else
+			snprintf(buf, sizeof(buf), "%s preempted by %s", me, other);
 		l = trace_intern(an->t, buf);
 		_rsp_u64map_put(&an->pair_labels, key, l);
 	}

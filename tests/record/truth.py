@@ -140,6 +140,11 @@ def main():
             if sep in k['what']:
                 who = k['what'].split(sep, 1)[1]
                 who = who[:-len(' ran')] if who.endswith(' ran') else who
+                # "another thread of X", "another X process": one of its own kind
+                if who.startswith('another thread of '):
+                    who = who[len('another thread of '):]
+                elif who.startswith('another ') and who.endswith(' process'):
+                    who = who[len('another '):-len(' process')]
                 busy += k['ns'] if who not in ours else 0
     waits = {}
     for l in lines:

@@ -476,6 +476,37 @@ static void test_preemption(void)
 }
 
 /*
+ * Preempted by a process of the same name (two compilers): the label says it
+ * is another one, not the process itself.  t (600) runs [1000,1300], t (700)
+ * preempts it [1100,1200]: 600's CPU 200, involuntary 100.  Total 300.
+ */
+static void test_preempted_by_namesake(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 200 }, { RSP_CAT_INVOLUNTARY, 100 } };
+
+	existing(s, 600, 600, "cc1");
+	existing(s, 700, 700, "cc1");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 600, "cc1");
+	synth_switch(s, 0, US(1100), 600, "cc1", 0, 700, "cc1");
+	synth_switch(s, 0, US(1200), 700, "cc1", S_INT, 600, "cc1");
+	synth_switch(s, 0, US(1300), 600, "cc1", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 600, 100) : NULL;
+	if (a) {
+		check_table(a, "preempted by a namesake", 300, want, 2);
+		CHECK(has_contributor(a, RSP_CAT_INVOLUNTARY, "cc1 preempted by another cc1 process",
+				      NULL),
+		      "the preemptor is named as another process of that name");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A wait for a device: woken inside eth0's interrupt handler.
  * CPU 100 + 90; hardware [1100,1501] 401; scheduler 9.  Total 600.
  */
@@ -1377,6 +1408,7 @@ int main(void)
 	test_defacto();
 	test_disk();
 	test_preemption();
+	test_preempted_by_namesake();
 	test_hardware();
 	test_async_child();
 	test_lost();
