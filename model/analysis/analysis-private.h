@@ -102,6 +102,7 @@ struct rsp_analysis {
 	bool summary;
 	size_t n_made; /* nodes made (summary: more than the ring holds) */
 	uint8_t *thread_seen; /* per thread: a node of it was made (for n_processes) */
+	struct interval *swept; /* per thread: the span whose waits claim_waits() claimed */
 	size_t n_processes;
 	VEC(struct apath) paths;
 	uint32_t cur_path;

@@ -45,13 +45,10 @@ struct frame {
  * its waits there (for its CPU, for its caller's request) are part of the
  * call; its runs are work, counted where they fall (its async path).
  */
-static void claim_waits(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
+static void claim_waits_in(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
 {
-	const struct thread *th;
+	const struct thread *th = &an->t->threads.v[thread];
 
-	if (thread == RSP_NONE || e <= s || !an->claims)
-		return;
-	th = &an->t->threads.v[thread];
 	for (size_t k = analysis_first_slice(th, s); k < th->slices.n; k++) {
 		const struct slice *sl = &th->slices.v[k];
 		uint64_t a = sl->start > s ? sl->start : s, b = sl->end < e ? sl->end : e;
@@ -60,6 +57,52 @@ static void claim_waits(struct rsp_analysis *an, uint32_t thread, uint64_t s, ui
 			break;
 		if (sl->kind != SLICE_RUN)
 			analysis_claim(an, thread, a, b);
+	}
+}
+
+/* [@s, @e] of @thread is claimed whole: part of the span swept, if it meets it */
+static void swept_add(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
+{
+	struct interval *w;
+
+	if (thread == RSP_NONE || e <= s || !an->claims)
+		return;
+	w = &an->swept[thread];
+	if (w->e <= w->s || e < w->s || s > w->e) {
+		w->s = s;
+		w->e = e;
+		return;
+	}
+	w->s = s < w->s ? s : w->s;
+	w->e = e > w->e ? e : w->e;
+}
+
+/*
+ * The waits of [@s, @e] claimed once: a thread's overhang windows overlap (in
+ * a ping-pong of 10 us round trips a 1 ms tolerance covers a hundred calls),
+ * so only the part outside the span already swept (the union of the last
+ * overlapping windows, all of whose waits are claimed) is walked.
+ */
+static void claim_waits(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
+{
+	struct interval *w;
+
+	if (thread == RSP_NONE || e <= s || !an->claims)
+		return;
+	w = &an->swept[thread];
+	if (w->e <= w->s || e < w->s || s > w->e) {
+		claim_waits_in(an, thread, s, e);
+		w->s = s;
+		w->e = e;
+		return;
+	}
+	if (s < w->s) {
+		claim_waits_in(an, thread, s, w->s);
+		w->s = s;
+	}
+	if (e > w->e) {
+		claim_waits_in(an, thread, w->e, e);
+		w->e = e;
 	}
 }
 
@@ -537,9 +580,11 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 
 		if (walk(an, top, &child)) {
 			/* this window of the waker's time explains someone's sleep */
-			analysis_claim(an, child.thread, child.a, child.b);
+			/* in time order: the list then stays in a few sorted runs */
 			if (child.claim_from)
 				claim_waits(an, child.thread, child.claim_from, child.a);
+			analysis_claim(an, child.thread, child.a, child.b);
+			swept_add(an, child.thread, child.a, child.b);
 			claim_waits(an, child.thread, child.b, child.claim_to);
 			child.k = analysis_first_slice(&an->t->threads.v[child.thread], child.a);
 			an->on_stack[child.thread]++;
@@ -726,12 +771,13 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 	an->path_of_thread = calloc(nt ? nt : 1, sizeof(*an->path_of_thread));
 	an->claims = calloc(nt ? nt : 1, sizeof(*an->claims));
 	an->thread_seen = calloc(nt ? nt : 1, 1);
+	an->swept = calloc(nt ? nt : 1, sizeof(*an->swept));
 	if (an->summary) {
 		an->nodes.v = calloc(NODE_RING, sizeof(*an->nodes.v));
 		an->nodes.n = an->nodes.cap = an->nodes.warm = an->nodes.v ? NODE_RING : 0;
 	}
 	if (!an->is_target || !an->on_stack || !an->path_of_thread || !an->claims ||
-	    !an->thread_seen || (an->summary && !an->nodes.v)) {
+	    !an->thread_seen || !an->swept || (an->summary && !an->nodes.v)) {
 		rsp_analysis_free(an);
 		return -ENOMEM;
 	}
@@ -816,6 +862,7 @@ void rsp_analysis_free(struct rsp_analysis *an)
 	free(an->on_stack);
 	free(an->path_of_thread);
 	free(an->thread_seen);
+	free(an->swept);
 	vec_free(&an->nodes);
 	vec_free(&an->paths);
 	analysis_labels_free(an);

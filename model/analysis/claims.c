@@ -14,9 +14,21 @@
 void analysis_claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
 {
 	struct interval iv = { s, e };
+	struct interval *last;
 
 	if (thread == RSP_NONE || e <= s || !an->claims)
 		return;
+	/* only their union counts: one that meets the last is merged into it (a
+	 * call's claim reaching back over the runnable pieces claimed before it,
+	 * which would otherwise leave the list in as many runs as calls) */
+	if (an->claims[thread].n) {
+		last = &an->claims[thread].v[an->claims[thread].n - 1];
+		if (s <= last->e && e >= last->s) {
+			last->s = s < last->s ? s : last->s;
+			last->e = e > last->e ? e : last->e;
+			return;
+		}
+	}
 	vec_push(&an->claims[thread], iv);
 }
 
@@ -62,9 +74,10 @@ static size_t run_end(const struct interval *v, size_t i, size_t n)
 }
 
 /*
- * Claims sorted by start.  They come in a few runs already in order (each
- * root's walk in time order, then the thread's own idle sleeps): the runs
- * are merged, pairwise, until one is left.
+ * Claims sorted by start.  They come in runs already in order (each root's
+ * walk in time order, a call's overhang reaching back a little, then the
+ * thread's own idle sleeps): the runs are merged, pairwise, until one is left
+ * (O(n log runs); qsort only if there is no memory for the merge).
  */
 void analysis_sort_claims(struct interval *v, size_t n)
 {
@@ -75,7 +88,7 @@ void analysis_sort_claims(struct interval *v, size_t n)
 		runs += v[i].s < v[i - 1].s;
 	if (runs == 1)
 		return;
-	dst = runs <= 64 ? malloc(n * sizeof(*dst)) : NULL;
+	dst = malloc(n * sizeof(*dst));
 	if (!dst) {
 		qsort(v, n, sizeof(*v), cmp_iv);
 		return;
