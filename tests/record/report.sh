@@ -46,9 +46,10 @@ rec() { # workload [args]; the end summary is shown when a shape check fails
 # a loaded 2-CPU machine (CI) the peer often waits for a CPU after its wakeup
 # (scheduler delay, 12.5% seen in CI) and runs while pass itself is preempted
 # after its write: that work is parallel to pass, so it is a second (async)
-# path; both grow with the load, hence the margins.
+# path; both grow with the load, hence the margins (20.1% seen in CI with the
+# target sampled at 999 Hz, whose runs are shorter than at 9999).
 rec pass
-check pass "c['cpu'] + c['cpu_unsampled'] >= 70" "c['sched'] <= 20" \
+check pass "c['cpu'] + c['cpu_unsampled'] >= 70" "c['sched'] <= 25" \
   "c['cpu'] + c['cpu_unsampled'] >= 3 * (c['sched'] + c['involuntary'])" \
   "'pass-peer' in who['cpu'] + who['cpu_unsampled']" \
   "d['paths'][0]['comm'] == 'pass' and not d['paths'][0]['async']" \

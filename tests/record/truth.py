@@ -43,13 +43,15 @@ def innermost(what):
     return comm, rest.split(' > ')[-1]
 
 
-def cpu_of(r, comm, func):
-    """rsp's CPU (measured + estimated + inferred) in @func of the processes named @comm."""
+def cpu_of(r, comm, func, part=False):
+    """rsp's CPU (measured + estimated + inferred) in @func of the processes named @comm
+    (@part: in any function whose name contains @func: a call's syscall wrapper, e.g.
+    clock_nanosleep for nanosleep)."""
     ns = 0
     for key in ('cpu', 'cpu_unsampled'):
         for k in cat(r, key)['contributors']:
             c, f = innermost(k['what'])
-            if c == comm and f == func:
+            if c == comm and (f == func or (part and func in f)):
                 ns += k['ns']
     return ns
 
@@ -64,7 +66,7 @@ def in_call(r, stacks, comm, call):
         if any(f.startswith(head) and call in f[len(head):].rsplit(' > ', 1)[-1]
                for f in frames):
             ns += v
-    return ns + cpu_of(r, comm, call)
+    return ns + cpu_of(r, comm, call, part=True)
 
 
 class Tap:
@@ -120,13 +122,13 @@ def main():
             want[(l['comm'], func)] = want.get((l['comm'], func), 0) + m['cpu_ns']
     for (comm, func), ns in sorted(want.items()):
         got = cpu_of(r, comm, func)
-        # the target's tree is sampled at --target-freq (9999 Hz here); a daemon it
-        # talks to only by the system's 999 Hz: its functions' counts have Poisson
-        # noise, 3 sigma = 3 / sqrt(expected samples) (serve_parse, 11 ms: ~11
-        # samples, seen 5.7 to 13.1 ms)
-        tol = 0.15
-        if (wl, comm) in OUTSIDE_TARGET:
-            tol = max(tol, 3 / math.sqrt(max(ns * 999 / 1e9, 1)))
+        # a function's samples have Poisson noise, 3 sigma = 3 / sqrt(expected
+        # samples): the target's tree is sampled at --target-freq 9999 beside the
+        # system's 999 Hz (client_prepare, 17.5 ms: ~190 samples, +-22%; seen -19%
+        # under the test suite's load); a daemon it talks to only at 999 Hz
+        # (serve_parse, 11 ms: ~11 samples, seen 5.7 to 13.1 ms)
+        hz = 999 if (wl, comm) in OUTSIDE_TARGET else 999 + 9999
+        tol = max(0.15, 3 / math.sqrt(max(ns * hz / 1e9, 1)))
         t.check(within(got, ns, tol, 1e6),
                 '%s: %s %s: rsp %.3f ms, measured %.3f ms (+-%d%% or 1 ms)' %
                 (wl, comm, func, got / MS, ns / MS, round(tol * 100)))
