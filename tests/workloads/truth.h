@@ -37,6 +37,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <time.h>
@@ -187,6 +189,83 @@ static inline void truth_put(char *buf, size_t size, size_t *len,
 		*len += (size_t)n;
 }
 
+/* The calling thread's comm as the kernel has it, made safe for JSON. */
+static inline void truth_comm(char comm[17])
+{
+	memset(comm, 0, 17);
+	if (prctl(PR_GET_NAME, comm, 0, 0, 0) < 0)
+		wl_die("prctl(PR_GET_NAME)");
+	for (size_t i = 0; comm[i]; i++) {
+		if (comm[i] == '"' || comm[i] == '\\' || (unsigned char)comm[i] < 0x20)
+			comm[i] = '_';
+	}
+}
+
+/* Append a whole line to $RSP_TRUTH with one write() (@len > @size: too long). */
+static inline void truth_write_line(const char *line, size_t len, size_t size)
+{
+	ssize_t n;
+
+	if (len >= size)
+		wl_fail("internal error: side-file line too long");
+	n = write(truth_fd, line, len);
+	if (n < 0)
+		wl_die("write $RSP_TRUTH");
+	if ((size_t)n != len)
+		wl_fail("short write to $RSP_TRUTH");
+}
+
+static inline int truth_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted v[0..n-1] (n > 0). */
+static inline uint64_t truth_percentile(const uint64_t *v, size_t n, unsigned int pct)
+{
+	size_t rank = (n * pct + 99) / 100;
+
+	return v[rank ? rank - 1 : 0];
+}
+
+/*
+ * A "stats" line (README.md, "Stats lines"): @role, "stats": @what, the
+ * count of requests, @extra (JSON members ending in a comma, or ""), and the
+ * distribution of v[0..n-1] (sorted here) as "@key": count, sum, mean, min,
+ * p50, p90, p99, max.  One write(), before the process's own line.
+ */
+static inline void truth_stats(const char *role, const char *what, const char *key,
+			       uint64_t *v, size_t n, const char *extra)
+{
+	char line[TRUTH_LINE_MAX], comm[17];
+	uint64_t sum = 0, mn = 0, p50 = 0, p90 = 0, p99 = 0, mx = 0;
+	size_t len = 0;
+
+	if (truth_fd < 0)
+		return;
+	if (n > 0) {
+		qsort(v, n, sizeof(*v), truth_cmp_u64);
+		for (size_t i = 0; i < n; i++)
+			sum += v[i];
+		mn = v[0];
+		mx = v[n - 1];
+		p50 = truth_percentile(v, n, 50);
+		p90 = truth_percentile(v, n, 90);
+		p99 = truth_percentile(v, n, 99);
+	}
+	truth_comm(comm);
+	truth_put(line, sizeof(line), &len,
+		  "{\"prog\":\"%s\",\"role\":\"%s\",\"comm\":\"%s\",\"pid\":%ld,\"tid\":%ld,"
+		  "\"stats\":\"%s\",\"requests\":%zu,%s\"%s\":{\"count\":%zu,\"sum\":%" PRIu64
+		  ",\"mean\":%" PRIu64 ",\"min\":%" PRIu64 ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
+		  ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 "}}\n",
+		  WL_NAME, role, comm, (long)getpid(), (long)gettid(), what, n, extra, key, n,
+		  sum, n ? sum / (uint64_t)n : 0, mn, p50, p90, p99, mx);
+	truth_write_line(line, len, sizeof(line));
+}
+
 /*
  * Finish: take the wall and thread CPU time and, if $RSP_TRUTH is open,
  * append the line with a single write(). The comm is read back from the
@@ -198,21 +277,13 @@ static inline void truth_finish(struct truth *t)
 {
 	char line[TRUTH_LINE_MAX], comm[17];
 	uint64_t end_ns = truth_mono(), cpu_ns = truth_cpu();
-	size_t len = 0, i;
+	size_t len = 0;
 	const char *sep = "";
 	unsigned int k;
-	ssize_t n;
 
 	if (truth_fd < 0)
 		return;
-	memset(comm, 0, sizeof(comm));
-	if (prctl(PR_GET_NAME, comm, 0, 0, 0) < 0)
-		wl_die("prctl(PR_GET_NAME)");
-	for (i = 0; comm[i]; i++) {
-		if (comm[i] == '"' || comm[i] == '\\' ||
-		    (unsigned char)comm[i] < 0x20)
-			comm[i] = '_';
-	}
+	truth_comm(comm);
 	truth_put(line, sizeof(line), &len,
 		  "{\"prog\":\"%s\",\"role\":\"%s\",\"comm\":\"%s\","
 		  "\"pid\":%ld,\"tid\":%ld,\"start_ns\":%" PRIu64
@@ -241,13 +312,7 @@ static inline void truth_finish(struct truth *t)
 		sep = ",";
 	}
 	truth_put(line, sizeof(line), &len, "}}\n");
-	if (len >= sizeof(line))
-		wl_fail("internal error: side-file line too long");
-	n = write(truth_fd, line, len);
-	if (n < 0)
-		wl_die("write $RSP_TRUTH");
-	if ((size_t)n != len)
-		wl_fail("short write to $RSP_TRUTH");
+	truth_write_line(line, len, sizeof(line));
 }
 
 #endif /* RSP_WORKLOAD_TRUTH_H */

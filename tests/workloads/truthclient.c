@@ -61,7 +61,6 @@
 #define MSG_SIZE 64
 #define REQ_FILL 0x5a
 #define STOP_REQUEST UINT64_MAX
-#define STATS_LINE_MAX 1024
 
 static const char usage[] =
 	"usage: truthclient [--stop] PORTFILE [REQUESTS]\n"
@@ -197,66 +196,10 @@ static uint16_t read_port(const char *path)
 	return (uint16_t)v;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted v[0..n-1] (n > 0). */
-static uint64_t percentile(const uint64_t *v, size_t n, unsigned int pct)
-{
-	size_t rank = (n * pct + 99) / 100;
-
-	return v[rank ? rank - 1 : 0];
-}
-
-/* The stats line (README.md, "Stats lines"), one write() like truth.h. */
+/* The stats line (README.md, "Stats lines"). */
 static void write_stats_line(size_t count)
 {
-	char line[STATS_LINE_MAX], comm[17];
-	uint64_t sum = 0, mn = 0, p50 = 0, p90 = 0, p99 = 0, mx = 0;
-	size_t len = 0, i;
-	ssize_t n;
-
-	if (truth_fd < 0)
-		return;
-	if (count > 0) {
-		qsort(latency_ns, count, sizeof(*latency_ns), cmp_u64);
-		for (i = 0; i < count; i++)
-			sum += latency_ns[i];
-		mn = latency_ns[0];
-		mx = latency_ns[count - 1];
-		p50 = percentile(latency_ns, count, 50);
-		p90 = percentile(latency_ns, count, 90);
-		p99 = percentile(latency_ns, count, 99);
-	}
-	memset(comm, 0, sizeof(comm));
-	if (prctl(PR_GET_NAME, comm, 0, 0, 0) < 0)
-		wl_die("prctl(PR_GET_NAME)");
-	for (i = 0; comm[i]; i++) {
-		if (comm[i] == '"' || comm[i] == '\\' ||
-		    (unsigned char)comm[i] < 0x20)
-			comm[i] = '_';
-	}
-	truth_put(line, sizeof(line), &len,
-		  "{\"prog\":\"%s\",\"role\":\"client\",\"comm\":\"%s\","
-		  "\"pid\":%ld,\"tid\":%ld,\"stats\":\"latency\","
-		  "\"requests\":%zu,"
-		  "\"latency_ns\":{\"count\":%zu,\"sum\":%" PRIu64
-		  ",\"mean\":%" PRIu64 ",\"min\":%" PRIu64 ",\"p50\":%" PRIu64
-		  ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64
-		  "}}\n",
-		  WL_NAME, comm, (long)getpid(), (long)gettid(), count, count,
-		  sum, count ? sum / (uint64_t)count : 0, mn, p50, p90, p99, mx);
-	if (len >= sizeof(line))
-		wl_fail("internal error: stats line too long");
-	n = write(truth_fd, line, len);
-	if (n < 0)
-		wl_die("write $RSP_TRUTH");
-	if ((size_t)n != len)
-		wl_fail("short write to $RSP_TRUTH");
+	truth_stats("client", "latency", "latency_ns", latency_ns, count, "");
 }
 
 static unsigned long parse_requests(const char *arg)

@@ -93,7 +93,6 @@
 #define COMPUTE_ITERS (200UL * WL_ITERS_PER_US)
 #define MAX_EVENTS 64
 #define FAILSAFE_S 120
-#define STATS_LINE_MAX 1024
 
 static const char usage[] =
 	"usage: truthserve PORTFILE\n"
@@ -455,67 +454,13 @@ static void publish_port(uint16_t port)
 	port_tmp_created = 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted v[0..n-1] (n > 0). */
-static uint64_t percentile(const uint64_t *v, size_t n, unsigned int pct)
-{
-	size_t rank = (n * pct + 99) / 100;
-
-	return v[rank ? rank - 1 : 0];
-}
-
-/* The stats line (README.md, "Stats lines"), one write() like truth.h. */
+/* The stats line (README.md, "Stats lines"). */
 static void write_stats_line(void)
 {
-	char line[STATS_LINE_MAX], comm[17];
-	uint64_t sum = 0, mn = 0, p50 = 0, p90 = 0, p99 = 0, mx = 0;
-	size_t len = 0, i;
-	ssize_t n;
+	char extra[64];
 
-	if (truth_fd < 0)
-		return;
-	if (nserved > 0) {
-		qsort(service_ns, nserved, sizeof(*service_ns), cmp_u64);
-		for (i = 0; i < nserved; i++)
-			sum += service_ns[i];
-		mn = service_ns[0];
-		mx = service_ns[nserved - 1];
-		p50 = percentile(service_ns, nserved, 50);
-		p90 = percentile(service_ns, nserved, 90);
-		p99 = percentile(service_ns, nserved, 99);
-	}
-	memset(comm, 0, sizeof(comm));
-	if (prctl(PR_GET_NAME, comm, 0, 0, 0) < 0)
-		wl_die("prctl(PR_GET_NAME)");
-	for (i = 0; comm[i]; i++) {
-		if (comm[i] == '"' || comm[i] == '\\' ||
-		    (unsigned char)comm[i] < 0x20)
-			comm[i] = '_';
-	}
-	truth_put(line, sizeof(line), &len,
-		  "{\"prog\":\"%s\",\"role\":\"server\",\"comm\":\"%s\","
-		  "\"pid\":%ld,\"tid\":%ld,\"stats\":\"service\","
-		  "\"requests\":%zu,\"connections\":%" PRIu64 ","
-		  "\"service_ns\":{\"count\":%zu,\"sum\":%" PRIu64
-		  ",\"mean\":%" PRIu64 ",\"min\":%" PRIu64 ",\"p50\":%" PRIu64
-		  ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64
-		  "}}\n",
-		  WL_NAME, comm, (long)getpid(), (long)gettid(), nserved,
-		  accepted, nserved, sum,
-		  nserved ? sum / (uint64_t)nserved : 0, mn, p50, p90, p99, mx);
-	if (len >= sizeof(line))
-		wl_fail("internal error: stats line too long");
-	n = write(truth_fd, line, len);
-	if (n < 0)
-		wl_die("write $RSP_TRUTH");
-	if ((size_t)n != len)
-		wl_fail("short write to $RSP_TRUTH");
+	snprintf(extra, sizeof(extra), "\"connections\":%" PRIu64 ",", accepted);
+	truth_stats("server", "service", "service_ns", service_ns, nserved, extra);
 }
 
 int main(int argc, char **argv)
