@@ -73,7 +73,7 @@ static size_t in_step(const struct unpacker *u)
 static void warm(struct unpacker *u)
 {
 	if (u->len > SMALL_IMAGE)
-		warm(u);
+		_rsp_warm_follow(&u->warm, u->len);
 }
 
 /* Room for the next call's output (0: the limit is reached). */
