@@ -203,7 +203,8 @@ const char *analysis_not_recorded(const struct rsp_analysis *an, const struct sl
 void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, const struct link *l,
 			  uint32_t thread, uint64_t lo, uint64_t hi, uint32_t parent,
 			  uint32_t depth);
-void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_op *io);
+void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_op *io,
+		       uint32_t waiter);
 void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net);
 void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread);
 void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread);

@@ -191,7 +191,7 @@ static bool fits(const struct rsp_analysis *an, const struct slice *run, uint64_
 /* ---- one sleep ------------------------------------------------------------------------- */
 
 static void io_leaves(struct rsp_analysis *an, const struct io_op *io, uint32_t ioi, uint64_t lo,
-		      uint64_t hi, uint32_t parent, uint32_t depth)
+		      uint64_t hi, uint32_t parent, uint32_t depth, uint32_t waiter)
 {
 	/* before the request: kernel; queued; in service; completed, not yet woken.
 	 * A request whose start was not recorded was being serviced all along. */
@@ -216,7 +216,7 @@ static void io_leaves(struct rsp_analysis *an, const struct io_op *io, uint32_t 
 
 		if (n != RSP_NONE) {
 			analysis_node(an, n)->io = ioi;
-			analysis_label_io(an, n, io);
+			analysis_label_io(an, n, io, waiter);
 		}
 	}
 }
@@ -413,7 +413,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		case LINK_IO: {
 			if (l->extra < an->t->ios.n)
 				io_leaves(an, &an->t->ios.v[l->extra], l->extra, lo, wait_end, node,
-					  (d + 1));
+					  (d + 1), f->thread);
 			else
 				analysis_unexplained(an, s, l, f->thread, lo, wait_end, node,
 						     (d + 1));

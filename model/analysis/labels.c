@@ -192,13 +192,25 @@ void analysis_unexplained(struct rsp_analysis *an, const struct slice *s, const 
 		analysis_explained_ns(an, hi - lo); /* a named kernel wait */
 }
 
-void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_op *io)
+/*
+ * "disk 8:1 R by reader": the request and who issued it; a request with no
+ * issuer recorded (a cache flush the block layer sends for an fsync, issued
+ * from a completion) is named by the thread that waited for it: "for COMM".
+ */
+void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_op *io,
+		       uint32_t waiter)
 {
 	char buf[160];
 
-	snprintf(buf, sizeof(buf), "disk %u:%u %s%s%s", io->dev >> 20, io->dev & 0xfffff,
-		 io->rwbs, io->tid != RSP_NONE ? " by " : "",
-		 io->tid != RSP_NONE ? analysis_thread_comm(an, io->tid) : "");
+	if (io->tid != RSP_NONE)
+		snprintf(buf, sizeof(buf), "disk %u:%u %s by %s", io->dev >> 20, io->dev & 0xfffff,
+			 io->rwbs, analysis_thread_comm(an, io->tid));
+	else if (waiter != RSP_NONE)
+		snprintf(buf, sizeof(buf), "disk %u:%u %s for %s", io->dev >> 20, io->dev & 0xfffff,
+			 io->rwbs, analysis_thread_comm(an, waiter));
+	else
+		snprintf(buf, sizeof(buf), "disk %u:%u %s", io->dev >> 20, io->dev & 0xfffff,
+			 io->rwbs);
 	analysis_node(an, node)->label = trace_intern(an->t, buf);
 	analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
 }

@@ -438,6 +438,46 @@ static void test_disk(void)
 }
 
 /*
+ * A request whose issue was not recorded (a cache flush the block layer sends
+ * for an fsync has none of the reader's): only its completion at 1490, which
+ * wakes the reader (asleep in D since 1120) at 1492.  It was in service all
+ * along: disk [1120,1490] 370, named by whom it was waited for.  CPU 120 + 100,
+ * kernel 2, scheduler 8.  Total 600.
+ */
+static void test_disk_no_issuer(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 220 },
+				 { RSP_CAT_DISK, 370 },
+				 { RSP_CAT_KERNEL, 2 },
+				 { RSP_CAT_SCHED, 8 } };
+
+	existing(s, 500, 500, "reader");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 500, "reader");
+	synth_switch(s, 0, US(1120), 500, "reader", S_UNINT, 0, "swapper/0");
+	synth_irq(s, SE_IRQ_ENTRY, 1, US(1488), 25, "virtio0-requests");
+	synth_irq(s, SE_IRQ_EXIT, 1, US(1488), 25, NULL);
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(1489), 0, 4);
+	synth_block(s, SE_BLK_COMPLETE, 1, US(1490), 0, SYN_SOFTIRQ, 0x800001, 0, 0, "FF");
+	synth_waking(s, 1, US(1492), 0, SYN_SOFTIRQ, 500, "reader", 0, false, NULL, 0);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(1493), 0, 4);
+	synth_switch(s, 0, US(1500), 0, "swapper/0", 0, 500, "reader");
+	synth_switch(s, 0, US(1600), 500, "reader", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 500, 100) : NULL;
+	if (a) {
+		check_table(a, "a request with no issuer", 600, want, 4);
+		CHECK(has_contributor(a, RSP_CAT_DISK, "disk 8:1 FF for reader", NULL),
+		      "a request with no issuer named by who waited for it");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * Preemption.  t is preempted at 1200 by u, which a timer had woken: an
  * involuntary sleep of 100, naming u.  Then t wakes v and hands it the CPU
  * (a synchronous wakeup on the same CPU): v's run [1500,1600] is inside t's
@@ -1407,6 +1447,7 @@ int main(void)
 	test_poll_timeout();
 	test_defacto();
 	test_disk();
+	test_disk_no_issuer();
 	test_preemption();
 	test_preempted_by_namesake();
 	test_hardware();
