@@ -84,9 +84,10 @@ n = sum(st["count"] for st in reads)
 assert reads and 0.98 * nv <= n <= nv, "O_DIRECT reads in D: %d, odirect counted %d" % (n, nv)
 assert max(d["blocked"], key=lambda st: st["count"]) in reads, "the most frequent D stack is not the reads"
 assert not any("read_blocks" in names(st) for st in s["blocked"]), "a read in S"
-# the reads' latency: microseconds to milliseconds, never seconds
+# the reads' latency: microseconds to milliseconds, never seconds (a read this VM's
+# disk completes at once sleeps ~2 us: a switch out and back in, not less than 1 us)
 top = reads[0]
-assert 4096 <= top["histogram"][0]["ns"] and top["max_ns"] < 1e9, top["histogram"]
+assert 1024 <= top["histogram"][0]["ns"] and top["max_ns"] < 1e9, top["histogram"]
 print("# odirect: %d O_DIRECT reads in D, %.1f ms, max %.3f ms" % (sum(st["count"] for st in reads),
       sum(st["total_ns"] for st in reads) / 1e6, max(st["max_ns"] for st in reads) / 1e6))
 EOF
