@@ -235,6 +235,7 @@ void analysis_other_path(struct rsp_analysis *an, uint32_t w, const struct link 
 			 uint64_t hi, uint32_t parent, uint32_t depth);
 /* Other-path node @n, ended by @w through @l: named by what @w ran then (explained),
  * else by the thread */
+uint32_t analysis_sending_run(const struct rsp_analysis *an, uint32_t w, const struct net_op *op);
 void analysis_label_other_run(struct rsp_analysis *an, uint32_t n, uint32_t w,
 			      const struct link *l);
 /* [@lo, @hi] of a thread whose scheduling was not recorded: CPU estimated from its

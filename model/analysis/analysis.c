@@ -85,25 +85,34 @@ static void swept_add(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint
  */
 static void claim_waits(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e)
 {
-	struct interval *w;
+	const struct interval *w;
 
 	if (thread == RSP_NONE || e <= s || !an->claims)
 		return;
 	w = &an->swept[thread];
 	if (w->e <= w->s || e < w->s || s > w->e) {
 		claim_waits_in(an, thread, s, e);
-		w->s = s;
-		w->e = e;
-		return;
+	} else {
+		if (s < w->s)
+			claim_waits_in(an, thread, s, w->s);
+		if (e > w->e)
+			claim_waits_in(an, thread, w->e, e);
 	}
-	if (s < w->s) {
-		claim_waits_in(an, thread, s, w->s);
-		w->s = s;
-	}
-	if (e > w->e) {
-		claim_waits_in(an, thread, w->e, e);
-		w->e = e;
-	}
+	swept_add(an, thread, s, e);
+}
+
+/*
+ * A call walked over [@c->a, @c->b] of its thread: the window claimed whole,
+ * the waits of its overhangs on either side too, in time order (the list
+ * then stays in a few sorted runs).
+ */
+static void claim_call(struct rsp_analysis *an, const struct frame *c)
+{
+	if (c->claim_from)
+		claim_waits(an, c->thread, c->claim_from, c->a);
+	analysis_claim(an, c->thread, c->a, c->b);
+	swept_add(an, c->thread, c->a, c->b);
+	claim_waits(an, c->thread, c->b, c->claim_to);
 }
 
 /* ---- fitting --------------------------------------------------------------------------- */
@@ -146,37 +155,6 @@ static uint64_t defacto_start(struct rsp_analysis *an, uint32_t th, uint32_t k, 
 		k -= 2;
 	}
 	return start;
-}
-
-/*
- * Data that ended a sleep, woken where the sender's run was not known (the
- * softirq ran on a CPU believed idle: the kernel omits many idle->task
- * switches, which the timeline infers later): the sender's run at its send.
- */
-static const struct slice *sending_run(const struct rsp_analysis *an, uint32_t w,
-				       const struct link *l)
-{
-	const struct thread *th = &an->t->threads.v[w];
-	const struct net_op *op;
-	size_t k;
-
-	if (l->extra >= an->t->nets.n)
-		return NULL;
-	op = &an->t->nets.v[l->extra];
-	if (op->sender != w || !op->send_time)
-		return NULL;
-	k = rsp_thread_find_slice(an->t, w, op->send_time);
-	if (k == RSP_NO_INDEX || k >= th->slices.n)
-		return NULL;
-	if (th->slices.v[k].kind == SLICE_RUN)
-		return &th->slices.v[k];
-	/* the send is evidence the sender ran: a run whose switch-in was inferred
-	 * late (at its next event) is the one that sent */
-	if (k + 1 < th->slices.n && th->slices.v[k + 1].kind == SLICE_RUN &&
-	    (th->slices.v[k + 1].flags & SL_INFERRED_START) &&
-	    th->slices.v[k + 1].start - op->send_time <= an->tol)
-		return &th->slices.v[k + 1];
-	return NULL;
 }
 
 /* Does the waker's run fit inside the sleep (the paper's test, with its tolerance)? */
@@ -361,8 +339,13 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 				break;
 			}
 			r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;
-			if (!r && l->kind == LINK_NET)
-				r = sending_run(an, w, l);
+			if (!r && l->kind == LINK_NET && l->extra < an->t->nets.n &&
+			    an->t->nets.v[l->extra].sender == w) {
+				/* woken from a softirq on a CPU with no known task */
+				uint32_t sk = analysis_sending_run(an, w, &an->t->nets.v[l->extra]);
+
+				r = sk != RSP_NONE ? slice_at(an, w, sk) : NULL;
+			}
 			dstart = defacto_start(an, f->thread, k, &merged);
 			if (merged)
 				analysis_node(an, node)->flags |= RSP_NODE_DEFACTO;
@@ -580,12 +563,7 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 
 		if (walk(an, top, &child)) {
 			/* this window of the waker's time explains someone's sleep */
-			/* in time order: the list then stays in a few sorted runs */
-			if (child.claim_from)
-				claim_waits(an, child.thread, child.claim_from, child.a);
-			analysis_claim(an, child.thread, child.a, child.b);
-			swept_add(an, child.thread, child.a, child.b);
-			claim_waits(an, child.thread, child.b, child.claim_to);
+			claim_call(an, &child);
 			child.k = analysis_first_slice(&an->t->threads.v[child.thread], child.a);
 			an->on_stack[child.thread]++;
 			if (!vec_push(&st, child)) {

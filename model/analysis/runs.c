@@ -613,16 +613,41 @@ static uint32_t stack_words(struct rsp_analysis *an, uint32_t ti, uint32_t stack
 	return trace_intern(an->t, buf);
 }
 
+/*
+ * The run of @w that sent @op's data, or RSP_NONE: the run containing the
+ * send, or one whose switch-in was inferred late (at its next event, up to
+ * the tolerance after the send: the send is evidence it ran; the kernel omits
+ * many idle->task switches).
+ */
+uint32_t analysis_sending_run(const struct rsp_analysis *an, uint32_t w, const struct net_op *op)
+{
+	const struct thread *th = &an->t->threads.v[w];
+	size_t k;
+
+	if (!op->send_time)
+		return RSP_NONE;
+	k = rsp_thread_find_slice(an->t, w, op->send_time);
+	if (k == RSP_NO_INDEX || k >= th->slices.n)
+		return RSP_NONE;
+	if (th->slices.v[k].kind == SLICE_RUN)
+		return (uint32_t)k;
+	if (k + 1 < th->slices.n && th->slices.v[k + 1].kind == SLICE_RUN &&
+	    (th->slices.v[k + 1].flags & SL_INFERRED_START) &&
+	    th->slices.v[k + 1].start - op->send_time <= an->tol)
+		return (uint32_t)(k + 1);
+	return RSP_NONE;
+}
+
 /* Data from @w over the network: what its run that sent it ran, else the send itself. */
 static uint32_t net_words(struct rsp_analysis *an, uint32_t w, const struct net_op *op)
 {
-	size_t k = rsp_thread_find_slice(an->t, w, op->send_time);
+	uint32_t k = analysis_sending_run(an, w, op);
 	struct rsp_socket_info so;
 	uint32_t l = 0;
 	char buf[512];
 
-	if (k != RSP_NO_INDEX && an->t->threads.v[w].slices.v[k].kind == SLICE_RUN)
-		l = run_words(an, w, (uint32_t)k);
+	if (k != RSP_NONE)
+		l = run_words(an, w, k);
 	if (l || op->sock >= an->t->socks.n)
 		return l;
 	rsp_trace_socket(an->t, op->sock, &so);
