@@ -120,47 +120,6 @@ void backend_main(int ready_fd);
 
 /* ---- small I/O helpers (static: they are not meant to show in stacks) */
 
-static void send_all(int fd, const void *buf, size_t len, const char *what)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		n = send(fd, p, len, MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			wl_die(what);
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
-/* Returns 1 when the full message arrived, 0 on EOF before any byte. */
-static int recv_all(int fd, void *buf, size_t len, const char *what)
-{
-	char *p = buf;
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = recv(fd, p + got, len - got, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			wl_die(what);
-		}
-		if (n == 0) {
-			if (got == 0)
-				return 0;
-			wl_fail("%s: connection closed mid-message", what);
-		}
-		got += (size_t)n;
-	}
-	return 1;
-}
-
 static void put_seq(unsigned char *msg, uint32_t seq)
 {
 	memcpy(msg, &seq, sizeof(seq));
@@ -206,7 +165,7 @@ WL_STACK_FN void backend_store(int data_fd, int conn_fd, unsigned char *msg)
 		wl_fail("backend: short pwrite on data file");
 	if (fsync(data_fd) < 0)
 		wl_die("backend: fsync data file");
-	send_all(conn_fd, msg, MSG_SIZE, "backend: send reply");
+	wl_send_all(conn_fd, msg, MSG_SIZE, "backend: send reply");
 }
 
 WL_STACK_FN void backend_main(int ready_fd)
@@ -240,7 +199,7 @@ WL_STACK_FN void backend_main(int ready_fd)
 		wl_die("backend: accept");
 	close(lfd);
 
-	while (recv_all(conn, msg, sizeof(msg), "backend: recv request"))
+	while (wl_recv_all(conn, msg, sizeof(msg), "backend: recv request"))
 		backend_store(data_fd, conn, msg);
 
 	close(conn);
@@ -259,12 +218,12 @@ WL_STACK_FN void server_handle(int client_fd, int backend_fd,
 	uint32_t seq = get_seq(msg);
 
 	wl_burn(SERVER_ITERS);
-	send_all(backend_fd, msg, MSG_SIZE, "server: send to backend");
-	if (!recv_all(backend_fd, msg, MSG_SIZE, "server: recv from backend"))
+	wl_send_all(backend_fd, msg, MSG_SIZE, "server: send to backend");
+	if (!wl_recv_all(backend_fd, msg, MSG_SIZE, "server: recv from backend"))
 		wl_fail("server: backend closed the connection");
 	if (get_seq(msg) != seq)
 		wl_fail("server: backend replied out of order");
-	send_all(client_fd, msg, MSG_SIZE, "server: send reply");
+	wl_send_all(client_fd, msg, MSG_SIZE, "server: send reply");
 }
 
 WL_STACK_FN void server_main(int ready_fd)
@@ -309,7 +268,7 @@ WL_STACK_FN void server_main(int ready_fd)
 	if (setsockopt(conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		wl_die("server: setsockopt(TCP_NODELAY)");
 
-	while (recv_all(conn, msg, sizeof(msg), "server: recv request"))
+	while (wl_recv_all(conn, msg, sizeof(msg), "server: recv request"))
 		server_handle(conn, bfd, msg);
 
 	/* EOF from the client: close both ends, the backend sees EOF next. */
@@ -397,8 +356,8 @@ WL_STACK_FN void client_call(int fd, uint32_t seq)
 
 	memset(msg, 0x5a, sizeof(msg));
 	put_seq(msg, seq);
-	send_all(fd, msg, sizeof(msg), "client: send request");
-	if (!recv_all(fd, msg, sizeof(msg), "client: recv reply"))
+	wl_send_all(fd, msg, sizeof(msg), "client: send request");
+	if (!wl_recv_all(fd, msg, sizeof(msg), "client: recv reply"))
 		wl_fail("client: server closed the connection");
 	if (get_seq(msg) != seq)
 		wl_fail("client: reply out of order");

@@ -95,42 +95,6 @@ static uint64_t check_value(uint64_t reqno)
 	return reqno * 0x9e3779b97f4a7c15ULL + 1;
 }
 
-static void send_all(int fd, const void *buf, size_t len, const char *what)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		n = send(fd, p, len, MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			wl_die(what);
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
-static void recv_all(int fd, void *buf, size_t len, const char *what)
-{
-	char *p = buf;
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = recv(fd, p + got, len - got, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			wl_die(what);
-		}
-		if (n == 0)
-			wl_fail("%s: the server closed the connection", what);
-		got += (size_t)n;
-	}
-}
-
 static void make_request(unsigned char *msg, uint64_t reqno)
 {
 	memset(msg, REQ_FILL, MSG_SIZE);
@@ -140,8 +104,9 @@ static void make_request(unsigned char *msg, uint64_t reqno)
 /* One request: send, block until the whole reply is here. */
 WL_STACK_FN void client_call(int fd, unsigned char *msg, uint64_t reqno)
 {
-	send_all(fd, msg, MSG_SIZE, "send request");
-	recv_all(fd, msg, MSG_SIZE, "recv reply");
+	wl_send_all(fd, msg, MSG_SIZE, "send request");
+	if (!wl_recv_all(fd, msg, MSG_SIZE, "recv reply"))
+		wl_fail("recv reply: the server closed the connection");
 	WL_NO_TAILCALL();
 	if (reqno == STOP_REQUEST)
 		return;

@@ -136,52 +136,11 @@ void backend_main(int ready_fd);
 
 /* ---- small I/O helpers (static: they are not meant to show in stacks) */
 
-static void send_all(int fd, const void *buf, size_t len, const char *what)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		n = send(fd, p, len, MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			wl_die(what);
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
-/* Returns 1 when the full message arrived, 0 on EOF before any byte. */
-static int recv_all(int fd, void *buf, size_t len, const char *what)
-{
-	char *p = buf;
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = recv(fd, p + got, len - got, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			wl_die(what);
-		}
-		if (n == 0) {
-			if (got == 0)
-				return 0;
-			wl_fail("%s: connection closed mid-message", what);
-		}
-		got += (size_t)n;
-	}
-	return 1;
-}
-
-/* recv_all() of the next request, timed as an "idle" wait. */
+/* wl_recv_all() of the next request, timed as an "idle" wait. */
 static int recv_request(int fd, void *buf, size_t len, const char *what)
 {
 	uint64_t t0 = truth_mono();
-	int r = recv_all(fd, buf, len, what);
+	int r = wl_recv_all(fd, buf, len, what);
 
 	truth_wait_end(&tr, TRUTH_IDLE, t0);
 	return r;
@@ -253,7 +212,7 @@ WL_STACK_FN void backend_handle(int data_fd, int conn_fd, unsigned char *msg)
 	backend_index(msg);
 	truth_cpu_end(&tr, fn_index, t0);
 	backend_store(data_fd, msg);
-	send_all(conn_fd, msg, MSG_SIZE, "backend: send reply");
+	wl_send_all(conn_fd, msg, MSG_SIZE, "backend: send reply");
 }
 
 WL_STACK_FN void backend_main(int ready_fd)
@@ -320,8 +279,8 @@ WL_STACK_FN void server_call_backend(int backend_fd, unsigned char *msg)
 	uint32_t seq = get_seq(msg);
 	uint64_t t0 = truth_mono();
 
-	send_all(backend_fd, msg, MSG_SIZE, "server: send to backend");
-	if (!recv_all(backend_fd, msg, MSG_SIZE, "server: recv from backend"))
+	wl_send_all(backend_fd, msg, MSG_SIZE, "server: send to backend");
+	if (!wl_recv_all(backend_fd, msg, MSG_SIZE, "server: recv from backend"))
 		wl_fail("server: backend closed the connection");
 	truth_wait_end(&tr, TRUTH_CALL, t0);
 	if (get_seq(msg) != seq)
@@ -347,7 +306,7 @@ WL_STACK_FN void server_handle(int client_fd, int backend_fd,
 	t0 = truth_cpu();
 	server_render(msg, heavy);
 	truth_cpu_end(&tr, fn_render, t0);
-	send_all(client_fd, msg, MSG_SIZE, "server: send reply");
+	wl_send_all(client_fd, msg, MSG_SIZE, "server: send reply");
 }
 
 WL_STACK_FN void server_main(int ready_fd)
@@ -490,8 +449,8 @@ WL_STACK_FN void client_call(int fd, unsigned char *msg)
 	uint32_t seq = get_seq(msg);
 	uint64_t t0 = truth_mono();
 
-	send_all(fd, msg, MSG_SIZE, "client: send request");
-	if (!recv_all(fd, msg, MSG_SIZE, "client: recv reply"))
+	wl_send_all(fd, msg, MSG_SIZE, "client: send request");
+	if (!wl_recv_all(fd, msg, MSG_SIZE, "client: recv reply"))
 		wl_fail("client: server closed the connection");
 	truth_wait_end(&tr, TRUTH_CALL, t0);
 	if (get_seq(msg) != seq)

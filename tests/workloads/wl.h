@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #ifndef WL_NAME
@@ -204,6 +205,49 @@ static inline void wl_path(char buf[PATH_MAX], const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || n >= PATH_MAX)
 		wl_fail("scratch path too long");
+}
+
+/* All of @buf sent on socket @fd (no SIGPIPE); dies naming @what on an error. */
+static inline void wl_send_all(int fd, const void *buf, size_t len, const char *what)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			wl_die(what);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* A whole message from socket @fd: 1, or 0 on EOF before any byte; dies on
+ * an error, fails on EOF mid-message. */
+static inline int wl_recv_all(int fd, void *buf, size_t len, const char *what)
+{
+	char *p = buf;
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = recv(fd, p + got, len - got, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			wl_die(what);
+		}
+		if (n == 0) {
+			if (got == 0)
+				return 0;
+			wl_fail("%s: connection closed mid-message", what);
+		}
+		got += (size_t)n;
+	}
+	return 1;
 }
 
 #endif /* RSP_WORKLOAD_WL_H */
