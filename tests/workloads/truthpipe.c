@@ -377,25 +377,6 @@ WL_STACK_FN void stage2_main(int in_fd, uint16_t port)
 
 /* ---- stage 1 ---------------------------------------------------------- */
 
-static void reap(pid_t *pid, const char *name, int check)
-{
-	int status;
-
-	if (*pid <= 0)
-		return;
-	while (waitpid(*pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			*pid = -1;
-			if (check)
-				wl_die("waitpid");
-			return;
-		}
-	}
-	*pid = -1;
-	if (check && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
-		wl_fail("%s failed (wait status 0x%x)", name, status);
-}
-
 static void stage1_on_die(void)
 {
 	int s;
@@ -404,8 +385,8 @@ static void stage1_on_die(void)
 		kill(stage2_pid, SIGKILL);
 	if (stage3_pid > 0)
 		kill(stage3_pid, SIGKILL);
-	reap(&stage2_pid, "tpipe-stage2", 0);
-	reap(&stage3_pid, "tpipe-stage3", 0);
+	wl_reap(&stage2_pid, "tpipe-stage2", 0);
+	wl_reap(&stage3_pid, "tpipe-stage3", 0);
 	for (s = 1; s <= 3; s++)
 		unlink(file_path[s]);
 }
@@ -537,8 +518,8 @@ int main(int argc, char **argv)
 		wl_fail("stage 1: unexpected ack at shutdown");
 	close(ack_pipe[0]);
 
-	reap(&stage2_pid, "tpipe-stage2", 1);
-	reap(&stage3_pid, "tpipe-stage3", 1);
+	wl_reap(&stage2_pid, "tpipe-stage2", 1);
+	wl_reap(&stage3_pid, "tpipe-stage3", 1);
 	wl_on_die = NULL;
 	truth_finish(&tr);
 	return 0;

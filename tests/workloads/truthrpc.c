@@ -159,18 +159,6 @@ static uint32_t get_seq(const unsigned char *msg)
 	return seq;
 }
 
-/* Common setup for both children. */
-static void become_child(const char *comm)
-{
-	alarm(60); /* not inherited across fork */
-	if (prctl(PR_SET_NAME, comm, 0, 0, 0) < 0)
-		wl_die("prctl(PR_SET_NAME) in child");
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0)
-		wl_die("prctl(PR_SET_PDEATHSIG) in child");
-	if (getppid() != client_pid)
-		wl_fail("%s: client died before the child started", comm);
-}
-
 /* ---- backend ---------------------------------------------------------- */
 
 static int fn_index;
@@ -370,71 +358,15 @@ WL_STACK_FN void server_main(int ready_fd)
 
 static int fn_prepare, fn_digest;
 
-static void reap(pid_t *pid, const char *name, int check)
-{
-	int status;
-
-	if (*pid <= 0)
-		return;
-	while (waitpid(*pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			*pid = -1;
-			if (check)
-				wl_die("waitpid");
-			return;
-		}
-	}
-	*pid = -1;
-	if (check && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
-		wl_fail("%s failed (wait status 0x%x)", name, status);
-}
-
 static void client_on_die(void)
 {
 	if (server_pid > 0)
 		kill(server_pid, SIGKILL);
 	if (backend_pid > 0)
 		kill(backend_pid, SIGKILL);
-	reap(&server_pid, "trpc-server", 0);
-	reap(&backend_pid, "trpc-backend", 0);
+	wl_reap(&server_pid, "trpc-server", 0);
+	wl_reap(&backend_pid, "trpc-backend", 0);
 	unlink(data_path);
-}
-
-/* Fork a child running fn(write end); return the read end in *ready_rd. */
-static pid_t spawn(const char *comm, void (*fn)(int), int *ready_rd)
-{
-	int p[2];
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		wl_die("pipe2");
-	pid = fork();
-	if (pid < 0)
-		wl_die("fork");
-	if (pid == 0) {
-		wl_on_die = NULL;
-		close(p[0]);
-		become_child(comm);
-		fn(p[1]);
-		exit(0);
-	}
-	close(p[1]);
-	*ready_rd = p[0];
-	return pid;
-}
-
-static void read_ready(int fd, void *buf, size_t len, const char *who)
-{
-	ssize_t n;
-
-	do
-		n = read(fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		wl_die("read ready pipe");
-	if (n != (ssize_t)len)
-		wl_fail("%s failed to start", who);
-	close(fd);
 }
 
 WL_STACK_FN void client_prepare(unsigned char *msg, uint32_t seq)
@@ -514,10 +446,10 @@ int main(int argc, char **argv)
 				      1 + (size_t)n);
 
 	wl_on_die = client_on_die;
-	backend_pid = spawn("trpc-backend", backend_main, &rd);
-	read_ready(rd, &c, 1, "trpc-backend");
-	server_pid = spawn("trpc-server", server_main, &rd);
-	read_ready(rd, &port, sizeof(port), "trpc-server");
+	backend_pid = wl_spawn("trpc-backend", client_pid, backend_main, &rd);
+	wl_read_ready(rd, &c, 1, "trpc-backend");
+	server_pid = wl_spawn("trpc-server", client_pid, server_main, &rd);
+	wl_read_ready(rd, &port, sizeof(port), "trpc-server");
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -545,8 +477,8 @@ int main(int argc, char **argv)
 		wl_fail("client: unexpected data from server at shutdown");
 	close(fd);
 
-	reap(&server_pid, "trpc-server", 1);
-	reap(&backend_pid, "trpc-backend", 1);
+	wl_reap(&server_pid, "trpc-server", 1);
+	wl_reap(&backend_pid, "trpc-backend", 1);
 	wl_on_die = NULL;
 	truth_finish(&tr);
 	return 0;

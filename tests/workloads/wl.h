@@ -20,6 +20,9 @@
 #define RSP_WORKLOAD_WL_H
 
 #include <errno.h>
+#include <sys/wait.h>
+#include <sys/prctl.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -248,6 +251,76 @@ static inline int wl_recv_all(int fd, void *buf, size_t len, const char *what)
 		got += (size_t)n;
 	}
 	return 1;
+}
+
+/* Wait for child *@pid (if any) and forget it; with @check, fail unless it exited 0. */
+static inline void wl_reap(pid_t *pid, const char *name, int check)
+{
+	int status;
+
+	if (*pid <= 0)
+		return;
+	while (waitpid(*pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			*pid = -1;
+			if (check)
+				wl_die("waitpid");
+			return;
+		}
+	}
+	*pid = -1;
+	if (check && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+		wl_fail("%s failed (wait status 0x%x)", name, status);
+}
+
+/* In a forked child: named @comm, killed with its @parent, bounded in time. */
+static inline void wl_become_child(const char *comm, pid_t parent)
+{
+	alarm(60); /* not inherited across fork */
+	if (prctl(PR_SET_NAME, comm, 0, 0, 0) < 0)
+		wl_die("prctl(PR_SET_NAME) in child");
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0)
+		wl_die("prctl(PR_SET_PDEATHSIG) in child");
+	if (getppid() != parent)
+		wl_fail("%s: its parent died before the child started", comm);
+}
+
+/* Fork a child @comm of @parent running fn(write end); the read end in *@ready_rd. */
+static inline pid_t wl_spawn(const char *comm, pid_t parent, void (*fn)(int), int *ready_rd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		wl_die("pipe2");
+	pid = fork();
+	if (pid < 0)
+		wl_die("fork");
+	if (pid == 0) {
+		wl_on_die = NULL;
+		close(p[0]);
+		wl_become_child(comm, parent);
+		fn(p[1]);
+		exit(0);
+	}
+	close(p[1]);
+	*ready_rd = p[0];
+	return pid;
+}
+
+/* @len bytes from a child's ready pipe @fd, then closed; fails if @who did not start. */
+static inline void wl_read_ready(int fd, void *buf, size_t len, const char *who)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		wl_die("read ready pipe");
+	if (n != (ssize_t)len)
+		wl_fail("%s failed to start", who);
+	close(fd);
 }
 
 #endif /* RSP_WORKLOAD_WL_H */
