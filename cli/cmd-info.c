@@ -268,6 +268,7 @@ static void print_json(const char *path, struct rsp_trace *t)
 		json_u64(&j, "count", e.count);
 		json_u64(&j, "merged_copies", e.merged_copies);
 		json_u64(&j, "with_stack", e.with_stack);
+		json_u64(&j, "bytes", e.bytes);
 		json_end_object(&j);
 	}
 	json_end_array(&j);

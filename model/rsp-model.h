@@ -86,6 +86,7 @@ struct rsp_event_type_info {
 	uint64_t count; /* after merging copies */
 	uint64_t merged_copies;
 	uint64_t with_stack;
+	uint64_t bytes; /* of its sample records (inflated), merged copies included */
 };
 size_t rsp_trace_n_event_types(const struct rsp_trace *t);
 void rsp_trace_event_type(const struct rsp_trace *t, size_t i, struct rsp_event_type_info *out);

@@ -101,6 +101,7 @@ void rsp_trace_event_type(const struct rsp_trace *t, size_t i, struct rsp_event_
 	o->count = c->n;
 	o->merged_copies = c->copies_merged;
 	o->with_stack = c->with_stack;
+	o->bytes = c->bytes;
 }
 
 size_t rsp_trace_n_lost(const struct rsp_trace *t)

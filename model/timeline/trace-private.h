@@ -187,6 +187,7 @@ struct event_count {
 	uint64_t n; /* after merging copies */
 	uint64_t copies_merged;
 	uint64_t with_stack;
+	uint64_t bytes; /* of its sample records, copies merged into others included */
 };
 
 struct rsp_trace {

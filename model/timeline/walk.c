@@ -112,6 +112,7 @@ struct walk {
 	uint32_t ncpu_ring;
 	unsigned *pos;
 	uint32_t *count_of; /* per attr: index in t->counts */
+	uint64_t *bytes; /* per attr: bytes of its samples (the first stage's) */
 	struct rsp_sample s; /* rsp_decode's: raw, raw_size and tid set per op */
 	/* between them */
 	struct opq *q; /* NULL: one stage after the other */
@@ -357,6 +358,7 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	cpu = s.has_cpu ? s.cpu : 0;
 	if (cpu >= t->nr_cpus || d->is_tracking)
 		return;
+	w->bytes[s.attr->index] += h->size;
 	o = op_begin(w);
 	o->kind = OP_SAMPLE;
 	o->attr = (uint32_t)s.attr->index;
@@ -683,7 +685,8 @@ static int decoders_init(struct walk *w)
 	t->dec = calloc(na, sizeof(*t->dec));
 	w->multi = calloc(na, sizeof(*w->multi));
 	w->count_of = calloc(na, sizeof(*w->count_of));
-	if (!t->dec || !w->multi || !w->count_of)
+	w->bytes = calloc(na, sizeof(*w->bytes));
+	if (!t->dec || !w->multi || !w->count_of || !w->bytes)
 		return -ENOMEM;
 	for (size_t i = 0; i < na; i++) {
 		int ci;
@@ -817,6 +820,8 @@ int _rsp_walk(struct rsp_trace *t, const struct rsp_trace_opts *o, struct idx *i
 		}
 	}
 	builder_finish(w.b);
+	for (size_t i = 0; i < rsp_reader_n_attrs(t->reader); i++)
+		t->counts.v[w.count_of[i]].bytes += w.bytes[i];
 	thread_totals(t);
 	if (w.seg_failed)
 		trace_warn(t, "%zu records skipped: their part of the compressed trace could not be "
@@ -841,5 +846,6 @@ out:
 	free(w.pos);
 	free(w.multi);
 	free(w.count_of);
+	free(w.bytes);
 	return ret;
 }
