@@ -41,6 +41,7 @@ static const char record_usage[] =
 	"      --call-graph MODE    fp: frame pointers only; dwarf[,SIZE]: copy SIZE bytes of\n"
 	"                           user stack on every stack-carrying event.  Default: frame\n"
 	"                           pointers, plus user-stack copies for the target's sleeps\n"
+	"                           and for every CPU sample\n"
 	"  -m, --mmap-pages PAGES   perf ring buffer pages per CPU (power of two)\n"
 	"      --no-net             no socket events\n"
 	"      --no-block           no block I/O events\n"

@@ -111,8 +111,8 @@ static int account_record(struct recorder *r, const union perf_event *ev)
 }
 
 /*
- * A target sleep's user-stack copy, cut to the live part of the stack
- * (ustack.h): the kernel copies a fixed size, most of it above the
+ * A user-stack copy (a target's sleep, a CPU sample), cut to the live part of
+ * the stack (ustack.h): the kernel copies a fixed size, most of it above the
  * outermost frame.
  */
 static int append_trimmed(struct recorder *r, const union perf_event *ev,
@@ -156,7 +156,8 @@ static int drain_evlist(struct recorder *r, struct perf_evlist *el)
 		while ((ev = perf_mmap__read_event(map))) {
 			int si = account_record(r, ev);
 
-			if (si >= 0 && r->streams[si].kind == STREAM_TARGET) {
+			if (si >= 0 &&
+			    (r->streams[si].attr.sample_type & PERF_SAMPLE_STACK_USER)) {
 				if (append_trimmed(r, ev, &r->streams[si].attr))
 					return -ENOMEM;
 			} else if (rsp_writer_append(r->w, ev, ev->header.size)) {

@@ -58,9 +58,11 @@ t=$(col "$T/sum" target sched:sched_switch)
 # user-stack copy (registers + stack) for DWARF unwinding.  Unwinding itself
 # is the model's job (tests/model); perf 6.1's own unwinder fails at random on
 # system-wide recordings, perf's own `perf record -a --call-graph dwarf` too.
+# CPU samples carry copies too (issue 23): only the tracepoints' (period 1) count here.
 perf script -D -i "$T/p.data" 2>/dev/null | awk '
-  /user regs: mask 0xff0fff/ { regs++ }
-  /ustack: size [1-9]/ { stack++; bytes += $4 + 0 }
+  /PERF_RECORD_SAMPLE/ { tp = / period: 1 / }
+  tp && /user regs: mask 0xff0fff/ { regs++ }
+  tp && /ustack: size [1-9]/ { stack++; bytes += $4 + 0 }
   END { print regs + 0, stack + 0, stack ? int(bytes / stack) : 0 }' >"$T/copies"
 read regs stack avg <"$T/copies"
 # the copies are cut to the live stack (collector/ustack.h): pass sleeps a few

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""bench/stacks.sh's measurements (see there).
+
+  stacks.py rsp-reach FOLDED        rsp export --folded cpu --mark-frames output
+  stacks.py perf-reach SCRIPT       perf script -F pid,ip,sym,dso output
+  stacks.py perf-bytes PERF.DATA    sample records and their bytes in a perf.data
+                                    file written by perf record (file mode, no -z)
+
+A CPU sample "reaches a root" when its user stack holds main, a thread start
+or the C library's or the loader's entry (the names in ROOTS): an unwind that
+stopped early has none of them, and above them there is at most an unnamed
+_start of a stripped executable.  Samples with no user frame at all (a kernel thread, a process in
+execve or exit, whose user stack is gone) are not counted either way: no
+unwinder could give them one.  Prints "user_samples reaching percent".
+"""
+import struct
+import sys
+
+ROOTS = {
+    'main', '_start', '__libc_start_main', '__libc_start_call_main', '_dl_start',
+    '_dl_start_user', 'start_thread', 'clone', 'clone3', '__clone', '__clone3',
+    '__clone_internal', 'thread_start',
+}
+
+
+def report(total, good):
+    print('%d %d %.1f' % (total, good, 100.0 * good / total if total else 0.0))
+
+
+def rsp_reach(path):
+    total = good = 0
+    with open(path) as f:
+        for line in f:
+            stack, _, n = line.rstrip('\n').rpartition(' ')
+            frames = stack.split(';')[1:]  # the comm first
+            user = [x for x in frames if not x.endswith('_[k]') and x not in ('[no stack]', '[unsampled]')]
+            if not user:
+                continue
+            total += int(n)
+            good += int(n) if any(x in ROOTS for x in user) else 0
+    report(total, good)
+
+
+def perf_reach(path):
+    total = good = 0
+
+    def done(frames):
+        nonlocal total, good
+        user = [s for s, d in frames if d != '[kernel.kallsyms]']
+        if user:
+            total += 1
+            good += any(x in ROOTS for x in user)
+    frames = None
+    with open(path, errors='replace') as f:
+        for line in f:
+            if not line.strip():
+                if frames is not None:
+                    done(frames)
+                frames = None
+            elif line[0] in ' \t':
+                # "\t    7f12 sym+0x12 (/usr/lib/...)"
+                parts = line.split(None, 1)
+                rest = parts[1] if len(parts) > 1 else ''
+                sym, _, dso = rest.rpartition(' (')
+                sym = sym.split('+0x')[0].strip()
+                frames.append((sym, dso.rstrip(')\n')))
+            else:
+                frames = []
+    if frames is not None:
+        done(frames)
+    report(total, good)
+
+
+def perf_bytes(path):
+    with open(path, 'rb') as f:
+        head = f.read(104)
+        magic, size, attr_size = struct.unpack_from('<8sQQ', head)
+        if magic != b'PERFILE2':
+            sys.exit('stacks.py: %s is not a perf.data file in file mode' % path)
+        data_off, data_size = struct.unpack_from('<QQ', head, 40)
+        f.seek(data_off)
+        data = f.read(data_size)
+    n = nbytes = 0
+    pos = 0
+    while pos + 8 <= len(data):
+        typ, misc, sz = struct.unpack_from('<IHH', data, pos)
+        if sz < 8:
+            break
+        if typ == 9:  # PERF_RECORD_SAMPLE
+            n += 1
+            nbytes += sz
+        elif typ == 81:  # PERF_RECORD_COMPRESSED: record without -z
+            sys.exit('stacks.py: %s is compressed' % path)
+        pos += sz
+    print(n, nbytes)
+
+
+if __name__ == '__main__':
+    {'rsp-reach': rsp_reach, 'perf-reach': perf_reach,
+     'perf-bytes': perf_bytes}[sys.argv[1]](sys.argv[2])

@@ -1,0 +1,106 @@
+#!/bin/sh
+# Whole user stacks for CPU samples (issue 23): rsp record against perf record
+# --call-graph dwarf, same run, interleaved.  As root, after ./setup.sh:
+#
+#   bench/stacks.sh [BUILD_DIR] [ROUNDS]        (defaults: build, 3)
+#
+# Workloads, all built without frame pointers: tests/workloads/cpustack (ours, -O2
+# -fomit-frame-pointer: two threads and main in call trees through libc's
+# qsort), and two binaries from the distribution: xz -T2 (liblzma, threads)
+# and gzip, each on 24 MB of base64 text.  Per round and workload, in a
+# rotating order: the workload alone, under `perf record --call-graph dwarf -F
+# 999 -e cpu-clock` (perf's defaults: 8 KiB of stack per sample, the command's
+# tasks only) and under `rsp record` with its defaults (everything, system-wide).
+#
+# Printed per workload (round 1's files; times are medians over the rounds):
+#   reach   share of the target's CPU samples with a user stack whose outermost
+#           frame is main, a thread start or the C library's or loader's entry
+#           (bench/stacks.py; samples without any user frame are not counted)
+#   B/smp   bytes per CPU sample record: perf's from its file, rsp's over every
+#           CPU sample of its system-wide file (`rsp info --json`, records
+#           inflated: before rsp's zstd)
+#   x       the workload's wall time under the recorder / alone
+# Goals: rsp reach >= 98%; rsp B/smp <= half of perf's.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+B=$(cd "${1:-$here/../build}" && pwd)
+ROUNDS=${2:-3}
+RSP=$B/cli/rsp
+CPUSTACK=$B/tests/workloads/cpustack
+PY="python3 $here/stacks.py"
+[ "$(id -u)" -eq 0 ] || { echo "stacks.sh: run as root (rsp records system-wide)" >&2; exit 1; }
+[ -x "$RSP" ] && [ -x "$CPUSTACK" ] || { echo "stacks.sh: build first: ./setup.sh" >&2; exit 1; }
+for c in perf xz gzip; do
+  command -v $c >/dev/null || { echo "stacks.sh: $c not found (apt-get install linux-perf xz-utils gzip)" >&2; exit 1; }
+done
+W=$(mktemp -d /var/tmp/rsp-stacks.XXXXXX)
+trap 'rm -rf "$W"' EXIT INT TERM
+head -c 18000000 /dev/urandom | base64 >"$W/in.txt"
+
+workload() {
+  case $1 in
+  cpustack) echo "$CPUSTACK 3" ;;
+  xz) echo "xz -T2 -6 -c $W/in.txt" ;;
+  gzip) echo "gzip -6 -c $W/in.txt" ;;
+  esac
+}
+
+run() { # workload mode round
+  w=$1; m=$2; r=$3; cmd="/usr/bin/time -f TIME=%e $(workload "$w")"; o=$W/$w.$m.$r
+  case $m in
+  base) $cmd >/dev/null 2>"$o.err" ;;
+  perf) perf record -q --call-graph dwarf -F 999 -e cpu-clock -o "$o.data" -- $cmd >/dev/null 2>"$o.err" ;;
+  rsp) "$RSP" record -q -o "$o.data" -- $cmd >/dev/null 2>"$o.err" ;;
+  esac
+  t=$(sed -n 's/^TIME=//p' "$o.err" | tail -1)
+  [ -n "$t" ] || { echo "stacks.sh: $w under $m printed no time:" >&2; cat "$o.err" >&2; exit 1; }
+  echo "$m $t" >>"$W/$w.times"
+  if [ "$m" != base ] && [ "$r" -gt 1 ]; then rm -f "$o.data"; fi
+}
+
+WORKLOADS=${WORKLOADS:-cpustack xz gzip}
+for r in $(seq 1 "$ROUNDS"); do
+  for w in $WORKLOADS; do
+    case $(( r % 3 )) in
+    1) order="base perf rsp" ;; 2) order="perf rsp base" ;; *) order="rsp base perf" ;;
+    esac
+    for m in $order; do run "$w" "$m" "$r"; done
+  done
+  echo "round $r done" >&2
+done
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf '\n%-9s %8s %9s %9s %9s %9s %8s %8s %7s\n' workload alone_s reach_perf reach_rsp \
+  B/smp_perf B/smp_rsp perf_x rsp_x result
+fail=0
+for w in $WORKLOADS; do
+  b=$(awk '$1 == "base" { print $2 }' "$W/$w.times" | median)
+  p=$(awk '$1 == "perf" { print $2 }' "$W/$w.times" | median)
+  q=$(awk '$1 == "rsp" { print $2 }' "$W/$w.times" | median)
+  pf=$W/$w.perf.1.data; rf=$W/$w.rsp.1.data
+  perf script -F pid,ip,sym,dso -i "$pf" 2>/dev/null >"$W/$w.perf.txt"
+  set -- $($PY perf-reach "$W/$w.perf.txt"); rp=$3
+  "$RSP" export "$rf" --folded cpu --mark-frames -o "$W/$w.folded" 2>/dev/null
+  set -- $($PY rsp-reach "$W/$w.folded"); rr=$3; nr=$1
+  set -- $($PY perf-bytes "$pf"); bp=$(( $2 / ($1 > 0 ? $1 : 1) ))
+  br=$("$RSP" info --json "$rf" 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+e = [x for x in d["events"] if x["name"] in ("cpu-clock", "task-clock")]
+print(sum(x["bytes"] for x in e) // max(sum(x["count"] for x in e), 1))')
+  python3 - "$w" "$b" "$rp" "$rr" "$bp" "$br" "$p" "$q" "$nr" <<'PY' || fail=1
+import sys
+w = sys.argv[1]
+b, rp, rr, bp, br, p, q = (float(x) for x in sys.argv[2:9])
+ok = rr >= 98.0 and br <= bp / 2
+print('%-9s %8.3f %9.1f%% %8.1f%% %9.0f %9.0f %7.2fx %7.2fx %7s' % (
+    w, b, rp, rr, bp, br, p / b, q / b, 'ok' if ok else 'MISSED'))
+sys.exit(0 if ok else 1)
+PY
+done
+echo
+echo "reach: share of the target's CPU samples with a user stack that reach main, a thread"
+echo "       start or the libc/loader entry; B/smp: bytes per CPU sample record (rsp: its"
+echo "       whole system-wide file, before zstd); x: wall time under the recorder / alone"
+exit $fail
