@@ -36,8 +36,9 @@ static const char record_usage[] =
 	"  -d, --duration SECONDS   stop after SECONDS (a COMMAND still running gets SIGTERM)\n"
 	"  -F, --freq HZ            CPU samples per second per CPU (default 999, 0: none)\n"
 	"      --target-freq HZ     the target's own CPU samples per second of its CPU time,\n"
-	"                           beside -F's (default 999, 0: none; 9999 samples short\n"
-	"                           runs too, at a cost where samples are dear, as in VMs)\n"
+	"                           beside -F's (default 0: none; 9999 samples short runs\n"
+	"                           too; its timer is re-armed at every switch of the\n"
+	"                           target, a cost where timers are dear, as in VMs)\n"
 	"      --call-graph MODE    fp: frame pointers only; dwarf[,SIZE]: copy SIZE bytes of\n"
 	"                           user stack on every stack-carrying event.  Default: frame\n"
 	"                           pointers, plus user-stack copies for the target's sleeps\n"
@@ -446,7 +447,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 
 int rsp_cmd_record(int argc, char **argv)
 {
-	struct args a = { .o = { .sample_hz = 999, .target_hz = 999 }, .verbosity = 1 };
+	struct args a = { .o = { .sample_hz = 999, .target_hz = 0 }, .verbosity = 1 };
 	struct rsp_record_opts *o = &a.o;
 	struct rsp_output_target out;
 	struct rsp_record_stats st;
