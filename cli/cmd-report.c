@@ -155,6 +155,29 @@ static int choose_target(struct report *r, const char *target)
 
 /* ---- text --------------------------------------------------------------------------------- */
 
+#define LABEL_COLS 44
+
+/*
+ * A contributor's label in LABEL_COLS columns: a longer one keeps its start
+ * (the process) and its end (the innermost function, what tells rows apart)
+ * and elides the middle ("trpc-server: __libc...> server_render"); the full
+ * label is in the CSV, JSON and Markdown outputs.
+ */
+static const char *fit_label(const char *s, char out[LABEL_COLS + 1])
+{
+	size_t n = strlen(s), head = 16, tail = LABEL_COLS - 16 - 3;
+
+	if (n <= LABEL_COLS)
+		return s;
+	/* whole UTF-8 characters: no cut inside one */
+	while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
+		head--;
+	while (tail > 0 && ((unsigned char)s[n - tail] & 0xc0) == 0x80)
+		tail--;
+	snprintf(out, LABEL_COLS + 1, "%.*s...%s", (int)head, s, s + n - tail);
+	return out;
+}
+
 static void text_table(const struct report *r, const struct rsp_explanation *e, bool contrib)
 {
 	uint64_t acc = accounted(e);
@@ -173,9 +196,11 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 			continue;
 		for (size_t i = 0; i < rsp_analysis_n_contributors(r->an, c) && i < r->top; i++) {
 			struct rsp_contributor k;
+			char fit[LABEL_COLS + 1];
 
 			rsp_analysis_contributor(r->an, c, i, &k);
-			printf("      %-44.44s %9.3f ms %5.1f%%  x%" PRIu64 "%s%s\n", k.what, ms(k.ns),
+			printf("      %-44s %9.3f ms %5.1f%%  x%" PRIu64 "%s%s\n", fit_label(k.what, fit),
+			       ms(k.ns),
 			       pct(k.ns, e->cat_ns[c]), k.count, how_known(&k) ? "  " : "",
 			       how_known(&k) ? how_known(&k) : "");
 		}
@@ -189,9 +214,11 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 		for (size_t i = 0;
 		     i < rsp_analysis_n_contributors(r->an, RSP_CAT_UNACCOUNTED) && i < r->top; i++) {
 			struct rsp_contributor k;
+			char fit[LABEL_COLS + 1];
 
 			rsp_analysis_contributor(r->an, RSP_CAT_UNACCOUNTED, i, &k);
-			printf("      %-44.44s %9.3f ms %5.1f%%  x%" PRIu64 "\n", k.what, ms(k.ns),
+			printf("      %-44s %9.3f ms %5.1f%%  x%" PRIu64 "\n", fit_label(k.what, fit),
+			       ms(k.ns),
 			       pct(k.ns, e->cat_ns[RSP_CAT_UNACCOUNTED]), k.count);
 		}
 	printf("  %-34s %19.1f%%\n", "Percent accounted", pct(acc, e->total_ns));
