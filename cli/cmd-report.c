@@ -155,32 +155,49 @@ static int choose_target(struct report *r, const char *target)
 
 /* ---- text --------------------------------------------------------------------------------- */
 
-#define LABEL_COLS 44
+#define LABEL_COLS 44 /* at least */
+#define LABEL_MAX 80 /* at most */
 
 /*
- * A contributor's label in LABEL_COLS columns: a longer one keeps its start
- * (the process) and its end (the innermost function, what tells rows apart)
- * and elides the middle ("trpc-server: __libc...> server_render"); the full
- * label is in the CSV, JSON and Markdown outputs.
+ * The contributors' label column: as wide as the longest label shown (44 to
+ * 80 columns); a longer label keeps its start (the process) and its end (the
+ * innermost function, what tells rows apart), "..." between.  The full label
+ * is in the CSV, JSON and Markdown outputs.
  */
-static const char *fit_label(const char *s, char out[LABEL_COLS + 1])
+static int label_cols(const struct report *r)
 {
-	size_t n = strlen(s), head = 16, tail = LABEL_COLS - 16 - 3;
+	size_t w = LABEL_COLS;
 
-	if (n <= LABEL_COLS)
+	for (int c = 0; c < RSP_CAT__COUNT; c++)
+		for (size_t i = 0; i < rsp_analysis_n_contributors(r->an, c) && i < r->top; i++) {
+			struct rsp_contributor k;
+
+			rsp_analysis_contributor(r->an, c, i, &k);
+			if (strlen(k.what) > w)
+				w = strlen(k.what);
+		}
+	return (int)(w < LABEL_MAX ? w : LABEL_MAX);
+}
+
+static const char *fit_label(const char *s, char out[LABEL_MAX + 1])
+{
+	size_t n = strlen(s), head = 30, tail = LABEL_MAX - 30 - 3;
+
+	if (n <= LABEL_MAX)
 		return s;
 	/* whole UTF-8 characters: no cut inside one */
 	while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
 		head--;
 	while (tail > 0 && ((unsigned char)s[n - tail] & 0xc0) == 0x80)
 		tail--;
-	snprintf(out, LABEL_COLS + 1, "%.*s...%s", (int)head, s, s + n - tail);
+	snprintf(out, LABEL_MAX + 1, "%.*s...%s", (int)head, s, s + n - tail);
 	return out;
 }
 
 static void text_table(const struct report *r, const struct rsp_explanation *e, bool contrib)
 {
 	uint64_t acc = accounted(e);
+	int w = contrib ? label_cols(r) : LABEL_COLS;
 
 	printf("  %-34s %12s %7s\n", "category", "ms", "%");
 	printf("  %-34s %12.3f\n", "Wall time", ms(e->wall_ns));
@@ -196,10 +213,10 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 			continue;
 		for (size_t i = 0; i < rsp_analysis_n_contributors(r->an, c) && i < r->top; i++) {
 			struct rsp_contributor k;
-			char fit[LABEL_COLS + 1];
+			char fit[LABEL_MAX + 1];
 
 			rsp_analysis_contributor(r->an, c, i, &k);
-			printf("      %-44s %9.3f ms %5.1f%%  x%" PRIu64 "%s%s\n", fit_label(k.what, fit),
+			printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "%s%s\n", w, fit_label(k.what, fit),
 			       ms(k.ns),
 			       pct(k.ns, e->cat_ns[c]), k.count, how_known(&k) ? "  " : "",
 			       how_known(&k) ? how_known(&k) : "");
@@ -214,10 +231,10 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 		for (size_t i = 0;
 		     i < rsp_analysis_n_contributors(r->an, RSP_CAT_UNACCOUNTED) && i < r->top; i++) {
 			struct rsp_contributor k;
-			char fit[LABEL_COLS + 1];
+			char fit[LABEL_MAX + 1];
 
 			rsp_analysis_contributor(r->an, RSP_CAT_UNACCOUNTED, i, &k);
-			printf("      %-44s %9.3f ms %5.1f%%  x%" PRIu64 "\n", fit_label(k.what, fit),
+			printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "\n", w, fit_label(k.what, fit),
 			       ms(k.ns),
 			       pct(k.ns, e->cat_ns[RSP_CAT_UNACCOUNTED]), k.count);
 		}
