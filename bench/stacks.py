@@ -5,6 +5,9 @@
   stacks.py perf-reach SCRIPT       perf script -F pid,ip,sym,dso output
   stacks.py perf-bytes PERF.DATA    sample records and their bytes in a perf.data
                                     file written by perf record (file mode, no -z)
+  stacks.py dump-bytes COMM         on standard input `perf script -D` of any file:
+                                    the CPU samples (period above 1) of the
+                                    processes named COMM, and their bytes
 
 A CPU sample "reaches a root" when its user stack holds main, a thread start
 or the C library's or the loader's entry (the names in ROOTS): an unwind that
@@ -13,6 +16,7 @@ _start of a stripped executable.  Samples with no user frame at all (a kernel th
 execve or exit, whose user stack is gone) are not counted either way: no
 unwinder could give them one.  Prints "user_samples reaching percent".
 """
+import re
 import struct
 import sys
 
@@ -95,6 +99,34 @@ def perf_bytes(path):
     print(n, nbytes)
 
 
+def dump_bytes(comm):
+    """perf script -D: "... [0xSIZE]: PERF_RECORD_SAMPLE(...): PID/TID: IP period: P ..."
+    and "... PERF_RECORD_COMM[ exec]: COMM:PID/TID" (the last name of a pid wins
+    for the samples after it)."""
+    names = {}
+    n = nbytes = 0
+    size_re = re.compile(r' \[0x([0-9a-f]+)\]: PERF_RECORD_(SAMPLE|COMM)')
+    for line in sys.stdin:
+        m = size_re.search(line)
+        if not m:
+            continue
+        if m.group(2) == 'COMM':
+            c = line.split('PERF_RECORD_COMM', 1)[1].split(': ', 1)[1].strip()
+            name, _, ids = c.rpartition(':')
+            names[int(ids.split('/')[0])] = name
+            continue
+        rest = line.split('): ', 1)[1]
+        pid = int(rest.split('/')[0])
+        period = re.search(r' period: (\d+)', rest)
+        if period and int(period.group(1)) > 1 and names.get(pid) == comm:
+            n += 1
+            nbytes += int(m.group(1), 16)
+    print(n, nbytes)
+
+
 if __name__ == '__main__':
-    {'rsp-reach': rsp_reach, 'perf-reach': perf_reach,
-     'perf-bytes': perf_bytes}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] == 'dump-bytes':
+        dump_bytes(sys.argv[2])
+    else:
+        {'rsp-reach': rsp_reach, 'perf-reach': perf_reach,
+         'perf-bytes': perf_bytes}[sys.argv[1]](sys.argv[2])

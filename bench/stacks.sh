@@ -7,7 +7,7 @@
 # Workloads, all built without frame pointers: tests/workloads/cpustack (ours, -O2
 # -fomit-frame-pointer: two threads and main in call trees through libc's
 # qsort), and two binaries from the distribution: xz -T2 (liblzma, threads)
-# and gzip, each on 24 MB of base64 text.  Per round and workload, in a
+# and gzip, each on 8 MB of base64 text.  Per round and workload, in a
 # rotating order: the workload alone, under `perf record --call-graph dwarf -F
 # 999 -e cpu-clock` (perf's defaults: 8 KiB of stack per sample, the command's
 # tasks only) and under `rsp record` with its defaults (everything, system-wide).
@@ -16,9 +16,9 @@
 #   reach   share of the target's CPU samples with a user stack whose outermost
 #           frame is main, a thread start or the C library's or loader's entry
 #           (bench/stacks.py; samples without any user frame are not counted)
-#   B/smp   bytes per CPU sample record: perf's from its file, rsp's over every
-#           CPU sample of its system-wide file (`rsp info --json`, records
-#           inflated: before rsp's zstd)
+#   B/smp   bytes per CPU sample record of the workload's processes (`perf script
+#           -D` of both files: records as written, before rsp's zstd); B/smp_all:
+#           over every CPU sample of rsp's system-wide file (`rsp info --json`)
 #   x       the workload's wall time under the recorder / alone
 # Goals: rsp reach >= 98%; rsp B/smp <= half of perf's.
 set -eu
@@ -35,7 +35,7 @@ for c in perf xz gzip; do
 done
 W=$(mktemp -d /var/tmp/rsp-stacks.XXXXXX)
 trap 'rm -rf "$W"' EXIT INT TERM
-head -c 18000000 /dev/urandom | base64 >"$W/in.txt"
+head -c 6000000 /dev/urandom | base64 >"$W/in.txt"
 
 workload() {
   case $1 in
@@ -71,8 +71,8 @@ done
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf '\n%-9s %8s %9s %9s %9s %9s %8s %8s %7s\n' workload alone_s reach_perf reach_rsp \
-  B/smp_perf B/smp_rsp perf_x rsp_x result
+printf '\n%-9s %8s %9s %9s %9s %9s %9s %8s %8s %7s\n' workload alone_s reach_perf reach_rsp \
+  B/smp_perf B/smp_rsp B/smp_all perf_x rsp_x result
 fail=0
 for w in $WORKLOADS; do
   b=$(awk '$1 == "base" { print $2 }' "$W/$w.times" | median)
@@ -84,23 +84,25 @@ for w in $WORKLOADS; do
   "$RSP" export "$rf" --folded cpu --mark-frames -o "$W/$w.folded" 2>/dev/null
   set -- $($PY rsp-reach "$W/$w.folded"); rr=$3; nr=$1
   set -- $($PY perf-bytes "$pf"); bp=$(( $2 / ($1 > 0 ? $1 : 1) ))
-  br=$("$RSP" info --json "$rf" 2>/dev/null | python3 -c '
+  set -- $(perf script -D -i "$rf" 2>/dev/null | $PY dump-bytes "$w"); br=$(( $2 / ($1 > 0 ? $1 : 1) ))
+  ba=$("$RSP" info --json "$rf" 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 e = [x for x in d["events"] if x["name"] in ("cpu-clock", "task-clock")]
 print(sum(x["bytes"] for x in e) // max(sum(x["count"] for x in e), 1))')
-  python3 - "$w" "$b" "$rp" "$rr" "$bp" "$br" "$p" "$q" "$nr" <<'PY' || fail=1
+  python3 - "$w" "$b" "$rp" "$rr" "$bp" "$br" "$ba" "$p" "$q" <<'PY' || fail=1
 import sys
 w = sys.argv[1]
-b, rp, rr, bp, br, p, q = (float(x) for x in sys.argv[2:9])
+b, rp, rr, bp, br, ba, p, q = (float(x) for x in sys.argv[2:10])
 ok = rr >= 98.0 and br <= bp / 2
-print('%-9s %8.3f %9.1f%% %8.1f%% %9.0f %9.0f %7.2fx %7.2fx %7s' % (
-    w, b, rp, rr, bp, br, p / b, q / b, 'ok' if ok else 'MISSED'))
+print('%-9s %8.3f %9.1f%% %8.1f%% %9.0f %9.0f %9.0f %7.2fx %7.2fx %7s' % (
+    w, b, rp, rr, bp, br, ba, p / b, q / b, 'ok' if ok else 'MISSED'))
 sys.exit(0 if ok else 1)
 PY
 done
 echo
 echo "reach: share of the target's CPU samples with a user stack that reach main, a thread"
-echo "       start or the libc/loader entry; B/smp: bytes per CPU sample record (rsp: its"
-echo "       whole system-wide file, before zstd); x: wall time under the recorder / alone"
+echo "       start or the libc/loader entry; B/smp: bytes per CPU sample record of the"
+echo "       workload (B/smp_all: every process in rsp's file; before zstd); x: wall time"
+echo "       under the recorder / alone"
 exit $fail
