@@ -280,7 +280,12 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 			if (st->lost_perf[c] || st->lost_ftrace[c])
 				fprintf(stderr, " cpu%d %" PRIu64 " perf + %" PRIu64 " ftrace", c,
 					st->lost_perf[c], st->lost_ftrace[c]);
-		fprintf(stderr, "; raise -m or free a CPU\n");
+		if (st->starved_drains)
+			fprintf(stderr, "; the memory ceiling was reached %" PRIu64
+					" times: raise --max-memory, or free a CPU\n",
+				st->starved_drains);
+		else
+			fprintf(stderr, "; raise -m or free a CPU\n");
 	} else {
 		fprintf(stderr, "  lost: none (%d CPUs)\n", st->nr_cpus);
 	}
@@ -591,10 +596,11 @@ int rsp_cmd_record(int argc, char **argv)
 		print_summary(o, &st);
 	/* read back only a file: a device or FIFO cannot be read again; and only
 	 * a small one: loading holds ~50 bytes per record and takes time the
-	 * user would wait after the recording ended */
+	 * user would wait after the recording ended (on a saturated machine,
+	 * where the recording shed or hit its ceiling, many seconds) */
 	if (!a.quiet && st.stop != RSP_STOP_WRITE_ERROR && out.kind != RSP_OUTPUT_STREAM &&
 	    !st.aborted) {
-		if (st.records <= COVERAGE_MAX_RECORDS &&
+		if (st.records <= COVERAGE_MAX_RECORDS && !st.shed_max_level && !st.starved_drains &&
 		    st.records * 64 <= (o->max_memory ? o->max_memory : RSP_DEFAULT_MAX_MEMORY) / 2)
 			print_stack_coverage(o->output ? o->output : "rsp.data");
 		else

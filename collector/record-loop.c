@@ -357,7 +357,12 @@ int _rsp_drain_all(struct recorder *r)
 			ret = -ENOMEM;
 		}
 	}
-	rsp_writer_round(r->w);
+	/* a partial drain (no room) ends no round: the rings' older records come
+	 * next time, and perf's reader sorts only within what a round covers */
+	if (r->starved)
+		r->st->starved_drains++;
+	else
+		rsp_writer_round(r->w);
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 #include "synth.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -487,6 +488,11 @@ out:
 	}
 	teardown(&r);
 	free(tps.v);
+	if (st->rt_reader) {
+		struct sched_param sp = { 0 };
+
+		sched_setscheduler(0, SCHED_OTHER, &sp); /* the caller's own work is not the reader's */
+	}
 	st->peak_rss = vm_status("VmHWM");
 	return ret;
 }

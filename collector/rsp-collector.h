@@ -108,6 +108,7 @@ struct rsp_record_stats {
 	uint64_t pool_limit, pool_peak; /* the writer's pool of chunks: its size, its peak */
 	uint64_t peak_rss; /* VmHWM at the end of rsp_record() */
 	int shed_max_level; /* the most classes shed at once */
+	uint64_t starved_drains; /* drains stopped at the ceiling (the kernel then drops) */
 	uint64_t refused; /* records the pool had no room for (dropped, counted in LOST) */
 	uint64_t complete_ns; /* from the stop (deadline, signal, exit) to the file closed */
 	bool aborted; /* a second stop request: queued records were dropped */

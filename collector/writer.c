@@ -84,6 +84,7 @@ struct rsp_writer {
 	uint64_t synced; /* writeback started up to here */
 	int prio; /* 0 idle, 1 normal, 2 fifo; set by the reader (adjust_prio) */
 	bool adaptive; /* the priority follows the fill (not RSP_WRITER_NORMAL) */
+	uint64_t throttle; /* RSP_WRITER_THROTTLE: bytes per second at most (tests), 0: none */
 
 	/* shared with the writer thread */
 	pthread_mutex_t lock;
@@ -482,6 +483,14 @@ static void *writer_thread(void *arg)
 			err = put_chunk(w, c, &n);
 			if (!err)
 				start_writeback(w);
+			if (w->throttle) {
+				/* a slow disk, for tests: RSP_WRITER_THROTTLE bytes per second */
+				struct timespec d = { .tv_sec = (time_t)(c->used / w->throttle),
+						      .tv_nsec = (long)(c->used % w->throttle *
+									1000000000ull / w->throttle) };
+
+				nanosleep(&d, NULL);
+			}
 			pthread_mutex_lock(&w->lock);
 			if (err) {
 				w->error = err;
@@ -526,6 +535,8 @@ int rsp_writer_open(struct rsp_writer **out, const char *path, char *err, size_t
 	w->written = w->on_disk = w->whole = sizeof(hdr);
 	w->blocking = true;
 	w->adaptive = getenv("RSP_WRITER_NORMAL") == NULL;
+	if (getenv("RSP_WRITER_THROTTLE"))
+		w->throttle = strtoull(getenv("RSP_WRITER_THROTTLE"), NULL, 10);
 	w->prio = w->adaptive ? 0 : 1;
 	{
 		/* the reader runs at real-time priority and the writer thread may be
