@@ -91,7 +91,6 @@ static int set_memory_ceiling(struct recorder *r)
 		    max / 1048576.0, fixed / 1048576.0, min_pool / 1048576.0,
 		    (fixed + min_pool) / 1048576.0 + 1);
 	r->st->pool_limit = max - fixed;
-	rsp_writer_set_limit(r->w, r->st->pool_limit);
 	return 0;
 }
 
@@ -341,15 +340,16 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 				       strerror(-ret));
 		goto out;
 	}
-	ret = rsp_writer_open(&r.w, out, err, errlen);
-	if (ret)
-		goto out;
-	rsp_writer_watch_abort(r.w, &_rsp_record_abort);
 	ret = set_memory_ceiling(&r);
 	if (!ret)
 		ret = _rsp_shed_setup(&r);
 	if (ret)
 		goto out;
+	ret = rsp_writer_open(&r.w, out, err, errlen);
+	if (ret)
+		goto out;
+	rsp_writer_watch_abort(r.w, &_rsp_record_abort);
+	rsp_writer_set_limit(r.w, st->pool_limit);
 	ret = _rsp_write_head(&r, &tps);
 	if (ret)
 		goto out;

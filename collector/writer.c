@@ -484,12 +484,13 @@ static void *writer_thread(void *arg)
 			if (!err)
 				start_writeback(w);
 			if (w->throttle) {
-				/* a slow disk, for tests: RSP_WRITER_THROTTLE bytes per second */
-				struct timespec d = { .tv_sec = (time_t)(c->used / w->throttle),
-						      .tv_nsec = (long)(c->used % w->throttle *
-									1000000000ull / w->throttle) };
+				/* a slow disk, for tests: RSP_WRITER_THROTTLE bytes per second,
+				 * in slices an abort cuts short */
+				uint64_t ms = c->used * 1000 / w->throttle;
+				struct timespec d = { 0, 50000000L };
 
-				nanosleep(&d, NULL);
+				for (; ms >= 50 && !(w->abort && *w->abort); ms -= 50)
+					nanosleep(&d, NULL);
 			}
 			pthread_mutex_lock(&w->lock);
 			if (err) {
