@@ -188,29 +188,44 @@ static void print_text(const char *path, struct rsp_trace *t, size_t len)
 						"none");
 	print_coverage(t, true, "target");
 	print_coverage(t, false, "all");
-	if (!nl) {
-		printf("lost        none\n");
-	} else {
+	{
 		uint64_t total = 0, span = 0;
+		size_t nu = 0, shown = 0;
 
 		for (size_t i = 0; i < nl; i++) {
 			struct rsp_lost_info l;
 
 			rsp_trace_lost(t, i, &l);
+			if (l.event)
+				continue;
 			total += l.lost;
 			span += l.end_ns - l.start_ns;
+			nu++;
 		}
-		printf("lost        %" PRIu64 " events in %zu spans, %.3f ms unknown:\n", total, nl,
-		       span / 1e6);
-		for (size_t i = 0; i < nl && i < 10; i++) {
+		if (!nu)
+			printf("lost        none\n");
+		else
+			printf("lost        %" PRIu64 " events in %zu spans, %.3f ms unknown:\n", total,
+			       nu, span / 1e6);
+		for (size_t i = 0; i < nl && shown < 10; i++) {
 			struct rsp_lost_info l;
 
 			rsp_trace_lost(t, i, &l);
+			if (l.event)
+				continue;
 			printf("            cpu%d %.6f..%.6f: %" PRIu64 " lost\n", l.cpu,
 			       l.start_ns / 1e9, l.end_ns / 1e9, l.lost);
+			shown++;
 		}
-		if (nl > 10)
-			printf("            ... %zu more spans\n", nl - 10);
+		if (nu > 10)
+			printf("            ... %zu more spans\n", nu - 10);
+		if (nu < nl) {
+			/* one event type each, on every CPU: every span named */
+			printf("missing     event types in spans (seconds from the start; the rest of "
+			       "the trace is whole there):\n            ");
+			rsp_cli_print_type_losses(t, stdout, "\n            ");
+			printf("\n");
+		}
 	}
 	for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
 		printf("%s %s\n", i ? "           " : "warnings   ", rsp_trace_warning(t, i));
@@ -296,6 +311,11 @@ static void print_json(const char *path, struct rsp_trace *t)
 		json_u64(&j, "start_ns", l.start_ns);
 		json_u64(&j, "end_ns", l.end_ns);
 		json_u64(&j, "lost", l.lost);
+		if (l.event) {
+			json_string(&j, "event", l.event);
+			json_bool(&j, "shed", l.shed);
+			json_string(&j, "uncertain", l.uncertain);
+		}
 		json_end_object(&j);
 	}
 	json_end_array(&j);

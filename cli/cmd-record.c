@@ -23,6 +23,7 @@ static const char record_usage[] =
 	"                  [--target-freq HZ]\n"
 	"                  [--call-graph fp|dwarf[,SIZE]] [-m PAGES] [--no-net] [--no-block]\n"
 	"                  [--probes FILE] [--no-rt] [--compression-level N] [--no-kallsyms]\n"
+	"                  [--max-memory SIZE]\n"
 	"                  [-q] [-v] [-- COMMAND [ARGS...]]\n"
 	"\n"
 	"Record the whole system (every CPU) while a program runs: scheduler switches and\n"
@@ -52,9 +53,20 @@ static const char record_usage[] =
 	"                           0: none, for readers without zstd)\n"
 	"      --no-kallsyms        do not store kernel symbols in the file (smaller; kernel\n"
 	"                           frames then symbolize only on this machine's kernel)\n"
+	"      --max-memory SIZE    the most memory the recorder holds (default 256M; K, M, G\n"
+	"                           suffixes, a bare number is MiB).  Near it, event types are\n"
+	"                           shed, least needed first (socket lengths and CPU samples,\n"
+	"                           then interrupts, network links, block I/O; never the\n"
+	"                           scheduler's), each shed span written in the file\n"
 	"  -q, --quiet              no end summary\n"
 	"  -v, --verbose            also what the recorder does (removed leftovers, ...)\n"
-	"  -h, --help               this text\n";
+	"  -h, --help               this text\n"
+	"\n"
+	"Ctrl-C (or SIGTERM) stops and writes what is queued; a second one stops at once,\n"
+	"dropping what is still queued: the file stays readable up to there.\n";
+
+/* the most records read back for the stack coverage at the end (~0.5 s here) */
+#define COVERAGE_MAX_RECORDS 1000000ull
 
 /* a pipe-mode perf.data's header: a file no bigger holds no records */
 #define PIPE_HEADER_SIZE 16
@@ -102,6 +114,42 @@ static int parse_pids(const char *s, pid_t **pids, size_t *n)
 	return *n ? 0 : -EINVAL;
 }
 
+/* SIZE with a K, M or G suffix (binary), a bare number in MiB; 0 if bad */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	uint64_t mul = 1ull << 20;
+
+	if (end == s || v <= 0)
+		return 0;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		mul = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ull << 30;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || v * mul > 1e15)
+		return 0;
+	return (uint64_t)(v * mul);
+}
+
 static char *read_text_file(const char *path)
 {
 	FILE *f = fopen(path, "re");
@@ -138,6 +186,41 @@ static char *read_text_file(const char *path)
 static void fmt_count(char *buf, size_t len, uint64_t v)
 {
 	snprintf(buf, len, "%" PRIu64, v);
+}
+
+/* The memory ceiling and what was shed under it. */
+static void print_shed(const struct rsp_record_stats *st)
+{
+	bool any = false;
+
+	fprintf(stderr,
+		"  memory: ceiling %.0f MiB, peak resident %.1f MiB; queue peak %.1f of %.1f MiB; "
+		"file complete %.2f s after the stop\n",
+		st->max_memory / 1048576.0, st->peak_rss / 1048576.0, st->pool_peak / 1048576.0,
+		st->pool_limit / 1048576.0, st->complete_ns / 1e9);
+	for (size_t i = 0; i < st->n_events; i++) {
+		const struct rsp_record_event_stats *e = &st->events[i];
+
+		if (!e->shed_spans)
+			continue;
+		if (!any)
+			fprintf(stderr, "rsp record: SHED at the memory ceiling (kept as "
+					"LOST_SAMPLES spans in the file; `rsp info` lists them):\n");
+		any = true;
+		fprintf(stderr, "  %-28s %u span%s, %.1f s, %" PRIu64 " events%s\n", e->name,
+			e->shed_spans, e->shed_spans == 1 ? "" : "s", e->shed_ns / 1e9,
+			e->shed_events, !strcmp(e->name, "cpu-clock") ? " (estimated)" : "");
+	}
+	if (st->refused)
+		fprintf(stderr,
+			"rsp record: %" PRIu64 " records found no room at the ceiling and were "
+			"dropped\n",
+			st->refused);
+	if (st->aborted)
+		fprintf(stderr,
+			"rsp record: stopped at once (second signal): %.1f MB of queued records "
+			"dropped; the file is readable up to there\n",
+			st->dropped_bytes / 1e6);
 }
 
 static void print_summary(const struct rsp_record_opts *o, const struct rsp_record_stats *st)
@@ -199,7 +282,12 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 			if (st->lost_perf[c] || st->lost_ftrace[c])
 				fprintf(stderr, " cpu%d %" PRIu64 " perf + %" PRIu64 " ftrace", c,
 					st->lost_perf[c], st->lost_ftrace[c]);
-		fprintf(stderr, "; raise -m or free a CPU\n");
+		if (st->starved_drains)
+			fprintf(stderr, "; the memory ceiling was reached %" PRIu64
+					" times: raise --max-memory, or free a CPU\n",
+				st->starved_drains);
+		else
+			fprintf(stderr, "; raise -m or free a CPU\n");
 	} else {
 		fprintf(stderr, "  lost: none (%d CPUs)\n", st->nr_cpus);
 	}
@@ -217,6 +305,7 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 				"has %" PRIu64 "\n",
 				e->name, e->perf_samples, e->kernel_count, e->ftrace_events);
 	}
+	print_shed(st);
 	fprintf(stderr, "  %zu threads alive at start, reader at %s priority\n",
 		st->synthesized_threads, st->rt_reader ? "real-time" : "normal");
 	if (st->ustack_bytes_trimmed)
@@ -288,6 +377,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		OPT_NO_RT,
 		OPT_NO_KSYMS,
 		OPT_COMPRESS,
+		OPT_MAX_MEMORY,
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -304,6 +394,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "no-rt", no_argument, NULL, OPT_NO_RT },
 		{ "no-kallsyms", no_argument, NULL, OPT_NO_KSYMS },
 		{ "compression-level", required_argument, NULL, OPT_COMPRESS },
+		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -423,6 +514,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 			o->compression = v ? (int)v : -1;
 			break;
 		}
+		case OPT_MAX_MEMORY:
+			o->max_memory = parse_size(optarg);
+			if (!o->max_memory)
+				return rsp_cli_usage_error("record",
+							   "bad --max-memory '%s': want a size such as "
+							   "256M or 1G",
+							   optarg);
+			break;
 		case 'q':
 			a->quiet = 1;
 			a->verbosity = 0;
@@ -497,9 +596,21 @@ int rsp_cmd_record(int argc, char **argv)
 	}
 	if (!a.quiet)
 		print_summary(o, &st);
-	/* read back only a file: a device or FIFO cannot be read again */
-	if (!a.quiet && st.stop != RSP_STOP_WRITE_ERROR && out.kind != RSP_OUTPUT_STREAM)
-		print_stack_coverage(o->output ? o->output : "rsp.data");
+	/* read back only a file: a device or FIFO cannot be read again; and only
+	 * a small one: loading holds ~50 bytes per record and takes time the
+	 * user would wait after the recording ended (on a saturated machine,
+	 * where the recording shed or hit its ceiling, many seconds) */
+	if (!a.quiet && st.stop != RSP_STOP_WRITE_ERROR && out.kind != RSP_OUTPUT_STREAM &&
+	    !st.aborted) {
+		if (st.records <= COVERAGE_MAX_RECORDS && !st.shed_max_level && !st.starved_drains &&
+		    st.records * 64 <= (o->max_memory ? o->max_memory : RSP_DEFAULT_MAX_MEMORY) / 2)
+			print_stack_coverage(o->output ? o->output : "rsp.data");
+		else
+			fprintf(stderr,
+				"  user stacks: not checked here (%" PRIu64
+				" records): `rsp info %s` counts them\n",
+				st.records, o->output ? o->output : "rsp.data");
+	}
 	if (st.stop == RSP_STOP_WRITE_ERROR) {
 		struct stat fst;
 		char line[512];

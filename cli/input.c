@@ -154,31 +154,79 @@ static size_t first_warning(const struct rsp_trace *t)
 	return 0;
 }
 
+size_t rsp_cli_print_type_losses(struct rsp_trace *t, FILE *f, const char *sep)
+{
+	size_t nl = rsp_trace_n_lost(t), n = 0;
+	struct rsp_trace_summary sum;
+
+	rsp_trace_get_summary(t, &sum);
+	for (size_t i = 0; i < nl; i++) {
+		struct rsp_lost_info l, o;
+		uint64_t lost;
+		bool seen = false;
+
+		rsp_trace_lost(t, i, &l);
+		if (!l.event)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++) {
+			rsp_trace_lost(t, j, &o);
+			seen = o.event && !strcmp(o.event, l.event) && o.start_ns == l.start_ns &&
+			       o.end_ns == l.end_ns;
+		}
+		if (seen)
+			continue;
+		lost = l.lost;
+		for (size_t j = i + 1; j < nl; j++) {
+			rsp_trace_lost(t, j, &o);
+			if (o.event && !strcmp(o.event, l.event) && o.start_ns == l.start_ns &&
+			    o.end_ns == l.end_ns)
+				lost += o.lost;
+		}
+		fprintf(f, "%s%s %.3f..%.3f s (%" PRIu64 " %s; %s)", n ? sep : "", l.event,
+			(l.start_ns - sum.start_ns) / 1e9, (l.end_ns - sum.start_ns) / 1e9, lost,
+			l.shed ? "shed" : "lost", l.uncertain);
+		n++;
+	}
+	return n;
+}
+
 /* The one line about what a trace lacks, kept for the end. */
 static void keep_warning(const struct rsp_cli_input *in, const char *verb)
 {
-	size_t nw = rsp_trace_n_warnings(in->t), nl = rsp_trace_n_lost(in->t), len = 0;
+	size_t nw = rsp_trace_n_warnings(in->t), nl = 0, nt = 0, len = 0;
 	char *line = NULL;
 	uint64_t lost = 0;
 	FILE *f;
 
-	if (!nw && !nl)
+	for (size_t i = 0; i < rsp_trace_n_lost(in->t); i++) {
+		struct rsp_lost_info l;
+
+		rsp_trace_lost(in->t, i, &l);
+		if (l.event) {
+			nt++;
+			continue;
+		}
+		lost += l.lost;
+		nl++;
+	}
+	if (!nw && !nl && !nt)
 		return;
 	f = open_memstream(&line, &len);
 	if (!f)
 		return;
-	for (size_t i = 0; i < nl; i++) {
-		struct rsp_lost_info l;
-
-		rsp_trace_lost(in->t, i, &l);
-		lost += l.lost;
-	}
 	fprintf(f, "rsp %s: warning: %s: ", verb, in->name);
 	if (nw)
 		fputs(rsp_trace_warning(in->t, first_warning(in->t)), f);
 	if (nl)
 		fprintf(f, "%s%" PRIu64 " events lost in %zu span%s: what happened then is unknown",
 			nw ? "; " : "", lost, nl, nl == 1 ? "" : "s");
+	if (nt) {
+		/* every span named: which events are missing when, and what that leaves
+		 * uncertain there */
+		fprintf(f, "%sevent types missing in spans (the rest of the trace is whole there): ",
+			nw || nl ? "; " : "");
+		rsp_cli_print_type_losses(in->t, f, ", ");
+	}
 	if (nw > 1)
 		fprintf(f, "; %zu more warning%s (`rsp info %s` lists them)", nw - 1,
 			nw == 2 ? "" : "s", in->path);

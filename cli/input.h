@@ -21,6 +21,7 @@
 #include "rsp-model.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 struct rsp_cli_input {
@@ -61,5 +62,13 @@ int rsp_cli_input_need_sched(const struct rsp_cli_input *in, const char *verb, c
 
 /* @a and @b name the same file (an output that would replace the trace being read) */
 bool rsp_cli_same_file(const char *a, const char *b);
+
+/*
+ * The spans where one event type is missing (shed by the recorder, or
+ * LOST_SAMPLES), one per event and span (the CPUs' summed), each as
+ * "EVENT A..B s (N events; UNCERTAIN)" after @sep, times from the trace's
+ * start.  Returns how many.
+ */
+size_t rsp_cli_print_type_losses(struct rsp_trace *t, FILE *f, const char *sep);
 
 #endif /* RSP_CLI_INPUT_H */

@@ -144,6 +144,14 @@ int rsp_ftrace_enable(struct rsp_ftrace *ft, const char *system, const char *nam
 	return tracefs_event_enable(ft->inst, system, name) ? -EIO : 0;
 }
 
+int rsp_ftrace_switch(struct rsp_ftrace *ft, const char *system, const char *name, bool on)
+{
+	return (on ? tracefs_event_enable(ft->inst, system, name) :
+		     tracefs_event_disable(ft->inst, system, name)) ?
+		       -EIO :
+		       0;
+}
+
 int rsp_ftrace_start(struct rsp_ftrace *ft, char *err, size_t errlen)
 {
 	if (tracefs_trace_on(ft->inst)) {
@@ -194,7 +202,7 @@ static long parse_page(struct rsp_ftrace *ft, int cpu, rsp_ftrace_event_fn ev,
 }
 
 long rsp_ftrace_drain(struct rsp_ftrace *ft, rsp_ftrace_event_fn ev, rsp_ftrace_lost_fn lost,
-		      void *ctx)
+		      rsp_ftrace_room_fn room, void *ctx)
 {
 	long total = 0;
 
@@ -202,9 +210,12 @@ long rsp_ftrace_drain(struct rsp_ftrace *ft, rsp_ftrace_event_fn ev, rsp_ftrace_
 		if (ft->fds[cpu] < 0)
 			continue;
 		for (;;) {
-			ssize_t r = read(ft->fds[cpu], ft->page, ft->subbuf);
+			ssize_t r;
 			long n;
 
+			if (room && !room(ctx, ft->subbuf))
+				break;
+			r = read(ft->fds[cpu], ft->page, ft->subbuf);
 			if (r < 0) {
 				if (errno == EINTR)
 					continue;

@@ -27,6 +27,8 @@ int rsp_ftrace_new(struct rsp_ftrace **ft, const struct rsp_ftrace_opts *opts, c
 		   size_t errlen);
 /* -ENOENT if the kernel has no such event */
 int rsp_ftrace_enable(struct rsp_ftrace *ft, const char *system, const char *name);
+/* Switch an enabled event off or back on while recording (shedding). */
+int rsp_ftrace_switch(struct rsp_ftrace *ft, const char *system, const char *name, bool on);
 int rsp_ftrace_start(struct rsp_ftrace *ft, char *err, size_t errlen);
 void rsp_ftrace_stop(struct rsp_ftrace *ft);
 
@@ -37,12 +39,16 @@ typedef int (*rsp_ftrace_event_fn)(void *ctx, int cpu, uint64_t ts, const void *
 /* Called when the ring buffer reports @lost events missing before @ts. */
 typedef void (*rsp_ftrace_lost_fn)(void *ctx, int cpu, uint64_t ts, uint64_t lost);
 
+/* Whether there is room for the events of @bytes of ring buffer; NULL: always. */
+typedef bool (*rsp_ftrace_room_fn)(void *ctx, size_t bytes);
+
 /*
- * Read everything available now, without blocking.  Returns the number of
- * events delivered or -errno.
+ * Read everything available now, without blocking, as long as @room says
+ * there is room for one more sub-buffer.  Returns the number of events
+ * delivered or -errno.
  */
 long rsp_ftrace_drain(struct rsp_ftrace *ft, rsp_ftrace_event_fn ev, rsp_ftrace_lost_fn lost,
-		      void *ctx);
+		      rsp_ftrace_room_fn room, void *ctx);
 
 /* Per-CPU count of events the kernel could not store ("overrun" + "dropped
  * events" of per_cpu/cpuN/stats).  -1 if unreadable. */

@@ -48,7 +48,8 @@ static int stream_of_id(const struct recorder *r, uint64_t id)
 	return -1;
 }
 
-/* the stream a sample came from (index in r->streams), -1 for other records */
+/* the stream a sample came from (index in r->streams), -1 for other records,
+ * -2 for a sample of a shed stream (not written) */
 static int account_record(struct recorder *r, const union perf_event *ev)
 {
 	const struct perf_event_header *h = &ev->header;
@@ -63,6 +64,22 @@ static int account_record(struct recorder *r, const union perf_event *ev)
 			break;
 		memcpy(&id, (const char *)ev + sizeof(*h), sizeof(id));
 		si = stream_of_id(r, id);
+		if (si >= 0 && r->streams[si].shed_class && r->streams[si].shed_from &&
+		    h->size >= r->streams[si].time_off + 8) {
+			uint64_t t;
+
+			memcpy(&t, (const char *)ev + r->streams[si].time_off, 8);
+			if (_rsp_shed_drops(&r->streams[si], t)) {
+				uint32_t cpu = 0; /* CPU follows TIME */
+
+				if (h->size >= r->streams[si].time_off + 12)
+					memcpy(&cpu, (const char *)ev + r->streams[si].time_off + 8, 4);
+				if (cpu >= (uint32_t)r->st->nr_cpus)
+					cpu = 0;
+				r->shed_n[(size_t)si * r->st->nr_cpus + cpu]++;
+				return -2;
+			}
+		}
 		if (si >= 0 && r->streams[si].row >= 0) {
 			struct rsp_record_event_stats *row = &r->st->events[r->streams[si].row];
 
@@ -153,20 +170,36 @@ static int drain_evlist(struct recorder *r, struct perf_evlist *el)
 
 		if (perf_mmap__read_init(map) < 0)
 			continue;
-		while ((ev = perf_mmap__read_event(map))) {
-			int si = account_record(r, ev);
+		for (;;) {
+			int si, ret = 0;
 
-			if (si >= 0 &&
-			    (r->streams[si].attr.sample_type & PERF_SAMPLE_STACK_USER)) {
-				if (append_trimmed(r, ev, &r->streams[si].attr))
-					return -ENOMEM;
-			} else if (rsp_writer_append(r->w, ev, ev->header.size)) {
-				return -ENOMEM;
+			/* no room for a record as large as one can be: leave the rest in
+			 * the ring (the kernel drops what it cannot hold, and says so) */
+			if (!rsp_writer_has_room(r->w, UINT16_MAX + 1)) {
+				r->starved = true;
+				break;
 			}
-			r->st->records++;
+			ev = perf_mmap__read_event(map);
+			if (!ev) {
+				perf_mmap__read_done(map);
+				break;
+			}
+			si = account_record(r, ev);
+			if (si == -2)
+				; /* shed: counted by account_record() */
+			else if (si >= 0 &&
+				 (r->streams[si].attr.sample_type & PERF_SAMPLE_STACK_USER))
+				ret = append_trimmed(r, ev, &r->streams[si].attr);
+			else
+				ret = rsp_writer_append(r->w, ev, ev->header.size);
+			if (ret == -ENOMEM)
+				return -ENOMEM;
+			if (ret)
+				r->st->refused++;
+			else if (si != -2)
+				r->st->records++;
 			perf_mmap__consume(map);
 		}
-		perf_mmap__read_done(map);
 	}
 	return 0;
 }
@@ -224,9 +257,17 @@ static int on_ftrace_event(void *ctx, int cpu, uint64_t ts, const void *data, si
 	rec = sizeof(struct perf_event_header) + 6 * 8 + 4 + raw;
 	if (rec > UINT16_MAX)
 		return 0;
+	if (_rsp_shed_drops(s, ts)) {
+		r->shed_n[(size_t)si * r->st->nr_cpus + (cpu < r->st->nr_cpus ? cpu : 0)]++;
+		return 0;
+	}
 	p = rsp_writer_reserve(r->w, rec);
-	if (!p)
-		return -ENOMEM;
+	if (!p) {
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		r->st->refused++;
+		return 0;
+	}
 	{
 		struct perf_event_header h = {
 			.type = PERF_RECORD_SAMPLE,
@@ -281,18 +322,33 @@ static void on_ftrace_lost(void *ctx, int cpu, uint64_t ts, uint64_t lost)
 	rec.sid.id = r->ftrace_lost_id;
 	if (cpu < r->st->nr_cpus)
 		r->st->lost_ftrace[cpu] += lost;
-	rsp_writer_append(r->w, &rec, sizeof(rec));
-	r->st->records++;
+	if (rsp_writer_append_ctl(r->w, &rec, sizeof(rec)) == 0)
+		r->st->records++;
+}
+
+/* room for the samples one ftrace sub-buffer of @bytes becomes (56 bytes more
+ * per event, events of 16 bytes at least) */
+static bool ftrace_room(void *ctx, size_t bytes)
+{
+	struct recorder *r = ctx;
+
+	if (rsp_writer_has_room(r->w, bytes * 5))
+		return true;
+	r->starved = true;
+	return false;
 }
 
 int _rsp_drain_all(struct recorder *r)
 {
-	int ret = drain_evlist(r, r->sys);
+	int ret;
+
+	r->starved = false;
+	ret = drain_evlist(r, r->sys);
 
 	if (!ret)
 		ret = drain_evlist(r, r->target);
 	if (!ret && r->ft && !r->ftrace_failed) {
-		long n = rsp_ftrace_drain(r->ft, on_ftrace_event, on_ftrace_lost, r);
+		long n = rsp_ftrace_drain(r->ft, on_ftrace_event, on_ftrace_lost, ftrace_room, r);
 
 		if (n < 0 && n != -ENOMEM) {
 			_rsp_record_log(r, RSP_LOG_ERROR, "reading the ftrace instance failed: %s",
@@ -302,7 +358,12 @@ int _rsp_drain_all(struct recorder *r)
 			ret = -ENOMEM;
 		}
 	}
-	rsp_writer_round(r->w);
+	/* a partial drain (no room) ends no round: the rings' older records come
+	 * next time, and perf's reader sorts only within what a round covers */
+	if (r->starved)
+		r->st->starved_drains++;
+	else
+		rsp_writer_round(r->w);
 	return ret;
 }
 
@@ -342,7 +403,9 @@ void _rsp_raise_priority(struct recorder *r)
 
 	if (r->o->no_rt || geteuid() != 0)
 		return;
-	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
+	/* from the start: on a saturated machine a normal thread takes seconds to
+	 * set up; RESET_ON_FORK keeps it from the command and the writer thread */
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0)
 		r->st->rt_reader = true;
 	else
 		_rsp_record_log(r, RSP_LOG_WARN, "cannot raise the reader to real-time priority");
@@ -358,11 +421,15 @@ int _rsp_record_loop(struct recorder *r, uint64_t t0)
 		uint64_t now;
 		int werr;
 
-		perf_evlist__poll(r->sys, POLL_MS);
+		if (r->starved)
+			rsp_writer_wait_room(r->w, 4 * (UINT16_MAX + 1), POLL_MS);
+		else
+			perf_evlist__poll(r->sys, POLL_MS);
 		ret = _rsp_drain_all(r);
 		if (ret)
 			return _rsp_record_fail(r, ret, "out of memory buffering events");
 		now = _rsp_now_ns();
+		_rsp_shed_update(r, now);
 		if (now - r->last_flush >= FLUSH_NS) {
 			rsp_writer_flush(r->w);
 			r->last_flush = now;

@@ -53,7 +53,14 @@ struct stream {
 	bool no_count; /* FTRACE: its tracepoint's counter sums a field: no kernel count */
 	uint64_t *ids;
 	size_t n_ids;
+	/* shedding (shed.c): 0 never, else the order in which it goes */
+	int shed_class;
+	uint64_t shed_from, shed_to; /* its records in [from, to) are not written */
+	bool shed_counted; /* the kernel's count at shed_from is in shed_c0 */
+	unsigned time_off; /* where a sample's TIME lies (STREAM_PERF) */
 };
+
+#define RSP_SHED_CLASSES 4
 
 struct recorder {
 	const struct rsp_record_opts *o;
@@ -95,6 +102,13 @@ struct recorder {
 	uint64_t ftrace_lost_id;
 	uint64_t last_flush;
 	bool ftrace_failed;
+	bool starved; /* the last drain stopped: no room in the writer's pool */
+
+	/* shedding (shed.c) */
+	int shed_level; /* classes 1..shed_level are shed */
+	uint64_t shed_changed, shed_unshed_at, shed_hold_ns;
+	uint64_t *shed_n; /* [stream][cpu] records not written in the open span */
+	uint64_t *shed_c0; /* [stream][cpu] the kernel's count at the span's start */
 };
 
 /* Names of the tracepoints in the file, for the tracing data. */
@@ -157,5 +171,23 @@ int _rsp_drain_all(struct recorder *r);
 void _rsp_raise_priority(struct recorder *r);
 /* Until the targets exit, a signal, the duration or a write error (r->st->stop). */
 int _rsp_record_loop(struct recorder *r, uint64_t t0);
+
+/* ---- shed.c ------------------------------------------------------------------------------ */
+
+extern volatile sig_atomic_t _rsp_record_abort; /* a second stop request */
+
+/* The shedding class of an event (its stats row's name); 0: never shed. */
+int _rsp_shed_class_of(const char *row_name);
+int _rsp_shed_setup(struct recorder *r);
+/* After a drain: shed one more class, or take one back, for the pool's fill. */
+void _rsp_shed_update(struct recorder *r, uint64_t now);
+/* At the end: every open span closed at @now (the events stay off). */
+void _rsp_shed_finish(struct recorder *r, uint64_t now);
+
+/* Whether stream @s's record at @t is shed (not written). */
+static inline bool _rsp_shed_drops(const struct stream *s, uint64_t t)
+{
+	return s->shed_class && t >= s->shed_from && t < s->shed_to && s->shed_from;
+}
 
 #endif /* RSP_COLLECTOR_RECORD_PRIVATE_H */

@@ -13,6 +13,7 @@
 #include "synth.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,10 +31,67 @@
 #define DEFAULT_OUTPUT "rsp.data"
 
 volatile sig_atomic_t _rsp_record_stop_requested;
+volatile sig_atomic_t _rsp_record_abort;
 
 void rsp_record_request_stop(void)
 {
+	if (_rsp_record_stop_requested)
+		_rsp_record_abort = 1;
 	_rsp_record_stop_requested = 1;
+}
+
+bool rsp_record_aborted(void)
+{
+	return _rsp_record_abort != 0;
+}
+
+/* A "Vm...:" line of /proc/self/status, in bytes; 0 if unreadable. */
+static uint64_t vm_status(const char *key)
+{
+	char line[256];
+	uint64_t v = 0;
+	size_t klen = strlen(key);
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoull(line + klen + 1, NULL, 10) * 1024;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/*
+ * The memory ceiling: what the recorder holds outside the writer's pool
+ * (resident now: code, libraries, the mapped ring buffers, the lookup
+ * tables; still to come: the compressor, the writer's stage, the thread and
+ * file tables as they grow) and the pool's share, the rest.  The ftrace
+ * instance's buffers are kernel memory, outside the process.
+ */
+#define GROWTH_MARGIN (16ull << 20) /* the writer's stage (2 MiB), the tables as they grow */
+
+static int set_memory_ceiling(struct recorder *r)
+{
+	uint64_t max = r->o->max_memory ? r->o->max_memory : RSP_DEFAULT_MAX_MEMORY;
+	uint64_t fixed = vm_status("VmRSS") + GROWTH_MARGIN +
+			 rsp_writer_compressor_bytes(_rsp_compression_level(r));
+	uint64_t min_pool = 3ull * RSP_WRITER_CHUNK;
+
+	r->st->max_memory = max;
+	r->st->fixed_bytes = fixed;
+	if (max < fixed + min_pool)
+		return _rsp_record_fail(
+		    r, -ENOBUFS,
+		    "--max-memory %.0f MiB is too small: the recorder holds %.0f MiB before it "
+		    "queues anything (the ring buffers: -m; the compressor: --compression-level), "
+		    "and needs %.0f MiB of queue: give at least %.0f MiB",
+		    max / 1048576.0, fixed / 1048576.0, min_pool / 1048576.0,
+		    (fixed + min_pool) / 1048576.0 + 1);
+	r->st->pool_limit = max - fixed;
+	return 0;
 }
 
 void _rsp_record_log(struct recorder *r, enum rsp_log_level lvl, const char *fmt, ...)
@@ -123,7 +181,10 @@ static int setup_targets(struct recorder *r)
 	return 0;
 }
 
-static void teardown(struct recorder *r)
+/* The kernel's side: perf events and the ftrace instance.  Closing them takes
+ * the kernel a while on a busy machine (0.6 s measured under saturation):
+ * done while the writer thread still writes. */
+static void release_kernel(struct recorder *r)
 {
 	if (r->sys) {
 		if (r->sys_open) {
@@ -131,6 +192,7 @@ static void teardown(struct recorder *r)
 			perf_evlist__close(r->sys);
 		}
 		perf_evlist__delete(r->sys);
+		r->sys = NULL;
 	}
 	if (r->target) {
 		if (r->target_open) {
@@ -138,13 +200,21 @@ static void teardown(struct recorder *r)
 			perf_evlist__close(r->target);
 		}
 		perf_evlist__delete(r->target);
+		r->target = NULL;
 	}
 	if (r->count) {
 		if (r->count_open)
 			perf_evlist__close(r->count);
 		perf_evlist__delete(r->count);
+		r->count = NULL;
 	}
 	rsp_ftrace_free(r->ft);
+	r->ft = NULL;
+}
+
+static void teardown(struct recorder *r)
+{
+	release_kernel(r);
 	perf_cpu_map__put(r->cpus);
 	perf_thread_map__put(r->any_thread);
 	perf_thread_map__put(r->target_threads);
@@ -164,6 +234,8 @@ static void teardown(struct recorder *r)
 	rsp_pathset_free(&r->paths);
 	rsp_ustack_free(r->ustack);
 	free(r->trim_buf);
+	free(r->shed_n);
+	free(r->shed_c0);
 	rsp_probe_set_clear(&r->probes);
 }
 
@@ -189,12 +261,13 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 	struct tp_list tps = { 0 };
 	const char *out = opts->output ? opts->output : DEFAULT_OUTPUT;
 	char perr[256];
-	uint64_t t0;
+	uint64_t t0, t_begin = _rsp_now_ns(), t_stop = 0;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
 	err[0] = '\0';
 	_rsp_record_stop_requested = 0;
+	_rsp_record_abort = 0;
 	libperf_init(silent_libperf);
 
 	if (!opts->argv && !opts->n_pids && !opts->system_wide)
@@ -215,6 +288,7 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 				  perr, sizeof(perr));
 	if (ret)
 		return _rsp_record_fail(&r, ret, "event set: %s", perr);
+	_rsp_raise_priority(&r);
 	ret = rsp_ftrace_remove_stale();
 	if (ret > 0)
 		_rsp_record_log(&r, RSP_LOG_INFO,
@@ -266,9 +340,16 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 				       strerror(-ret));
 		goto out;
 	}
+	ret = set_memory_ceiling(&r);
+	if (!ret)
+		ret = _rsp_shed_setup(&r);
+	if (ret)
+		goto out;
 	ret = rsp_writer_open(&r.w, out, err, errlen);
 	if (ret)
 		goto out;
+	rsp_writer_watch_abort(r.w, &_rsp_record_abort);
+	rsp_writer_set_limit(r.w, st->pool_limit);
 	ret = _rsp_write_head(&r, &tps);
 	if (ret)
 		goto out;
@@ -310,6 +391,8 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 			goto out;
 		}
 		st->synthesized_threads = sc.n_threads;
+		_rsp_record_log(&r, RSP_LOG_DEBUG, "set up in %.3f s, threads listed in %.3f s",
+				(t0 - t_begin) / 1e9, (_rsp_now_ns() - t0) / 1e9);
 		rsp_rec_finished_init(r.w);
 		ret = rsp_writer_set_compression(r.w, _rsp_compression_level(&r));
 		if (ret) {
@@ -330,24 +413,33 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 		r.cmd_started = true;
 		st->child_ran = true;
 	}
-	_rsp_raise_priority(&r);
+	/* at the ceiling the reader sheds (shed.c) rather than wait */
+	rsp_writer_set_blocking(r.w, false);
 	ret = _rsp_record_loop(&r, t0);
 
 out_stop:
+	t_stop = _rsp_now_ns();
 	perf_evlist__disable(r.sys);
 	if (r.target)
 		perf_evlist__disable(r.target);
 	if (r.count_open)
 		perf_evlist__disable(r.count);
 	rsp_ftrace_stop(r.ft);
-	if (!ret || r.cmd_started) {
+	/* what is queued goes to the file at full speed; the rings' rest, now that
+	 * nothing new comes, waits for room rather than be lost */
+	rsp_writer_hurry(r.w);
+	rsp_writer_set_blocking(r.w, true);
+	if ((!ret || r.cmd_started) && !_rsp_record_abort) {
 		int dret = _rsp_drain_all(&r);
+		uint64_t end = _rsp_now_ns();
 
 		if (dret && !ret)
 			ret = _rsp_record_fail(&r, dret, "out of memory buffering events");
+		_rsp_shed_finish(&r, end);
 		_rsp_read_counts(&r);
 		rsp_writer_set_compression(r.w, 0); /* the trailing headers as perf writes them */
-		_rsp_write_build_ids(&r);
+		if (!_rsp_record_abort)
+			_rsp_write_build_ids(&r);
 		rsp_writer_round(r.w);
 		for (int c = 0; r.ft && c < st->nr_cpus; c++) {
 			int64_t d = rsp_ftrace_dropped(r.ft, c);
@@ -359,9 +451,19 @@ out_stop:
 	st->seconds = (_rsp_now_ns() - t0) / 1e9;
 out:
 	if (r.w) {
+		struct rsp_writer_pool_stats ps;
+		uint64_t tc;
 		int werr;
 
-		werr = rsp_writer_close(r.w, &st->bytes, &st->raw_bytes, &st->z_bytes);
+		release_kernel(&r);
+		tc = _rsp_now_ns();
+		werr = rsp_writer_close(r.w, &st->bytes, &st->raw_bytes, &st->z_bytes, &ps);
+		st->pool_peak = ps.peak;
+		st->dropped_bytes = ps.dropped;
+		st->complete_ns = t_stop ? _rsp_now_ns() - t_stop : 0;
+		_rsp_record_log(&r, RSP_LOG_DEBUG, "the writer closed in %.3f s",
+				(_rsp_now_ns() - tc) / 1e9);
+		st->aborted = _rsp_record_abort != 0;
 		if (werr && !st->write_error) {
 			st->write_error = werr;
 			st->stop = RSP_STOP_WRITE_ERROR;
@@ -386,5 +488,11 @@ out:
 	}
 	teardown(&r);
 	free(tps.v);
+	if (st->rt_reader) {
+		struct sched_param sp = { 0 };
+
+		sched_setscheduler(0, SCHED_OTHER, &sp); /* the caller's own work is not the reader's */
+	}
+	st->peak_rss = vm_status("VmHWM");
 	return ret;
 }

@@ -53,6 +53,8 @@ struct rsp_record_opts {
 	bool no_rt; /* don't raise the reader to real-time priority */
 	bool no_kallsyms; /* don't store /proc/kallsyms (small files, e.g. test fixtures) */
 	int compression; /* zstd level of the records (perf's -z); 0: default 1, <0: none */
+	/* the most memory the recorder may hold (resident); 0: RSP_DEFAULT_MAX_MEMORY */
+	uint64_t max_memory;
 	rsp_log_fn log;
 	void *log_ctx;
 };
@@ -66,6 +68,10 @@ struct rsp_record_event_stats {
 	uint64_t target_samples; /* user-stack copies for the target tree */
 	uint64_t ftrace_events; /* from the ftrace instance */
 	bool from_perf, from_ftrace;
+	int shed_class; /* 0: never shed; else the order in which it is (1 first) */
+	unsigned shed_spans; /* spans this event was shed under the memory ceiling */
+	uint64_t shed_events; /* the kernel's count in those spans (or an estimate: cpu-clock) */
+	uint64_t shed_ns; /* their total length */
 };
 
 enum rsp_stop_reason {
@@ -96,7 +102,20 @@ struct rsp_record_stats {
 	bool exec_failed; /* -- COMMAND could not be executed */
 	int child_status; /* its wait status */
 	bool rt_reader; /* the reader ran at real-time priority */
+	/* the memory ceiling */
+	uint64_t max_memory; /* the ceiling */
+	uint64_t fixed_bytes; /* held outside the pool: code, rings, tables, compressor */
+	uint64_t pool_limit, pool_peak; /* the writer's pool of chunks: its size, its peak */
+	uint64_t peak_rss; /* VmHWM at the end of rsp_record() */
+	int shed_max_level; /* the most classes shed at once */
+	uint64_t starved_drains; /* drains stopped at the ceiling (the kernel then drops) */
+	uint64_t refused; /* records the pool had no room for (dropped, counted in LOST) */
+	uint64_t complete_ns; /* from the stop (deadline, signal, exit) to the file closed */
+	bool aborted; /* a second stop request: queued records were dropped */
+	uint64_t dropped_bytes; /* bytes of records dropped by that abort */
 };
+
+#define RSP_DEFAULT_MAX_MEMORY (256ull << 20)
 
 /*
  * Record until the targets exit, a signal (SIGINT/SIGTERM), opts->duration,
@@ -107,7 +126,11 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *stat
 	       size_t errlen);
 void rsp_record_stats_clear(struct rsp_record_stats *stats);
 
-/* Ask a running rsp_record() to stop (async-signal-safe). */
+/* Ask a running rsp_record() to stop (async-signal-safe).  A second request
+ * stops at once: what is still queued for the file is dropped, the file ends
+ * on its last whole chunk. */
 void rsp_record_request_stop(void);
+/* Whether a second request came. */
+bool rsp_record_aborted(void);
 
 #endif /* RSP_COLLECTOR_H */

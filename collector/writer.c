@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +18,26 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_estimateCStreamSize */
 #include <zstd.h>
 
-#define CHUNK_SIZE (4u << 20)
-/* Queued but unwritten bytes above this make the reader wait (the kernel
- * then reports what it could not buffer as PERF_RECORD_LOST). */
+#define CHUNK_SIZE RSP_WRITER_CHUNK
+/* Without a limit (rsp_writer_set_limit), queued but unwritten bytes above
+ * this make the reader wait. */
 #define QUEUE_LIMIT (1ull << 30)
-/* the writer's priority: idle below IDLE_HIGH queued bytes, normal above, back to
- * idle under IDLE_LOW */
-#define IDLE_HIGH (256ull << 20)
-#define IDLE_LOW (32ull << 20)
+/*
+ * The writer thread's priority follows how full the chunk pool is (in
+ * percent of the limit): SCHED_IDLE below NORMAL_AT, SCHED_OTHER from there,
+ * SCHED_FIFO (below the reader) from FIFO_AT; each falls back HYSTERESIS
+ * points lower.  Without a limit the pool's size is QUEUE_LIMIT.
+ */
+#define NORMAL_AT 40
+#define FIFO_AT 65
+#define HYSTERESIS 15
+#define WRITER_RT_PRIO 5
+/* start the kernel's writeback of what was written every this many bytes,
+ * so that the fsync at the end has little left to do */
+#define WRITEBACK_EVERY (16ull << 20)
 /*
  * Uncompressed records reach the file in whole blocks at offsets aligned to
  * BLOCK (the tail waits in a stage for the next chunk): the page cache then
@@ -55,6 +67,9 @@ struct rsp_writer {
 	bool round_dirty;
 	uint64_t queued;
 	int level; /* zstd level of chunks flushed from now on, 0: none */
+	bool blocking; /* at the limit, reserve waits (else it returns NULL) */
+	uint64_t refused; /* reserves refused at the limit */
+	uint64_t peak_out;
 
 	/* writer thread only */
 	ZSTD_CCtx *zc;
@@ -66,12 +81,23 @@ struct rsp_writer {
 	size_t staged;
 	uint64_t on_disk; /* the file's size */
 	uint64_t whole; /* the end of the last chunk entirely on disk */
+	uint64_t synced; /* writeback started up to here */
+	int prio; /* 0 idle, 1 normal, 2 fifo; set by the reader (adjust_prio) */
+	bool adaptive; /* the priority follows the fill (not RSP_WRITER_NORMAL) */
+	uint64_t throttle; /* RSP_WRITER_THROTTLE: bytes per second at most (tests), 0: none */
 
 	/* shared with the writer thread */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_cond_t drained;
 	struct chunk *head, *tail;
+	struct chunk *spare; /* written chunks of CHUNK_SIZE, for reuse */
+	uint64_t limit; /* bytes of chunks, 0: none */
+	_Atomic uint64_t out; /* bytes of chunks not spare: the reader's, queued, being written */
+	uint64_t allocated; /* bytes of chunks, spare or not */
+	bool hurry; /* closing: the writer at full priority */
+	const volatile sig_atomic_t *abort; /* nonzero: drop what is queued */
+	uint64_t dropped; /* bytes dropped by an abort */
 	uint64_t pending; /* bytes queued, not yet written */
 	uint64_t written;
 	int error;
@@ -91,6 +117,60 @@ static struct chunk *chunk_new(size_t min)
 	c->cap = cap;
 	c->compress = false;
 	return c;
+}
+
+static uint64_t pool_size(const struct rsp_writer *w)
+{
+	return w->limit ? w->limit : QUEUE_LIMIT;
+}
+
+/*
+ * A chunk for the reader, from the spares or new, if the pool allows it:
+ * data (@ctl false) may not take the pool's last chunk, which is kept for
+ * the few records that say what was shed (@ctl true).  A chunk is always
+ * given when the reader holds none and nothing is queued (a record larger
+ * than the pool).  Called with w->lock held; NULL when the pool is spent.
+ */
+static struct chunk *chunk_take(struct rsp_writer *w, size_t min, bool ctl)
+{
+	uint64_t out = atomic_load_explicit(&w->out, memory_order_relaxed);
+	uint64_t lim = pool_size(w) - (ctl ? 0 : CHUNK_SIZE);
+	size_t cap = min > CHUNK_SIZE ? min : CHUNK_SIZE;
+	struct chunk *c;
+
+	if (out + cap > lim && out > 0)
+		return NULL;
+	if (cap == CHUNK_SIZE && w->spare) {
+		c = w->spare;
+		w->spare = c->next;
+		c->next = NULL;
+		c->used = 0;
+		c->compress = false;
+	} else {
+		c = chunk_new(min);
+		if (!c)
+			return NULL;
+		w->allocated += sizeof(*c) + cap;
+	}
+	out += c->cap;
+	atomic_store_explicit(&w->out, out, memory_order_relaxed);
+	if (out > w->peak_out)
+		w->peak_out = out;
+	return c;
+}
+
+/* A written chunk back to the pool.  Called with w->lock held. */
+static void chunk_give_back(struct rsp_writer *w, struct chunk *c)
+{
+	atomic_store_explicit(&w->out, atomic_load_explicit(&w->out, memory_order_relaxed) - c->cap,
+			      memory_order_relaxed);
+	if (c->cap == CHUNK_SIZE && !w->closing) {
+		c->next = w->spare;
+		w->spare = c;
+		return;
+	}
+	w->allocated -= sizeof(*c) + c->cap;
+	free(c);
 }
 
 static int write_all(int fd, const unsigned char *p, size_t len)
@@ -299,24 +379,67 @@ static void flush_stage_unlocked(struct rsp_writer *w)
 	}
 }
 
+/* The priority the pool's fill asks for, from the current one (0 idle, 1 normal, 2 fifo). */
+static int want_prio(const struct rsp_writer *w, int cur)
+{
+	uint64_t pct = atomic_load_explicit(&w->out, memory_order_relaxed) * 100 / pool_size(w);
+
+	if (w->hurry)
+		return 2;
+	if (pct >= FIFO_AT || (cur == 2 && pct + HYSTERESIS >= FIFO_AT))
+		return 2;
+	if (pct >= NORMAL_AT || (cur >= 1 && pct + HYSTERESIS >= NORMAL_AT))
+		return 1;
+	return 0;
+}
+
+static void set_prio(pthread_t t, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio == 2 ? WRITER_RT_PRIO : 0 };
+
+	/* not root: SCHED_FIFO is refused, the last policy stays */
+	pthread_setschedparam(t, prio == 2 ? SCHED_FIFO : prio == 1 ? SCHED_OTHER : SCHED_IDLE,
+			      &sp);
+}
+
+/* The writer thread's priority for the pool's fill.  Called with w->lock held. */
+static void adjust_prio(struct rsp_writer *w)
+{
+	int want;
+
+	if (!w->adaptive)
+		return;
+	want = want_prio(w, w->prio);
+	if (want != w->prio) {
+		w->prio = want;
+		set_prio(w->thread, want);
+	}
+}
+
+/* Start the kernel's writeback of what was written since the last call. */
+static void start_writeback(struct rsp_writer *w)
+{
+	if (!w->regular || w->on_disk < w->synced + WRITEBACK_EVERY)
+		return;
+	sync_file_range(w->fd, (off_t)w->synced, (off_t)(w->on_disk - w->synced),
+			SYNC_FILE_RANGE_WRITE);
+	w->synced = w->on_disk;
+}
+
 static void *writer_thread(void *arg)
 {
 	struct rsp_writer *w = arg;
-	struct sched_param sp = { 0 };
 
 	/*
 	 * Writing (and compressing) can wait: the ring-buffer reader queues
 	 * chunks in memory.  As a SCHED_IDLE thread the writer takes only CPU
-	 * time the recorded workload leaves idle; when the workload leaves none
-	 * and the queue grows past IDLE_HIGH, it competes normally until the
-	 * queue is back under IDLE_LOW (the reader waits at QUEUE_LIMIT, and
-	 * the kernel then drops records).
+	 * time the recorded workload leaves idle; as the pool of chunks fills
+	 * it competes normally, then at real-time priority below the reader's;
+	 * at the end it hurries.  The reader sets it (adjust_prio): a starved
+	 * SCHED_IDLE thread could not raise itself.
 	 */
-	const bool adaptive = getenv("RSP_WRITER_NORMAL") == NULL;
-	bool idle = adaptive;
-
-	if (idle)
-		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	if (w->adaptive)
+		set_prio(pthread_self(), 0);
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
@@ -349,11 +472,26 @@ static void *writer_thread(void *arg)
 		w->head = c->next;
 		if (!w->head)
 			w->tail = NULL;
-		if (!w->error) {
+		if (w->abort && *w->abort) {
+			/* a second Ctrl-C: what is queued is dropped; the file ends
+			 * on the last chunk written (the stage is flushed at the end) */
+			w->dropped += c->used;
+		} else if (!w->error) {
 			uint64_t n = c->used;
 
 			pthread_mutex_unlock(&w->lock);
 			err = put_chunk(w, c, &n);
+			if (!err)
+				start_writeback(w);
+			if (w->throttle) {
+				/* a slow disk, for tests: RSP_WRITER_THROTTLE bytes per second,
+				 * in slices an abort cuts short */
+				uint64_t ms = c->used * 1000 / w->throttle;
+				struct timespec d = { 0, 50000000L };
+
+				for (; ms >= 50 && !(w->abort && *w->abort); ms -= 50)
+					nanosleep(&d, NULL);
+			}
 			pthread_mutex_lock(&w->lock);
 			if (err) {
 				w->error = err;
@@ -363,17 +501,8 @@ static void *writer_thread(void *arg)
 			}
 		}
 		w->pending -= c->used;
+		chunk_give_back(w, c);
 		pthread_cond_broadcast(&w->drained);
-		free(c);
-		if (adaptive) {
-			bool want_idle = idle ? w->pending < IDLE_HIGH : w->pending < IDLE_LOW;
-
-			if (want_idle != idle) {
-				idle = want_idle;
-				pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER,
-						      &sp);
-			}
-		}
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -405,7 +534,22 @@ int rsp_writer_open(struct rsp_writer **out, const char *path, char *err, size_t
 		goto fail;
 	}
 	w->written = w->on_disk = w->whole = sizeof(hdr);
-	pthread_mutex_init(&w->lock, NULL);
+	w->blocking = true;
+	w->adaptive = getenv("RSP_WRITER_NORMAL") == NULL;
+	if (getenv("RSP_WRITER_THROTTLE"))
+		w->throttle = strtoull(getenv("RSP_WRITER_THROTTLE"), NULL, 10);
+	w->prio = w->adaptive ? 0 : 1;
+	{
+		/* the reader runs at real-time priority and the writer thread may be
+		 * SCHED_IDLE: a writer preempted while holding the lock would stall
+		 * the reader for as long as the machine is busy (priority inversion) */
+		pthread_mutexattr_t ma;
+
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+		pthread_mutex_init(&w->lock, &ma);
+		pthread_mutexattr_destroy(&ma);
+	}
 	pthread_cond_init(&w->cond, NULL);
 	pthread_cond_init(&w->drained, NULL);
 	ret = -pthread_create(&w->thread, NULL, writer_thread, w);
@@ -435,28 +579,38 @@ void rsp_writer_flush(struct rsp_writer *w)
 	w->cur = NULL;
 	c->compress = w->level > 0;
 	pthread_mutex_lock(&w->lock);
-	while (w->pending > QUEUE_LIMIT && !w->error)
-		pthread_cond_wait(&w->drained, &w->lock);
 	if (w->tail)
 		w->tail->next = c;
 	else
 		w->head = c;
 	w->tail = c;
 	w->pending += c->used;
+	adjust_prio(w);
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 }
 
-void *rsp_writer_reserve(struct rsp_writer *w, size_t size)
+static void *reserve(struct rsp_writer *w, size_t size, bool ctl)
 {
 	void *p;
 
 	if (w->cur && w->cur->used + size > w->cur->cap)
 		rsp_writer_flush(w);
 	if (!w->cur) {
-		w->cur = chunk_new(size);
-		if (!w->cur)
+		pthread_mutex_lock(&w->lock);
+		for (;;) {
+			w->cur = chunk_take(w, size, ctl);
+			if (w->cur || !w->blocking || w->error ||
+			    atomic_load_explicit(&w->out, memory_order_relaxed) == 0)
+				break;
+			pthread_cond_wait(&w->drained, &w->lock);
+		}
+		pthread_mutex_unlock(&w->lock);
+		if (!w->cur) {
+			w->refused++;
+			errno = ENOBUFS;
 			return NULL;
+		}
 	}
 	p = w->cur->data + w->cur->used;
 	w->cur->used += size;
@@ -465,14 +619,112 @@ void *rsp_writer_reserve(struct rsp_writer *w, size_t size)
 	return p;
 }
 
+void *rsp_writer_reserve(struct rsp_writer *w, size_t size)
+{
+	return reserve(w, size, false);
+}
+
+void *rsp_writer_reserve_ctl(struct rsp_writer *w, size_t size)
+{
+	return reserve(w, size, true);
+}
+
 int rsp_writer_append(struct rsp_writer *w, const void *rec, size_t size)
 {
-	void *p = rsp_writer_reserve(w, size);
+	void *p = reserve(w, size, false);
 
 	if (!p)
-		return -ENOMEM;
+		return -errno;
 	memcpy(p, rec, size);
 	return 0;
+}
+
+int rsp_writer_append_ctl(struct rsp_writer *w, const void *rec, size_t size)
+{
+	void *p = reserve(w, size, true);
+
+	if (!p)
+		return -errno;
+	memcpy(p, rec, size);
+	return 0;
+}
+
+bool rsp_writer_has_room(const struct rsp_writer *w, size_t size)
+{
+	uint64_t out;
+
+	if (w->cur && w->cur->used + size <= w->cur->cap)
+		return true;
+	/* a new chunk, not the pool's last: the reader's current one goes to the queue */
+	out = atomic_load_explicit(&w->out, memory_order_relaxed);
+	return out + (size > CHUNK_SIZE ? size : CHUNK_SIZE) + CHUNK_SIZE <= pool_size(w) ||
+	       out == 0;
+}
+
+bool rsp_writer_wait_room(struct rsp_writer *w, size_t size, int ms)
+{
+	struct timespec until;
+	bool room;
+
+	rsp_writer_flush(w); /* the current chunk may be what holds the writer idle */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (!(room = rsp_writer_has_room(w, size)) && !w->error)
+		if (pthread_cond_timedwait(&w->drained, &w->lock, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&w->lock);
+	return room;
+}
+
+void rsp_writer_set_limit(struct rsp_writer *w, uint64_t bytes)
+{
+	pthread_mutex_lock(&w->lock);
+	w->limit = bytes;
+	pthread_mutex_unlock(&w->lock);
+}
+
+void rsp_writer_set_blocking(struct rsp_writer *w, bool blocking)
+{
+	w->blocking = blocking;
+}
+
+unsigned rsp_writer_fill(const struct rsp_writer *w)
+{
+	return (unsigned)(atomic_load_explicit(&w->out, memory_order_relaxed) * 100 /
+			  pool_size(w));
+}
+
+void rsp_writer_hurry(struct rsp_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->hurry = true;
+	adjust_prio(w);
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void rsp_writer_watch_abort(struct rsp_writer *w, const volatile sig_atomic_t *flag)
+{
+	pthread_mutex_lock(&w->lock);
+	w->abort = flag;
+	pthread_mutex_unlock(&w->lock);
+}
+
+void rsp_writer_pool_stats(struct rsp_writer *w, struct rsp_writer_pool_stats *out)
+{
+	pthread_mutex_lock(&w->lock);
+	out->limit = w->limit;
+	out->peak = w->peak_out;
+	out->allocated = w->allocated;
+	out->refused = w->refused;
+	out->dropped = w->dropped;
+	pthread_mutex_unlock(&w->lock);
 }
 
 void rsp_writer_round(struct rsp_writer *w)
@@ -484,8 +736,8 @@ void rsp_writer_round(struct rsp_writer *w)
 
 	if (!w->round_dirty)
 		return;
-	rsp_writer_append(w, &h, sizeof(h));
-	w->round_dirty = false;
+	if (rsp_writer_append_ctl(w, &h, sizeof(h)) == 0)
+		w->round_dirty = false;
 }
 
 uint64_t rsp_writer_bytes_queued(const struct rsp_writer *w)
@@ -528,6 +780,11 @@ int rsp_writer_set_compression(struct rsp_writer *w, int level)
 	return 0;
 }
 
+uint64_t rsp_writer_compressor_bytes(int level)
+{
+	return level > 0 ? ZSTD_estimateCStreamSize(level) + RSP_COMPRESS_RECORD : 0;
+}
+
 void rsp_writer_bytes_compressed(struct rsp_writer *w, uint64_t *raw, uint64_t *z)
 {
 	pthread_mutex_lock(&w->lock);
@@ -536,7 +793,8 @@ void rsp_writer_bytes_compressed(struct rsp_writer *w, uint64_t *raw, uint64_t *
 	pthread_mutex_unlock(&w->lock);
 }
 
-int rsp_writer_close(struct rsp_writer *w, uint64_t *written, uint64_t *raw, uint64_t *z)
+int rsp_writer_close(struct rsp_writer *w, uint64_t *written, uint64_t *raw, uint64_t *z,
+		     struct rsp_writer_pool_stats *ps)
 {
 	int err;
 
@@ -546,9 +804,19 @@ int rsp_writer_close(struct rsp_writer *w, uint64_t *written, uint64_t *raw, uin
 	free(w->cur);
 	pthread_mutex_lock(&w->lock);
 	w->closing = true;
+	w->hurry = true;
+	adjust_prio(w);
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
+	if (ps)
+		rsp_writer_pool_stats(w, ps);
+	while (w->spare) {
+		struct chunk *c = w->spare;
+
+		w->spare = c->next;
+		free(c);
+	}
 	err = w->error;
 	if (written)
 		*written = w->written;

@@ -12,6 +12,8 @@
 #ifndef RSP_COLLECTOR_WRITER_H
 #define RSP_COLLECTOR_WRITER_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,9 +27,48 @@ struct rsp_writer;
  */
 int rsp_writer_open(struct rsp_writer **w, const char *path, char *err, size_t errlen);
 
-/* Space for one record of @size bytes (a multiple of 8) in the current chunk. */
+/* Bytes of one chunk of the pool. */
+#define RSP_WRITER_CHUNK (4u << 20)
+
+/*
+ * The pool: chunks of records, filled by the reader, queued, written by the
+ * writer thread and reused, never more than @bytes of them in all (0: 1 GiB).
+ * Records go through rsp_writer_reserve/append, which may not take the
+ * pool's last chunk; that one is kept for the _ctl calls (the few records
+ * that say what was shed).  At the limit a blocking writer (the default)
+ * waits for the writer thread; a non-blocking one refuses: NULL, errno
+ * ENOBUFS.
+ */
+void rsp_writer_set_limit(struct rsp_writer *w, uint64_t bytes);
+void rsp_writer_set_blocking(struct rsp_writer *w, bool blocking);
+/* Whether @size bytes of records fit now without waiting; reader side. */
+bool rsp_writer_has_room(const struct rsp_writer *w, size_t size);
+/* Hand the current chunk over and wait up to @ms for that room. */
+bool rsp_writer_wait_room(struct rsp_writer *w, size_t size, int ms);
+/* The pool's chunks in use (the reader's, queued, being written), in % of the limit. */
+unsigned rsp_writer_fill(const struct rsp_writer *w);
+
+struct rsp_writer_pool_stats {
+	uint64_t limit; /* bytes, 0: none */
+	uint64_t peak; /* the most bytes of chunks in use at once */
+	uint64_t allocated; /* bytes of chunks now, spare or in use */
+	uint64_t refused; /* reserves refused at the limit */
+	uint64_t dropped; /* bytes of records dropped by an abort */
+};
+void rsp_writer_pool_stats(struct rsp_writer *w, struct rsp_writer_pool_stats *out);
+
+/* The writer thread at full priority from now on: the recording is ending. */
+void rsp_writer_hurry(struct rsp_writer *w);
+/* Once *@flag is nonzero, chunks still queued are dropped, not written: the
+ * file ends on the last chunk written (a second Ctrl-C). */
+void rsp_writer_watch_abort(struct rsp_writer *w, const volatile sig_atomic_t *flag);
+
+/* Space for one record of @size bytes (a multiple of 8) in the current chunk;
+ * NULL with errno ENOMEM or ENOBUFS (the pool is spent). */
 void *rsp_writer_reserve(struct rsp_writer *w, size_t size);
 int rsp_writer_append(struct rsp_writer *w, const void *rec, size_t size);
+void *rsp_writer_reserve_ctl(struct rsp_writer *w, size_t size);
+int rsp_writer_append_ctl(struct rsp_writer *w, const void *rec, size_t size);
 
 /* End a round (FINISHED_ROUND) if anything was appended since the last one. */
 void rsp_writer_round(struct rsp_writer *w);
@@ -47,6 +88,8 @@ int rsp_writer_set_compression(struct rsp_writer *w, int level);
 #define RSP_COMPRESS_RECORD 65528u /* a record's size is a u16; 8-byte multiple */
 /* Input bytes after which the zstd frame ends, at the next record boundary. */
 #define RSP_COMPRESS_FRAME (256u << 10)
+/* The memory the compressor takes at @level. */
+uint64_t rsp_writer_compressor_bytes(int level);
 /* Bytes of the compressed chunks before and after compression (call after
  * rsp_writer_close has drained them, or expect a partial count). */
 void rsp_writer_bytes_compressed(struct rsp_writer *w, uint64_t *raw, uint64_t *z);
@@ -60,7 +103,8 @@ int rsp_writer_error(struct rsp_writer *w);
 
 /* Flush, wait for the writer thread, close.  Returns the first error; the
  * bytes on disk in @written, the compressed records' bytes before and after
- * compression in @raw and @z (each may be NULL). */
-int rsp_writer_close(struct rsp_writer *w, uint64_t *written, uint64_t *raw, uint64_t *z);
+ * compression in @raw and @z, the pool's in @ps (each may be NULL). */
+int rsp_writer_close(struct rsp_writer *w, uint64_t *written, uint64_t *raw, uint64_t *z,
+		     struct rsp_writer_pool_stats *ps);
 
 #endif /* RSP_COLLECTOR_WRITER_H */

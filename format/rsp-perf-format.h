@@ -241,6 +241,11 @@ struct rsp_pf_lost_samples {
 	uint64_t lost;
 };
 _Static_assert(sizeof(struct rsp_pf_lost_samples) == 16, "lost_samples");
+/* rsp's flag on a LOST_SAMPLES record: a shed span of its stream begins here
+ * (lost 0); the span ends at the next LOST_SAMPLES of that stream and CPU
+ * without it (docs/perf-data.md, "Shed spans").  perf defines only bit 15
+ * (PERF_RECORD_MISC_LOST_SAMPLES_BPF) for this record type. */
+#define RSP_PF_MISC_SHED_BEGIN (1 << 14)
 
 /*
  * The sample_id trailer every rsp attr uses (sample_id_all with

@@ -95,6 +95,11 @@ struct rsp_lost_info {
 	int cpu;
 	uint64_t start_ns, end_ns; /* the span whose events are unknown */
 	uint64_t lost;
+	/* NULL: every event of the CPU is missing (the timeline is unknown there);
+	 * else only this event type (LOST_SAMPLES), and what that leaves uncertain */
+	const char *event;
+	const char *uncertain;
+	bool shed; /* the recorder shed it on purpose (rsp record --max-memory) */
 };
 size_t rsp_trace_n_lost(const struct rsp_trace *t);
 void rsp_trace_lost(const struct rsp_trace *t, size_t i, struct rsp_lost_info *out);

@@ -647,6 +647,8 @@ void builder_lost(struct builder *b, uint64_t t, uint32_t cpu, uint64_t n, int s
 	ls.start = cs->last_time ? cs->last_time : b->t->t_start;
 	ls.end = t;
 	ls.lost = n;
+	ls.attr = -1;
+	ls.shed = ls.open = false;
 	vec_push(&b->t->lost, ls);
 	if (cs->cur != CPU_IDLE && cs->cur != CPU_UNKNOWN) {
 		struct thread *th = TH(b, cs->cur);
@@ -666,9 +668,42 @@ void builder_lost(struct builder *b, uint64_t t, uint32_t cpu, uint64_t n, int s
 	cs->last_io = cs->last_net = RSP_NONE;
 }
 
+void builder_lost_type(struct builder *b, uint64_t t, uint32_t cpu, int32_t attr, uint64_t n,
+		       bool begin)
+{
+	struct lost_span ls;
+
+	if (cpu >= b->ncpus)
+		return;
+	/* the span this ends: the last one begun for this type and CPU */
+	for (size_t i = b->t->lost.n; !begin && i-- > 0;) {
+		struct lost_span *o = &b->t->lost.v[i];
+
+		if (o->open && o->attr == attr && o->cpu == cpu) {
+			o->end = t;
+			o->lost = n;
+			o->open = false;
+			return;
+		}
+	}
+	ls.cpu = cpu;
+	ls.start = begin ? t : b->cpus[cpu].last_time ? b->cpus[cpu].last_time : b->t->t_start;
+	ls.end = t;
+	ls.lost = n;
+	ls.attr = attr;
+	ls.shed = begin;
+	ls.open = begin;
+	vec_push(&b->t->lost, ls);
+}
+
 void builder_finish(struct builder *b)
 {
 	uint64_t end = b->t->t_end;
+
+	/* a shed span still open at the end (a recorder killed): it lasted to the end */
+	for (size_t i = 0; i < b->t->lost.n; i++)
+		if (b->t->lost.v[i].open && b->t->lost.v[i].start <= end)
+			b->t->lost.v[i].end = end;
 
 	for (size_t i = 0; i < b->t->threads.n; i++) {
 		struct thread *th = &b->t->threads.v[i];

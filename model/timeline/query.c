@@ -43,7 +43,8 @@ void rsp_trace_get_summary(const struct rsp_trace *t, struct rsp_trace_summary *
 	o->wakeups = t->n_wakeups;
 	o->wakeups_unlinked = t->n_wakeups_unlinked;
 	for (size_t i = 0; i < t->lost.n; i++)
-		o->lost_events += t->lost.v[i].lost;
+		if (t->lost.v[i].attr < 0)
+			o->lost_events += t->lost.v[i].lost;
 	o->n_threads = t->threads.n;
 	o->n_processes = procs;
 	o->have_waking = t->have_waking;
@@ -104,6 +105,32 @@ void rsp_trace_event_type(const struct rsp_trace *t, size_t i, struct rsp_event_
 	o->bytes = c->bytes;
 }
 
+/* What the analysis cannot say where event @name is missing (probes/events.conf). */
+static const char *uncertain_without(const char *name)
+{
+	static const struct {
+		const char *prefix, *what;
+	} m[] = {
+		{ "sock:sock_send_length", "network sends not linked" },
+		{ "sock:sock_recv_length", "network receives not linked" },
+		{ "sock:sk_data_ready", "network links" },
+		{ "sock:inet_sock_set_state", "socket peers" },
+		{ "irq:softirq", "timeouts not told apart from softirq work" },
+		{ "irq:", "hardware waits not named" },
+		{ "block:", "disk waits" },
+		{ "sched:sched_stat_runtime", "run starts after an idle CPU's wakeup" },
+		{ "sched:sched_wak", "wakeup causes" },
+		{ "sched:sched_process", "process births and deaths" },
+		{ "cpu-clock", "CPU samples (which code ran)" },
+		{ "task-clock", "the target's CPU samples" },
+	};
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strncmp(name, m[i].prefix, strlen(m[i].prefix)))
+			return m[i].what;
+	return "what the analysis takes from it";
+}
+
 size_t rsp_trace_n_lost(const struct rsp_trace *t)
 {
 	return t->lost.n;
@@ -117,6 +144,9 @@ void rsp_trace_lost(const struct rsp_trace *t, size_t i, struct rsp_lost_info *o
 	o->start_ns = l->start;
 	o->end_ns = l->end;
 	o->lost = l->lost;
+	o->shed = l->shed;
+	o->event = l->attr >= 0 ? t->dec[l->attr].name : NULL;
+	o->uncertain = o->event ? uncertain_without(o->event) : "everything on this CPU";
 }
 
 /* ---- threads -------------------------------------------------------------------------- */

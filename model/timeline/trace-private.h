@@ -175,6 +175,9 @@ struct lost_span {
 	uint64_t start, end;
 	uint64_t lost;
 	uint32_t cpu;
+	int32_t attr; /* the one event type missing (LOST_SAMPLES), -1: every event of the CPU */
+	bool shed; /* a span the recorder shed on purpose (a begin mark, or still open) */
+	bool open; /* begun, its end not (yet) seen */
 };
 
 struct irq_name {
@@ -251,6 +254,10 @@ void builder_fork(struct builder *b, uint64_t time, uint32_t pid, uint32_t ppid,
 		  uint32_t ptid);
 void builder_exit(struct builder *b, uint64_t time, uint32_t pid, uint32_t tid);
 void builder_lost(struct builder *b, uint64_t time, uint32_t cpu, uint64_t n, int source);
+/* One event type (attr @attr) missing on @cpu: from @time on (@begin), or up
+ * to @time, @n of them; the timeline stays known. */
+void builder_lost_type(struct builder *b, uint64_t time, uint32_t cpu, int32_t attr, uint64_t n,
+		       bool begin);
 void builder_finish(struct builder *b);
 
 /* what the timeline produced for an event, so a second copy can add its stack */

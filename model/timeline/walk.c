@@ -527,10 +527,18 @@ static void build_record(struct walk *w, const struct idx *e)
 	}
 	case PERF_RECORD_LOST_SAMPLES: {
 		const struct rsp_pf_lost_samples *l = (const void *)h;
+		bool begin = h->misc & RSP_PF_MISC_SHED_BEGIN;
+		const char *name;
 
-		if (h->size < sizeof(*l) || rsp_reader_parse_id(t->reader, h, &s))
+		if (h->size < sizeof(*l) || rsp_reader_parse_id(t->reader, h, &s) || !s.attr)
 			break;
-		builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost, 0);
+		/* one event type: the timeline stays known, unless it is the switches */
+		name = t->dec[s.attr->index].name;
+		if (name[0] && strcmp(name, "sched:sched_switch"))
+			builder_lost_type(w->b, e->time, s.has_cpu ? s.cpu : 0,
+					  (int32_t)s.attr->index, l->lost, begin);
+		else if (!begin)
+			builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost, 0);
 		break;
 	}
 	default:

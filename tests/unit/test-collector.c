@@ -126,7 +126,7 @@ static void writer_framing(void)
 	rsp_rec_event_name(w, 7, "sched:sched_switch");
 	rsp_writer_round(w);
 	rsp_writer_round(w); /* nothing new: no second FINISHED_ROUND */
-	CHECK(rsp_writer_close(w, NULL, NULL, NULL) == 0, "writer closes cleanly");
+	CHECK(rsp_writer_close(w, NULL, NULL, NULL, NULL) == 0, "writer closes cleanly");
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "file is private (0600)");
 
 	buf = slurp(path, &len);
@@ -176,7 +176,7 @@ static void writer_framing(void)
 
 	/* an existing file is kept as .old */
 	CHECK(rsp_writer_open(&w, path, err, sizeof(err)) == 0, "second writer opens");
-	rsp_writer_close(w, NULL, NULL, NULL);
+	rsp_writer_close(w, NULL, NULL, NULL, NULL);
 	{
 		char old[64];
 
@@ -196,7 +196,7 @@ static void writer_framing(void)
 		      access("/dev/full.old", F_OK) < 0,
 	      "/dev/full still a device, mode 0666, no .old");
 	CHECK(rsp_writer_open(&w, "/dev/null", err, sizeof(err)) == 0, "/dev/null opens");
-	CHECK(rsp_writer_close(w, NULL, NULL, NULL) == 0, "and closes");
+	CHECK(rsp_writer_close(w, NULL, NULL, NULL, NULL) == 0, "and closes");
 	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode) && (st.st_mode & 0777) == 0666,
 	      "/dev/null still a device, mode 0666");
 }
@@ -439,7 +439,7 @@ static void writer_frames(void)
 		if (i % 700 == 699)
 			rsp_writer_flush(w);
 	}
-	CHECK(rsp_writer_close(w, NULL, NULL, NULL) == 0, "writer closes cleanly");
+	CHECK(rsp_writer_close(w, NULL, NULL, NULL, NULL) == 0, "writer closes cleanly");
 	buf = slurp(path, &len);
 	/* the frames, one at a time */
 	while (buf && off + 8 <= len) {
