@@ -103,5 +103,25 @@ int main(int argc, char **argv)
 		free(z);
 		synth_free(s);
 	}
+	{
+		/* spans the recorder shed under memory pressure (issue 21): the CPU
+		 * sampler's, with an unended one at the end of the stream */
+		struct synth_opts o = { 0 };
+		struct synth *s = synth_new(&o);
+		uint64_t ips[2] = { 0xffffffff81000000ull, 0x401000 };
+		size_t len;
+		const void *buf;
+
+		synth_shed(s, US(5), 0, 0, true);
+		events(s);
+		synth_shed(s, US(75), 0, 9, false);
+		synth_shed(s, US(76), 1, 0, true);
+		synth_sample(s, 1, US(77), 200, 200, ips, 2);
+		synth_round(s);
+		buf = synth_finish(s, &len);
+		if (!put_file(dir, "synth-shed.data", buf, len))
+			return 1;
+		synth_free(s);
+	}
 	return 0;
 }

@@ -565,6 +565,19 @@ void synth_lost(struct synth *s, uint64_t t, int cpu, uint64_t n)
 	free(r.p);
 }
 
+void synth_shed(struct synth *s, uint64_t t, int cpu, uint64_t n, bool begin)
+{
+	struct buf r = { 0 };
+	struct perf_event_header h = { PERF_RECORD_LOST_SAMPLES,
+				       begin ? RSP_PF_MISC_SHED_BEGIN : 0, 8 + 8 + 32 };
+
+	put(&r, &h, 8);
+	put_u64(&r, n);
+	trailer(&r, 0, 0, t, cpu, ID_CLOCK);
+	emit(s, cpu, &r);
+	free(r.p);
+}
+
 /* ---- tracepoint samples --------------------------------------------------------------- */
 
 struct payload {

@@ -91,6 +91,10 @@ void synth_comm(struct synth *s, uint64_t t, int pid, int tid, const char *comm,
 void synth_fork(struct synth *s, uint64_t t, int pid, int ppid, int tid, int ptid);
 void synth_exit(struct synth *s, uint64_t t, int pid, int tid);
 void synth_lost(struct synth *s, uint64_t t, int cpu, uint64_t n);
+/* A shed span of the CPU sampler (rsp record under memory pressure): a
+ * PERF_RECORD_LOST_SAMPLES with RSP_PF_MISC_SHED_BEGIN at its start, one
+ * without it and the kernel's count of what was missed (@n) at its end. */
+void synth_shed(struct synth *s, uint64_t t, int cpu, uint64_t n, bool begin);
 void synth_round(struct synth *s);
 void synth_targets(struct synth *s, const int *pids, size_t n);
 
