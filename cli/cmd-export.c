@@ -2,7 +2,8 @@
 /*
  * rsp export: the viewer's views without a display (SVG/PNG/PDF, drawn by
  * viewer/rsp-render.h's library when rsp was built with cairo), folded stacks
- * for flame-graph tools, Chrome trace-event JSON for Perfetto.
+ * for flame-graph tools, Chrome trace-event JSON for Perfetto, pprof's
+ * profile.proto for pprof, Pyroscope and Parca.
  */
 #include "args.h"
 #include "cli.h"
@@ -32,6 +33,7 @@ static const char export_usage[] =
 	"usage: rsp export [FILE] --view running|flame|consolidated -o OUT.svg|.png|.pdf\n"
 	"       rsp export [FILE] --folded cpu|offcpu|hotcold|offwake|pseudo [-o OUT]\n"
 	"       rsp export [FILE] --chrome-json [-o OUT]\n"
+	"       rsp export [FILE] --pprof -o OUT.pb.gz\n"
 	"         [--target PID|COMM]... [--thread TID] [--all] [--mark-frames]\n"
 	"         [--width PX] [--height PX] [--sleeps] [--chains-only] [--merge-threads]\n"
 	"         [--tolerance US]\n"
@@ -50,6 +52,11 @@ static const char export_usage[] =
 	"  --chrome-json        Chrome trace-event JSON (Perfetto, chrome://tracing): a track\n"
 	"                       per thread with runs and sleeps (stacks in args), wakeups as\n"
 	"                       flow events, block I/O as async slices\n"
+	"  --pprof              pprof's profile.proto, gzipped (pprof, Pyroscope, Parca):\n"
+	"                       sample types samples (count), cpu, offcpu and pseudo\n"
+	"                       (nanoseconds), the folded stacks' cpu, hotcold and pseudo;\n"
+	"                       labels pid, tid, comm, process; frames with their files.\n"
+	"                       pseudo needs a target (else it is left empty)\n"
 	"  -o, --output OUT     the file to write; '-' or none: standard output (not --view);\n"
 	"                       written whole or not at all: an existing file is replaced\n"
 	"                       only when everything was written\n"
@@ -63,11 +70,12 @@ static const char export_usage[] =
 	"  --sleeps             --view running: sleeps as labelled boxes\n"
 	"  --chains-only        --view running: only the target and its chains\n"
 	"  --merge-threads      --view consolidated: merge the threads of a process\n"
-	"  --tolerance US       --view, --folded pseudo: the analysis' tolerance (default 1000)\n"
+	"  --tolerance US       --view, --folded pseudo, --pprof: the analysis' tolerance\n"
+	"                       (default 1000)\n"
 	"\n"
 	"An option that does not apply to the chosen output is an error.\n";
 
-enum mode { MODE_NONE, MODE_VIEW, MODE_FOLDED, MODE_CHROME };
+enum mode { MODE_NONE, MODE_VIEW, MODE_FOLDED, MODE_CHROME, MODE_PPROF };
 
 struct exp {
 	const char *path, *name, *out; /* name: the trace in messages */
@@ -199,6 +207,34 @@ static int do_chrome(struct exp *e)
 	return close_out(out);
 }
 
+static int do_pprof(struct exp *e)
+{
+	struct rsp_thread_filter flt;
+	struct rsp_output *out;
+	char err[512];
+	int ret;
+
+	if ((!e->out || !strcmp(e->out, "-")) && isatty(STDOUT_FILENO))
+		return rsp_cli_usage_error("export",
+					   "--pprof writes gzipped binary: give -o OUT.pb.gz (or "
+					   "redirect standard output)");
+	/* the pseudostacks need a target; without one the other sample types stand */
+	if ((e->tg.n_pids || e->tg.tid > 0) && analyze(e))
+		return 1;
+	rsp_cli_target_filter(&e->tg, true, &flt);
+	out = open_out(e);
+	if (!out)
+		return 1;
+	ret = rsp_export_pprof(rsp_output_get_file(out), e->t, e->an, &flt, e->path, err,
+			       sizeof(err));
+	if (ret) {
+		rsp_cli_error("export", "%s: %s", e->name, err);
+		rsp_output_abort(out);
+		return 1;
+	}
+	return close_out(out);
+}
+
 #ifdef RSP_HAVE_RENDER
 static int do_view(struct exp *e)
 {
@@ -260,6 +296,7 @@ int rsp_cmd_export(int argc, char **argv)
 		OPT_VIEW = 1000,
 		OPT_FOLDED,
 		OPT_CHROME,
+		OPT_PPROF,
 		OPT_THREAD,
 		OPT_ALL,
 		OPT_MARK,
@@ -274,6 +311,7 @@ int rsp_cmd_export(int argc, char **argv)
 		{ "view", required_argument, NULL, OPT_VIEW },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "chrome-json", no_argument, NULL, OPT_CHROME },
+		{ "pprof", no_argument, NULL, OPT_PPROF },
 		{ "output", required_argument, NULL, 'o' },
 		{ "target", required_argument, NULL, 't' },
 		{ "thread", required_argument, NULL, OPT_THREAD },
@@ -322,6 +360,11 @@ int rsp_cmd_export(int argc, char **argv)
 		case OPT_CHROME:
 			e.mode = MODE_CHROME;
 			mode_opt = "--chrome-json";
+			modes++;
+			break;
+		case OPT_PPROF:
+			e.mode = MODE_PPROF;
+			mode_opt = "--pprof";
 			modes++;
 			break;
 		case 'o':
@@ -386,11 +429,12 @@ int rsp_cmd_export(int argc, char **argv)
 					   argv[optind]);
 	if (modes > 1)
 		return rsp_cli_usage_error("export",
-					   "--view, --folded and --chrome-json exclude each other: "
-					   "one export at a time");
+					   "--view, --folded, --chrome-json and --pprof exclude each "
+					   "other: one export at a time");
 	if (modes != 1)
 		return rsp_cli_usage_error("export",
-					   "say what to export: one of --view, --folded, --chrome-json");
+					   "say what to export: one of --view, --folded, --chrome-json, "
+					   "--pprof");
 	if ((e.tg.all && (e.tg.n_specs || e.tg.tid)) || (e.tg.tid && e.tg.n_specs))
 		return rsp_cli_usage_error("export", "--all, --target and --thread exclude each other");
 	/* an option that does not apply to the chosen output is a mistake, not a no-op */
@@ -402,9 +446,9 @@ int rsp_cmd_export(int argc, char **argv)
 		inapplicable = "--sleeps and --chains-only apply to --view running only";
 	else if (e.merge_threads && (e.mode != MODE_VIEW || strcmp(e.view, "consolidated")))
 		inapplicable = "--merge-threads applies to --view consolidated only";
-	else if (tol_set && e.mode != MODE_VIEW &&
+	else if (tol_set && e.mode != MODE_VIEW && e.mode != MODE_PPROF &&
 		 !(e.mode == MODE_FOLDED && e.folded == RSP_FOLDED_PSEUDO))
-		inapplicable = "--tolerance applies to --view and --folded pseudo only";
+		inapplicable = "--tolerance applies to --view, --folded pseudo and --pprof only";
 	if (inapplicable)
 		return rsp_cli_usage_error("export", "%s, not to %s%s%s", inapplicable, mode_opt,
 					   e.mode == MODE_VIEW ? " " : "",
@@ -445,6 +489,9 @@ int rsp_cmd_export(int argc, char **argv)
 		break;
 	case MODE_CHROME:
 		ret = do_chrome(&e);
+		break;
+	case MODE_PPROF:
+		ret = do_pprof(&e);
 		break;
 	case MODE_VIEW:
 #ifdef RSP_HAVE_RENDER

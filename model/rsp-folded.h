@@ -60,4 +60,56 @@ size_t rsp_folded_n_lines(const struct rsp_folded *f);
 /* The stack ("a;b;c") and its value; owned by @f. */
 void rsp_folded_line(const struct rsp_folded *f, size_t i, const char **stack, uint64_t *value);
 
+/* ---- the contributions, one by one -----------------------------------------------------
+ *
+ * What rsp_folded_build() adds up, before lines are merged and rounded: each
+ * sample, run share, sleep or pseudostack leaf with its frames and its thread,
+ * for writers that keep more than a line (rsp export --pprof).
+ */
+
+enum rsp_folded_frame_kind {
+	RSP_FOLDED_FRAME_THREAD, /* the first frame: the thread's name (not pseudo) */
+	RSP_FOLDED_FRAME_PART, /* hotcold's "[on-cpu]", "[on-cpu estimated]", "[off-cpu]" */
+	RSP_FOLDED_FRAME_STACK, /* a frame of a recorded stack: @nf says which */
+	RSP_FOLDED_FRAME_NOTE, /* any other: "[no stack]", "--", a waker, a pseudostack node */
+};
+
+struct rsp_folded_frame {
+	const char *name; /* as in the line (';' made ':') */
+	enum rsp_folded_frame_kind kind;
+	const struct rsp_named_frame *nf; /* RSP_FOLDED_FRAME_STACK only, else NULL */
+};
+
+enum rsp_folded_part {
+	RSP_FOLDED_PART_SAMPLE, /* cpu: one CPU sample (value 1) */
+	RSP_FOLDED_PART_ON_CPU, /* hotcold: a run's time (ns), divided among its samples */
+	RSP_FOLDED_PART_ON_CPU_ESTIMATED, /* hotcold: a sample's period (ns), no scheduling */
+	RSP_FOLDED_PART_OFF_CPU, /* offcpu, hotcold, offwake: a sleep (ns) */
+	RSP_FOLDED_PART_PSEUDO, /* pseudo: a leaf of a pseudostack (ns) */
+};
+
+struct rsp_folded_entry {
+	const char *stack; /* the line it adds to */
+	const struct rsp_folded_frame *frames; /* root first, the line's frames */
+	size_t n_frames;
+	enum rsp_folded_part part;
+	/* the thread whose sample or time it is (pseudo: the leaf's; RSP_NO_INDEX
+	 * for a leaf of no thread, e.g. a disk) */
+	size_t thread;
+	uint64_t value; /* 1 (a sample) or ns, not rounded */
+};
+
+/* Returns 0 to go on, else stops the walk with that value. */
+typedef int (*rsp_folded_visit_fn)(const struct rsp_folded_entry *e, void *ctx);
+
+/*
+ * Calls @visit for every contribution of @kind, in no promised order; the entry
+ * and its strings live until @visit returns.  The lines of rsp_folded_build()
+ * are the entries' stacks with their values added up (µs rounded for time).
+ * -errno with one line in @err, or @visit's non-zero value.
+ */
+int rsp_folded_walk(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_folded_kind kind,
+		    const struct rsp_folded_opts *opts, rsp_folded_visit_fn visit, void *ctx,
+		    char *err, size_t errlen);
+
 #endif /* RSP_FOLDED_H */

@@ -19,6 +19,8 @@
  */
 struct rsp_named_frame {
 	const char *func;
+	const char *dso; /* the file, "[kernel.kallsyms]", "[unknown]" */
+	uint64_t rel_addr; /* the address in @dso (rsp_frame_info's) */
 	bool kernel;
 };
 

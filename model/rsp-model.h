@@ -262,6 +262,9 @@ struct rsp_frame_info {
 	const char *func; /* NULL if unknown */
 	const char *dso;
 	uint64_t offset;
+	/* the address in @dso (its ELF virtual address, as perf prints); the
+	 * address itself for the kernel and unmapped addresses */
+	uint64_t rel_addr;
 	bool kernel;
 };
 /*

@@ -64,6 +64,13 @@ void rsp_folded_line(const struct rsp_folded *f, size_t i, const char **stack, u
 
 /* ---- building ---------------------------------------------------------------------------- */
 
+/* where a frame of the line being built starts, and what it is */
+struct frec {
+	size_t off;
+	enum rsp_folded_frame_kind kind;
+	const struct rsp_named_frame *nf;
+};
+
 struct fb {
 	struct rsp_trace *t;
 	struct rsp_analysis *a;
@@ -73,6 +80,16 @@ struct fb {
 	VEC(uint64_t) vals;
 	char *buf;
 	size_t cap, len;
+	/* the line's frames; for rsp_folded_walk()'s visitor (NULL: adding up) */
+	VEC(struct frec) fr;
+	rsp_folded_visit_fn visit;
+	void *ctx;
+	enum rsp_folded_part part;
+	size_t thread;
+	VEC(struct rsp_folded_frame) vf;
+	char *scratch;
+	size_t scap;
+	int stopped; /* the visitor's non-zero value */
 };
 
 static int grow(struct fb *b, size_t n)
@@ -93,14 +110,19 @@ static int grow(struct fb *b, size_t n)
 }
 
 /* one frame: ';' and line breaks would break the format */
-static int frame(struct fb *b, const char *name, const char *suffix)
+static int frame_k(struct fb *b, const char *name, const char *suffix,
+		   enum rsp_folded_frame_kind kind, const struct rsp_named_frame *nf)
 {
 	size_t n = strlen(name), m = suffix ? strlen(suffix) : 0;
+	struct frec r = { .kind = kind, .nf = nf };
 
 	if (grow(b, n + m + 1))
 		return -ENOMEM;
 	if (b->len)
 		b->buf[b->len++] = ';';
+	r.off = b->len;
+	if (b->visit && !vec_push(&b->fr, r))
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		char c = name[i];
 
@@ -112,9 +134,26 @@ static int frame(struct fb *b, const char *name, const char *suffix)
 	return 0;
 }
 
+static int frame(struct fb *b, const char *name, const char *suffix)
+{
+	return frame_k(b, name, suffix, RSP_FOLDED_FRAME_NOTE, NULL);
+}
+
+/* the first frame: the thread's name */
+static int thread_frame(struct fb *b, const char *comm)
+{
+	return frame_k(b, comm, NULL, RSP_FOLDED_FRAME_THREAD, NULL);
+}
+
+static int part_frame(struct fb *b, const char *name)
+{
+	return frame_k(b, name, NULL, RSP_FOLDED_FRAME_PART, NULL);
+}
+
 static void reset(struct fb *b)
 {
 	b->len = 0;
+	b->fr.n = 0;
 	if (b->buf)
 		b->buf[0] = '\0';
 }
@@ -123,7 +162,8 @@ static void reset(struct fb *b)
 static int frames_root_first(struct fb *b, const struct _rsp_names *nm, const char *ksuffix)
 {
 	for (size_t i = nm->n; i-- > 0;)
-		if (frame(b, nm->f[i].func, nm->f[i].kernel ? ksuffix : NULL))
+		if (frame_k(b, nm->f[i].func, nm->f[i].kernel ? ksuffix : NULL,
+			    RSP_FOLDED_FRAME_STACK, &nm->f[i]))
 			return -ENOMEM;
 	return 0;
 }
@@ -132,9 +172,48 @@ static int frames_leaf_first(struct fb *b, const struct _rsp_names *nm, const ch
 			     const char *suffix)
 {
 	for (size_t i = 0; i < nm->n; i++)
-		if (frame(b, nm->f[i].func, nm->f[i].kernel && ksuffix ? ksuffix : suffix))
+		if (frame_k(b, nm->f[i].func, nm->f[i].kernel && ksuffix ? ksuffix : suffix,
+			    RSP_FOLDED_FRAME_STACK, &nm->f[i]))
 			return -ENOMEM;
 	return 0;
+}
+
+/* the line as the visitor sees it: each frame's name a string of its own */
+static int visit_line(struct fb *b, uint64_t value)
+{
+	struct rsp_folded_entry e = {
+		.stack = b->buf,
+		.part = b->part,
+		.thread = b->thread,
+		.value = value,
+	};
+
+	if (b->len + 1 > b->scap) {
+		char *g = realloc(b->scratch, b->cap);
+
+		if (!g)
+			return -ENOMEM;
+		b->scratch = g;
+		b->scap = b->cap;
+	}
+	memcpy(b->scratch, b->buf, b->len + 1);
+	b->vf.n = 0;
+	for (size_t i = 0; i < b->fr.n; i++) {
+		struct rsp_folded_frame f = {
+			.name = b->scratch + b->fr.v[i].off,
+			.kind = b->fr.v[i].kind,
+			.nf = b->fr.v[i].nf,
+		};
+
+		if (b->fr.v[i].off)
+			b->scratch[b->fr.v[i].off - 1] = '\0'; /* the ';' before it */
+		if (!vec_push(&b->vf, f))
+			return -ENOMEM;
+	}
+	e.frames = b->vf.v;
+	e.n_frames = b->vf.n;
+	b->stopped = b->visit(&e, b->ctx);
+	return b->stopped ? -ECANCELED : 0; /* the walk returns the visitor's value */
 }
 
 static int emit(struct fb *b, uint64_t value)
@@ -144,6 +223,8 @@ static int emit(struct fb *b, uint64_t value)
 
 	if (!b->len && frame(b, "[unknown]", NULL))
 		return -ENOMEM;
+	if (b->visit)
+		return visit_line(b, value);
 	if (_rsp_strmap_get_or_add(&b->map, b->buf, (uint32_t)b->vals.n, &idx, &added))
 		return -ENOMEM;
 	if (added && !vec_push(&b->vals, 0))
@@ -182,8 +263,9 @@ static int cpu_thread(struct fb *b, size_t th, const struct rsp_thread_info *ti)
 
 		rsp_thread_sample(b->t, th, i, &s);
 		reset(b);
-		if (frame(b, ti->comm, NULL) || stack_frames(b, s.stack, ti->pid, s.time_ns, "[no stack]") ||
-		    emit(b, 1))
+		b->part = RSP_FOLDED_PART_SAMPLE;
+		if (thread_frame(b, ti->comm) ||
+		    stack_frames(b, s.stack, ti->pid, s.time_ns, "[no stack]") || emit(b, 1))
 			return -ENOMEM;
 	}
 	return 0;
@@ -194,9 +276,10 @@ static int hotcold_run(struct fb *b, size_t th, const struct rsp_thread_info *ti
 {
 	uint64_t d = s->end_ns - s->start_ns;
 
+	b->part = RSP_FOLDED_PART_ON_CPU;
 	if (!s->n_samples) {
 		reset(b);
-		return frame(b, ti->comm, NULL) || frame(b, "[on-cpu]", NULL) ||
+		return thread_frame(b, ti->comm) || part_frame(b, "[on-cpu]") ||
 			       frame(b, "[unsampled]", NULL) || emit(b, d) ?
 			       -ENOMEM :
 			       0;
@@ -208,7 +291,7 @@ static int hotcold_run(struct fb *b, size_t th, const struct rsp_thread_info *ti
 
 		rsp_thread_sample(b->t, th, s->first_sample + k, &sa);
 		reset(b);
-		if (frame(b, ti->comm, NULL) || frame(b, "[on-cpu]", NULL) ||
+		if (thread_frame(b, ti->comm) || part_frame(b, "[on-cpu]") ||
 		    stack_frames(b, sa.stack, ti->pid, sa.time_ns, "[no stack]") || emit(b, share))
 			return -ENOMEM;
 	}
@@ -227,7 +310,8 @@ static int hotcold_estimated(struct fb *b, size_t th, const struct rsp_thread_in
 		if (!sa.period_ns)
 			continue;
 		reset(b);
-		if (frame(b, ti->comm, NULL) || frame(b, "[on-cpu estimated]", NULL) ||
+		b->part = RSP_FOLDED_PART_ON_CPU_ESTIMATED;
+		if (thread_frame(b, ti->comm) || part_frame(b, "[on-cpu estimated]") ||
 		    stack_frames(b, sa.stack, ti->pid, sa.time_ns, "[no stack]") ||
 		    emit(b, sa.period_ns))
 			return -ENOMEM;
@@ -315,8 +399,9 @@ static int sleeps_thread(struct fb *b, size_t th, const struct rsp_thread_info *
 		if (kind == RSP_FOLDED_OFFWAKE && s.state == RSP_SLEEP_PREEMPTED)
 			continue; /* not woken: preempted */
 		reset(b);
-		if (frame(b, ti->comm, NULL) ||
-		    (kind == RSP_FOLDED_HOTCOLD && frame(b, "[off-cpu]", NULL)) ||
+		b->part = RSP_FOLDED_PART_OFF_CPU;
+		if (thread_frame(b, ti->comm) ||
+		    (kind == RSP_FOLDED_HOTCOLD && part_frame(b, "[off-cpu]")) ||
 		    stack_frames(b, s.stack, ti->pid, s.start_ns, "[no stack]") ||
 		    (kind == RSP_FOLDED_OFFWAKE && waker_part(b, &s)) ||
 		    emit(b, s.end_ns - s.start_ns))
@@ -438,6 +523,8 @@ static int pseudo(struct fb *b)
 			p = pi.parent < n ? pi.parent : RSP_NO_INDEX;
 		}
 		reset(b);
+		b->part = RSP_FOLDED_PART_PSEUDO;
+		b->thread = ni.thread < rsp_trace_n_threads(b->t) ? ni.thread : RSP_NO_INDEX;
 		while (!ret && depth-- > 0) {
 			struct rsp_node_info ci;
 			char name[512];
@@ -483,6 +570,63 @@ static int finish(struct fb *b, enum rsp_folded_kind kind, struct rsp_folded *f)
 	return 0;
 }
 
+/* every contribution of @kind to emit(): added up, or to the visitor */
+static int walk(struct fb *b, enum rsp_folded_kind kind, char *err, size_t errlen)
+{
+	uint8_t *sel = NULL;
+	int ret = -ENOMEM;
+
+	if ((unsigned)kind > RSP_FOLDED_PSEUDO) {
+		snprintf(err, errlen, "unknown folded-stack kind %d", (int)kind);
+		return -EINVAL;
+	}
+	if (kind == RSP_FOLDED_PSEUDO && !b->a) {
+		snprintf(err, errlen, "pseudostacks need the analysis of a target");
+		return -EINVAL;
+	}
+	b->nc = _rsp_namecache_new(b->t);
+	if (!b->nc)
+		goto out;
+	if (kind == RSP_FOLDED_PSEUDO) {
+		ret = pseudo(b);
+	} else {
+		sel = rsp_thread_filter_apply(b->t, &b->o->threads);
+		if (!sel)
+			goto out;
+		ret = 0;
+		for (size_t th = 0; th < rsp_trace_n_threads(b->t) && !ret; th++) {
+			struct rsp_thread_info ti;
+
+			if (!sel[th])
+				continue;
+			rsp_trace_thread(b->t, th, &ti);
+			if (!ti.comm || !*ti.comm)
+				ti.comm = "[unknown]";
+			b->thread = th;
+			ret = kind == RSP_FOLDED_CPU ? cpu_thread(b, th, &ti) :
+						       sleeps_thread(b, th, &ti, kind);
+		}
+	}
+out:
+	free(sel);
+	if (b->stopped)
+		return b->stopped;
+	if (ret)
+		snprintf(err, errlen, "folded stacks: %s", strerror(-ret));
+	return ret;
+}
+
+static void fb_free(struct fb *b)
+{
+	_rsp_strmap_free(&b->map);
+	vec_free(&b->vals);
+	_rsp_namecache_free(b->nc);
+	free(b->buf);
+	vec_free(&b->fr);
+	vec_free(&b->vf);
+	free(b->scratch);
+}
+
 int rsp_folded_build(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_folded_kind kind,
 		     const struct rsp_folded_opts *opts, struct rsp_folded **out, char *err,
 		     size_t errlen)
@@ -490,55 +634,37 @@ int rsp_folded_build(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_folde
 	static const struct rsp_folded_opts none;
 	struct fb b = { .t = t, .a = a, .o = opts ? opts : &none };
 	struct rsp_folded *f = calloc(1, sizeof(*f));
-	uint8_t *sel = NULL;
-	int ret = -ENOMEM;
+	int ret;
 
 	*out = NULL;
-	if ((unsigned)kind > RSP_FOLDED_PSEUDO) {
-		snprintf(err, errlen, "unknown folded-stack kind %d", (int)kind);
-		free(f);
-		return -EINVAL;
+	if (!f) {
+		snprintf(err, errlen, "folded stacks: %s", strerror(ENOMEM));
+		return -ENOMEM;
 	}
-	if (kind == RSP_FOLDED_PSEUDO && !a) {
-		snprintf(err, errlen, "pseudostacks need the analysis of a target");
-		free(f);
-		return -EINVAL;
-	}
-	b.nc = _rsp_namecache_new(t);
-	if (!f || !b.nc)
-		goto out;
-	if (kind == RSP_FOLDED_PSEUDO) {
-		ret = pseudo(&b);
-	} else {
-		sel = rsp_thread_filter_apply(t, &b.o->threads);
-		if (!sel)
-			goto out;
-		ret = 0;
-		for (size_t th = 0; th < rsp_trace_n_threads(t) && !ret; th++) {
-			struct rsp_thread_info ti;
-
-			if (!sel[th])
-				continue;
-			rsp_trace_thread(t, th, &ti);
-			if (!ti.comm || !*ti.comm)
-				ti.comm = "[unknown]";
-			ret = kind == RSP_FOLDED_CPU ? cpu_thread(&b, th, &ti) :
-						       sleeps_thread(&b, th, &ti, kind);
-		}
-	}
-	if (!ret)
-		ret = finish(&b, kind, f);
-out:
-	if (ret) {
+	ret = walk(&b, kind, err, errlen);
+	if (!ret && (ret = finish(&b, kind, f)))
 		snprintf(err, errlen, "folded stacks: %s", strerror(-ret));
+	if (ret)
 		rsp_folded_free(f);
-	} else {
+	else
 		*out = f;
+	fb_free(&b);
+	return ret;
+}
+
+int rsp_folded_walk(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_folded_kind kind,
+		    const struct rsp_folded_opts *opts, rsp_folded_visit_fn visit, void *ctx,
+		    char *err, size_t errlen)
+{
+	static const struct rsp_folded_opts none;
+	struct fb b = { .t = t, .a = a, .o = opts ? opts : &none, .visit = visit, .ctx = ctx };
+	int ret;
+
+	if (!visit) {
+		snprintf(err, errlen, "folded stacks: no visitor");
+		return -EINVAL;
 	}
-	_rsp_strmap_free(&b.map);
-	vec_free(&b.vals);
-	_rsp_namecache_free(b.nc);
-	free(b.buf);
-	free(sel);
+	ret = walk(&b, kind, err, errlen);
+	fb_free(&b);
 	return ret;
 }

@@ -121,6 +121,8 @@ int _rsp_namecache_get(struct _rsp_namecache *c, uint32_t stack, int pid, uint64
 			return -ENOMEM;
 		}
 		nm.f[i].func = name;
+		nm.f[i].dso = fi.dso;
+		nm.f[i].rel_addr = fi.rel_addr;
 		nm.f[i].kernel = fi.kernel;
 	}
 	nm.n = (uint32_t)n;

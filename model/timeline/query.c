@@ -457,6 +457,7 @@ void rsp_stack_frame(struct rsp_trace *t, uint32_t stack, size_t i, int pid, uin
 		return;
 	o->addr = t->stacks.frames.v[e->off + i];
 	o->kernel = is_kernel_addr(o->addr);
+	o->rel_addr = o->addr;
 	if (!t->sym)
 		return;
 	/*
@@ -471,6 +472,7 @@ void rsp_stack_frame(struct rsp_trace *t, uint32_t stack, size_t i, int pid, uin
 	o->func = f.func;
 	o->dso = f.dso ? f.dso : "[unknown]";
 	o->offset = f.offset;
+	o->rel_addr = f.rel_addr;
 }
 
 bool rsp_stack_complete(struct rsp_trace *t, uint32_t stack, int pid, uint64_t time)

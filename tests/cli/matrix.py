@@ -207,6 +207,7 @@ def readers_in(rsp, fixture, d):
         ("offcpu", ["offcpu"], [], None, True),
         ("export", ["export", "--folded", "cpu"], [], "-o", True),
         ("export", ["export", "--chrome-json"], [], "-o", True),
+        ("export", ["export", "--pprof"], [], "-o", True),
         ("view", ["view"], [], None, False),
     ]
     if has_render:

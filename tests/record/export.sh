@@ -184,6 +184,21 @@ for v in ("running", "flame", "consolidated"):
 EOF
   note "views: SVG, PNG, PDF"
 fi
+# pprof: decoded by protobuf's decoder and read by `go tool pprof` (when installed), each
+# sample type equal, line by line, to the folded stacks of the same recording; then a
+# perf record -g file (no scheduler events: the estimated CPU time) the same way
+python3 "$PPROF_CHECK" "$RSP" "$PROFILE_PROTO" "$T/rpc.data" >"$T/pprof.tap" 2>&1 ||
+  { cat "$T/pprof.tap"; fail "--pprof of the rpcchain recording"; }
+note "pprof: $(grep -c '^ok' "$T/pprof.tap") checks of the rpcchain recording"
+if command -v perf >/dev/null; then
+  perf record -q -g -o "$T/perf-g.data" -- "$WL/cpustack" 1 >/dev/null 2>&1 || fail "perf record -g"
+  python3 "$PPROF_CHECK" "$RSP" "$PROFILE_PROTO" "$T/perf-g.data" --all >"$T/pprof-g.tap" 2>&1 ||
+    { cat "$T/pprof-g.tap"; fail "--pprof of a perf record -g file"; }
+  grep -q "cpu = --folded hotcold's on-CPU lines" "$T/pprof-g.tap" || fail "pprof-g: no cpu check"
+  "$RSP" export "$T/perf-g.data" --folded hotcold --all | grep -q '^[^;]*;\[on-cpu estimated\];' ||
+    fail "perf record -g: no estimated on-CPU time to compare"
+  note "pprof: $(grep -c '^ok' "$T/pprof-g.tap") checks of a perf record -g file (estimated CPU)"
+fi
 set +e
 "$RSP" export "$T/rpc.data" >/dev/null 2>&1; rc1=$?
 "$RSP" export "$T/rpc.data" --folded sideways >/dev/null 2>&1; rc2=$?
