@@ -65,7 +65,10 @@ static const char export_usage[] =
 	"  --merge-threads      --view consolidated: merge the threads of a process\n"
 	"  --tolerance US       --view, --folded pseudo: the analysis' tolerance (default 1000)\n"
 	"\n"
-	"An option that does not apply to the chosen output is an error.\n";
+	"An option that does not apply to the chosen output is an error.\n"
+	"\n"
+	"Where the files the trace names are found (symbols):\n"
+	RSP_CLI_SYMBOL_HELP;
 
 enum mode { MODE_NONE, MODE_VIEW, MODE_FOLDED, MODE_CHROME };
 
@@ -285,6 +288,7 @@ int rsp_cmd_export(int argc, char **argv)
 		{ "chains-only", no_argument, NULL, OPT_CHAINS },
 		{ "merge-threads", no_argument, NULL, OPT_MERGE },
 		{ "tolerance", required_argument, NULL, OPT_TOL },
+		RSP_CLI_SYMBOL_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -375,8 +379,15 @@ int rsp_cmd_export(int argc, char **argv)
 		case 'h':
 			fputs(export_usage, stdout);
 			return 0;
-		default:
-			return rsp_cli_bad_option("export", argv, c);
+		default: {
+			int r = rsp_cli_symbol_option("export", c, optarg);
+
+			if (r < 0)
+				return rsp_cli_bad_option("export", argv, c);
+			if (r)
+				return r;
+			break;
+		}
 		}
 	}
 	if (optind < argc)

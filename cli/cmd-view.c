@@ -19,13 +19,16 @@
 #include <unistd.h>
 
 static const char view_usage[] =
-	"usage: rsp view [FILE...]\n"
+	"usage: rsp view [FILE...] [--symfs DIR] [--debug-dir DIR]...\n"
 	"\n"
 	"Open each FILE (default rsp.data, else perf.data) in the viewer (rsp-viewer): the\n"
 	"process-running timeline, the chronological and consolidated flame views.  Each\n"
 	"file is read first, as the other verbs read it.  Without a display, draw the views\n"
 	"to files with `rsp export FILE --view running|flame|consolidated -o OUT.svg`\n"
-	"(or .png, .pdf).\n";
+	"(or .png, .pdf).\n"
+	"\n"
+	"Where the files the trace names are found (symbols):\n"
+	RSP_CLI_SYMBOL_HELP;
 
 static bool set(const char *var)
 {
@@ -63,6 +66,7 @@ static char *find_viewer(void)
 int rsp_cmd_view(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		RSP_CLI_SYMBOL_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -73,6 +77,13 @@ int rsp_cmd_view(int argc, char **argv)
 
 	rsp_cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		int r = rsp_cli_symbol_option("view", c, optarg);
+
+		if (r >= 0) {
+			if (r)
+				return r;
+			continue;
+		}
 		if (c != 'h')
 			return rsp_cli_bad_option("view", argv, c);
 		fputs(view_usage, stdout);
