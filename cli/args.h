@@ -8,6 +8,7 @@
 #ifndef RSP_CLI_ARGS_H
 #define RSP_CLI_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* "rsp VERB: message; try `rsp VERB --help`" on stderr; returns 2 (the usage status). */
@@ -61,6 +62,7 @@ struct rsp_cli_symbols {
 	const char *symfs;
 	const char *debug_dirs[RSP_CLI_MAX_DEBUG_DIRS];
 	size_t n_debug_dirs;
+	bool no_archive; /* rsp archive: FILE.archive is being made, not read */
 };
 extern struct rsp_cli_symbols rsp_cli_symbols;
 

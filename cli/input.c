@@ -285,7 +285,7 @@ static void symbol_opts(struct rsp_cli_input *in, const char *verb, struct rsp_t
 	o->debuginfod = urls && *urls;
 	o->sym_progress = sym_progress;
 	o->sym_progress_ctx = (void *)verb;
-	if (strcmp(in->path, "-") &&
+	if (!rsp_cli_symbols.no_archive && strcmp(in->path, "-") &&
 	    snprintf(in->archive, sizeof(in->archive), "%s.archive", in->path) <
 		    (int)sizeof(in->archive) &&
 	    stat(in->archive, &st) == 0 && S_ISREG(st.st_mode))

@@ -334,6 +334,23 @@ struct rsp_missing_file {
 	uint64_t ns; /* the time those stacks stand for: sleeps, CPU samples' periods */
 };
 size_t rsp_trace_n_missing_files(struct rsp_trace *t);
+/*
+ * The files the stacks (sleeps, CPU samples) of processes @pids (of every
+ * thread with @all) have frames in, each looked for as a lookup would: for
+ * `rsp archive`.  malloc'ed array of *@n (NULL with *@n 0 when none or no
+ * memory).
+ */
+struct rsp_mapped_file {
+	const char *path; /* as the trace names it */
+	const uint8_t *build_id; /* the recorded one; NULL: none */
+	size_t build_id_len;
+	const char *read_from; /* the file found (with the recorded build id); NULL: none */
+	bool debug_file; /* read_from is a debug file, not the file mapped */
+	bool is_file; /* a path ([vdso], //anon, devices are not) */
+	uint64_t frames; /* user frames in it */
+};
+struct rsp_mapped_file *rsp_trace_mapped_files(struct rsp_trace *t, const int *pids,
+					       size_t n_pids, bool all, size_t *n);
 void rsp_trace_missing_file(struct rsp_trace *t, size_t i, struct rsp_missing_file *out);
 
 #endif /* RSP_MODEL_H */

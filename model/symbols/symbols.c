@@ -268,3 +268,9 @@ const char *rsp_sym_archive_kallsyms(const struct rsp_sym *sym, size_t *len)
 		return NULL;
 	return data;
 }
+
+void rsp_sym_file_find(struct rsp_sym *sym, size_t i)
+{
+	if (sym && i < sym->n_files)
+		_rsp_dso_load(sym, sym->files[i]);
+}

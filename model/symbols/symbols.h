@@ -173,6 +173,8 @@ struct rsp_sym_file {
 };
 size_t rsp_sym_n_files(const struct rsp_sym *sym);
 void rsp_sym_file(const struct rsp_sym *sym, size_t i, struct rsp_sym_file *out);
+/* Look for file @i now (as a lookup in it would): rsp_sym_file() says where it was found. */
+void rsp_sym_file_find(struct rsp_sym *sym, size_t i);
 /* The archive's kallsyms member, NULL if none (valid until rsp_sym_free()). */
 const char *rsp_sym_archive_kallsyms(const struct rsp_sym *sym, size_t *len);
 

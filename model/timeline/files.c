@@ -68,7 +68,7 @@ static enum rsp_file_problem problem_of(enum rsp_sym_file_state s)
 
 /* Count @stack's frames without a function, per file; @key: tells stacks apart */
 static int count_stack(struct rsp_trace *t, struct missing_files *m, uint32_t stack, int pid,
-		       uint64_t time, uint64_t ns, uint64_t key)
+		       uint64_t time, uint64_t ns, uint64_t key, bool every_frame)
 {
 	const struct stack_entry *e;
 
@@ -87,7 +87,7 @@ static int count_stack(struct rsp_trace *t, struct missing_files *m, uint32_t st
 		if (o.kernel)
 			continue;
 		trace_stack_frame_sym(t, e, i, pid, time, &o, &f);
-		if (f.func || !f.file)
+		if ((f.func && !every_frame) || !f.file)
 			continue;
 		if (f.file > m->n_files) { /* files appear as the walk goes */
 			size_t n = rsp_sym_n_files(t->sym);
@@ -110,23 +110,14 @@ static int count_stack(struct rsp_trace *t, struct missing_files *m, uint32_t st
 	return 0;
 }
 
-static int walk(struct rsp_trace *t, struct missing_files *m)
+/* The stacks of the threads @sel selects; @every_frame: count every user frame */
+static int walk_threads(struct rsp_trace *t, struct missing_files *m, const uint8_t *sel,
+			bool every_frame)
 {
-	size_t nt = rsp_trace_n_threads(t), n_pids = rsp_trace_n_targets(t);
-	int *pids = calloc(n_pids ? n_pids : 1, sizeof(int));
-	struct rsp_thread_filter flt = { .pids = pids, .n_pids = n_pids, .descendants = true };
+	size_t nt = rsp_trace_n_threads(t);
 	uint64_t key = 0;
-	uint8_t *sel;
 	int err = 0;
 
-	if (!pids)
-		return -ENOMEM;
-	for (size_t i = 0; i < n_pids; i++)
-		pids[i] = rsp_trace_target(t, i);
-	sel = rsp_thread_filter_apply(t, &flt);
-	free(pids);
-	if (!sel)
-		return -ENOMEM;
 	for (size_t th = 0; th < nt && !err; th++) {
 		struct rsp_thread_info ti;
 		size_t ns;
@@ -141,17 +132,37 @@ static int walk(struct rsp_trace *t, struct missing_files *m)
 			rsp_thread_slice(t, th, k, &s);
 			if (s.kind == RSP_SLICE_SLEEP && s.stack)
 				err = count_stack(t, m, s.stack, ti.pid, s.start_ns,
-						  s.end_ns - s.start_ns, key++);
+						  s.end_ns - s.start_ns, key++, every_frame);
 			for (size_t j = 0; j < s.n_samples && !err; j++) {
 				struct rsp_sample_info si;
 
 				rsp_thread_sample(t, th, s.first_sample + j, &si);
 				if (si.stack)
 					err = count_stack(t, m, si.stack, ti.pid, si.time_ns,
-							  si.period_ns, key++);
+							  si.period_ns, key++, every_frame);
 			}
 		}
 	}
+	return err;
+}
+
+static int walk(struct rsp_trace *t, struct missing_files *m)
+{
+	size_t n_pids = rsp_trace_n_targets(t);
+	int *pids = calloc(n_pids ? n_pids : 1, sizeof(int));
+	struct rsp_thread_filter flt = { .pids = pids, .n_pids = n_pids, .descendants = true };
+	uint8_t *sel;
+	int err;
+
+	if (!pids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_pids; i++)
+		pids[i] = rsp_trace_target(t, i);
+	sel = rsp_thread_filter_apply(t, &flt);
+	free(pids);
+	if (!sel)
+		return -ENOMEM;
+	err = walk_threads(t, m, sel, false);
 	free(sel);
 	return err;
 }
@@ -227,4 +238,48 @@ void rsp_trace_missing_file(struct rsp_trace *t, size_t i, struct rsp_missing_fi
 	memset(out, 0, sizeof(*out));
 	if (i < m->n)
 		*out = m->v[m->order[i]].info;
+}
+
+struct rsp_mapped_file *rsp_trace_mapped_files(struct rsp_trace *t, const int *pids,
+					       size_t n_pids, bool all, size_t *n)
+{
+	struct rsp_thread_filter flt = { .pids = pids, .n_pids = n_pids };
+	struct missing_files m = { 0 };
+	struct rsp_mapped_file *out = NULL;
+	uint8_t *sel;
+	size_t k = 0;
+
+	*n = 0;
+	if (!t->sym || (!all && !n_pids))
+		return NULL;
+	sel = rsp_thread_filter_apply(t, all ? NULL : &flt);
+	if (!sel)
+		return NULL;
+	if (walk_threads(t, &m, sel, true) || !m.n_files ||
+	    !(out = calloc(m.n_files, sizeof(*out))))
+		goto done;
+	for (size_t i = 0; i < m.n_files; i++) {
+		struct rsp_sym_file sf;
+
+		if (!m.v[i].info.frames)
+			continue;
+		rsp_sym_file_find(t->sym, i);
+		rsp_sym_file(t->sym, i, &sf);
+		out[k++] = (struct rsp_mapped_file){
+			.path = sf.path,
+			.build_id = sf.build_id,
+			.build_id_len = sf.build_id_len,
+			.read_from = sf.state == RSP_SYM_FILE_READ || sf.state == RSP_SYM_FILE_NO_SYMBOLS
+					     ? sf.read_from
+					     : NULL,
+			.debug_file = sf.debug_file,
+			.is_file = sf.state != RSP_SYM_FILE_NOT_A_FILE,
+			.frames = m.v[i].info.frames,
+		};
+	}
+	*n = k;
+done:
+	free(m.v);
+	free(sel);
+	return out;
 }
