@@ -114,3 +114,13 @@ outputs archive
 same archive
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["missing_files"] == []' "$T/archive.info" ||
   fail "rsp info lists missing files with the archive"
+
+# a damaged archive: the members before the damage, never a crash
+size=$(stat -c %s "$T/x.data.archive")
+head -c $((size / 2 + 100)) "$T/x.data.archive" >"$T/cut.archive"
+mv "$T/cut.archive" "$T/x.data.archive"
+"$RSP" report "$T/x.data" >/dev/null 2>"$T/cut.err" || { cat "$T/cut.err"; fail "a cut archive"; }
+head -c 70000 /dev/urandom >"$T/x.data.archive"
+"$RSP" report "$T/x.data" >"$T/junk.txt" 2>"$T/junk.err" || { cat "$T/junk.err"; fail "an archive of junk"; }
+grep -q "$BIN (build id $ID: not found)" "$T/junk.err" || { cat "$T/junk.err"; fail "junk archive: the warning"; }
+note "a cut archive and one of junk: read up to the damage, the binary said missing"
