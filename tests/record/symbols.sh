@@ -93,6 +93,32 @@ note "another build at the path: not used, the warning says build id differs"
 # --- found again ------------------------------------------------------------------------
 outputs symfs --symfs "$T/root"
 same symfs
+
+# the viewer, started by rsp view: the same options, the same files said missing
+VIEWER="$(dirname "$RSP")/../viewer/rsp-viewer"
+XVFB="$(dirname "$0")/../gui/xvfb-run.sh"
+if [ -x "$VIEWER" ] && command -v Xvfb >/dev/null 2>&1; then
+  view_missing() { # [options...]: the viewer's count of missing files
+    GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=disabled: GSETTINGS_BACKEND=memory \
+    GSK_RENDERER=cairo RSP_VIEWER_TEST=1 timeout 60 "$XVFB" sh -c '
+      log=$1; shift
+      "$@" >"$log" 2>&1 &
+      pid=$!
+      n=0
+      while ! grep -q "^SYMBOLS" "$log" && [ $n -lt 400 ] && kill -0 $pid 2>/dev/null; do
+        sleep 0.1; n=$((n + 1))
+      done
+      kill $pid 2>/dev/null; wait $pid 2>/dev/null; true' sh "$T/view.log" "$RSP" view "$@" "$T/x.data"
+    awk '/^SYMBOLS missing/ { print $3 }' "$T/view.log"
+  }
+  n=$(view_missing)
+  [ "${n:-0}" -ge 1 ] || { cat "$T/view.log"; fail "the viewer finds no missing file"; }
+  n=$(view_missing --symfs "$T/root")
+  [ "$n" = 0 ] || { cat "$T/view.log"; fail "rsp view --symfs: the viewer still misses $n files"; }
+  note "rsp view: the viewer misses the binary, and finds it with --symfs"
+else
+  note "no viewer or no Xvfb: rsp view not tried"
+fi
 rm "$BIN"
 
 mkdir -p "$T/debug/.build-id/$(echo "$ID" | cut -c1-2)"
