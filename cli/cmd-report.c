@@ -30,7 +30,10 @@ static const char report_usage[] =
 	"  --threads         also a table per control path (thread)\n"
 	"  --format F        text (default), csv, md or json (docs/report-formats.md)\n"
 	"  --tolerance US    how far a child may overflow its parent sleep (default 1000)\n"
-	"  --top N           contributors listed per category (default 5; 0: all)\n";
+	"  --top N           contributors listed per category (default 5; 0: all)\n"
+	"\n"
+	"Where the files the trace names are found (symbols):\n"
+	RSP_CLI_SYMBOL_HELP;
 
 struct report {
 	struct rsp_trace *t;
@@ -483,6 +486,7 @@ int rsp_cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "tolerance", required_argument, NULL, OPT_TOL },
 		{ "top", required_argument, NULL, OPT_TOP },
+		RSP_CLI_SYMBOL_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -535,8 +539,15 @@ int rsp_cmd_report(int argc, char **argv)
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
-		default:
-			return rsp_cli_bad_option("report", argv, c);
+		default: {
+			int sr = rsp_cli_symbol_option("report", c, optarg);
+
+			if (sr < 0)
+				return rsp_cli_bad_option("report", argv, c);
+			if (sr)
+				return sr;
+			break;
+		}
 		}
 	}
 	if (optind < argc)

@@ -200,6 +200,8 @@ struct rsp_trace {
 	struct rsp_sym *sym;
 	struct stacks stacks;
 	bool kallsyms_from_running_kernel;
+	bool kallsyms_from_archive;
+	struct missing_files *missing; /* files.c, made on first use */
 
 	/* strings (comms, irq names, files): interned, NUL-terminated */
 	VEC(char) strtab;
@@ -233,6 +235,12 @@ uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack);
 
 /* strings */
 uint32_t trace_intern(struct rsp_trace *t, const char *s);
+/* query.c: frame @i of @e, and what the symbolizer said of it (t->sym set) */
+void trace_stack_frame_sym(struct rsp_trace *t, const struct stack_entry *e, size_t i, int pid,
+			   uint64_t time, struct rsp_frame_info *o, struct rsp_sym_frame *f);
+/* files.c */
+struct missing_files;
+void trace_missing_files_free(struct missing_files *m);
 const char *trace_str(const struct rsp_trace *t, uint32_t id);
 void trace_warn(struct rsp_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -254,6 +254,7 @@ void rsp_trace_free(struct rsp_trace *t)
 	vec_free(&t->strtab);
 	free(t->str_ht);
 	stacks_free(&t->stacks);
+	trace_missing_files_free(t->missing);
 	rsp_sym_free(t->sym);
 	free(t->dec);
 	rsp_tracedata_clear(&t->td);
