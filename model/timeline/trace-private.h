@@ -171,6 +171,16 @@ struct net_op {
 	uint32_t woke; /* link index, RSP_NONE */
 };
 
+/* A target-agnostic socket call that moved data: a send (any length, 0 if the
+ * probe has none) or a receive of at least one byte, in its thread's context. */
+struct sock_op {
+	uint64_t time; /* the call's end (sock_send_length / sock_recv_length) */
+	uint32_t thread;
+	uint32_t sock; /* index in socks */
+	int32_t len;
+	bool send;
+};
+
 struct lost_span {
 	uint64_t start, end;
 	uint64_t lost;
@@ -213,6 +223,7 @@ struct rsp_trace {
 	VEC(struct io_op) ios;
 	VEC(struct sock_info) socks;
 	VEC(struct net_op) nets;
+	VEC(struct sock_op) sockops; /* in time order */
 	VEC(struct lost_span) lost;
 	VEC(struct irq_name) irqs;
 	VEC(struct event_count) counts;
