@@ -23,7 +23,8 @@ struct conn {
 	uint8_t role; /* 0: not known yet */
 	uint8_t phase;
 	uint32_t thread; /* of the current request's first receive */
-	uint64_t start, last_send;
+	uint64_t start;
+	size_t last_send_op; /* in sockops */
 	uint32_t n_recv, n_send;
 	uint64_t in, out;
 	bool handed;
@@ -56,8 +57,38 @@ static uint32_t conn_of(struct rsp_requests *r, uint32_t *by_sock, uint32_t sock
 	return by_sock[sock];
 }
 
+/*
+ * The end of the reply's send as the server's code sees it: the send returns
+ * when its event fired, unless the thread was preempted on the way back to
+ * user space (a loopback reply wakes the client, which may take the CPU at
+ * once): then when it ran again.  Preempted within @REPLY_RETURN_NS of the
+ * event, before any other socket call of the thread.
+ */
+#define REPLY_RETURN_NS 50000u
+static uint64_t reply_end(struct rsp_trace *t, const struct conn *c)
+{
+	const struct sock_op *op = &t->sockops.v[c->last_send_op];
+	const struct thread *th = &t->threads.v[op->thread];
+	size_t k = rsp_thread_find_slice(t, op->thread, op->time);
+	const struct slice *run, *pre;
+
+	if (k == RSP_NO_INDEX || k + 1 >= th->slices.n)
+		return op->time;
+	run = &th->slices.v[k];
+	pre = &th->slices.v[k + 1];
+	if (run->kind != SLICE_RUN || run->end > op->time + REPLY_RETURN_NS ||
+	    pre->kind != SLICE_SLEEP || !(pre->flags & SL_PREEMPTED))
+		return op->time;
+	/* no other socket call of the thread before it was preempted */
+	for (size_t i = c->last_send_op + 1; i < t->sockops.n && t->sockops.v[i].time <= run->end;
+	     i++)
+		if (t->sockops.v[i].thread == op->thread)
+			return op->time;
+	return pre->end;
+}
+
 /* The request in progress on @c is complete: its reply was sent. */
-static bool emit(struct rsp_requests *r, struct conn *c, uint32_t ci)
+static bool emit(struct rsp_trace *t, struct rsp_requests *r, struct conn *c, uint32_t ci)
 {
 	struct rsp_request_info q;
 
@@ -65,7 +96,7 @@ static bool emit(struct rsp_requests *r, struct conn *c, uint32_t ci)
 	q.conn = ci;
 	q.thread = c->thread;
 	q.start_ns = c->start;
-	q.end_ns = c->last_send;
+	q.end_ns = reply_end(t, c);
 	q.n_recv = c->n_recv;
 	q.n_send = c->n_send;
 	q.bytes_in = c->in;
@@ -239,7 +270,7 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 		if (!op->send) {
 			switch (c->phase) {
 			case PH_REPLYING:
-				if (!emit(r, c, ci))
+				if (!emit(t, r, c, ci))
 					goto fail;
 				/* fall through */
 			case PH_IDLE:
@@ -261,7 +292,7 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 			c->phase = PH_REPLYING;
 			/* fall through */
 		case PH_REPLYING:
-			c->last_send = op->time;
+			c->last_send_op = i;
 			c->n_send++;
 			c->out += op->len > 0 ? (uint64_t)op->len : 0;
 			c->handed |= op->thread != c->thread;
@@ -278,7 +309,7 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 
 		if (c->role != RSP_CONN_SERVED)
 			continue;
-		if (c->phase == PH_REPLYING && !emit(r, c, (uint32_t)ci))
+		if (c->phase == PH_REPLYING && !emit(t, r, c, (uint32_t)ci))
 			goto fail;
 		if (c->phase == PH_RECEIVED)
 			c->info.cut_end++;
