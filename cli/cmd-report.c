@@ -609,13 +609,22 @@ static void requests_free(struct req_report *q)
 /* Why no request was found, or NULL. */
 static const char *no_requests_why(const struct report *r, const struct req_report *q)
 {
-	struct rsp_trace_summary sum;
+	bool recv = false;
 
 	if (rsp_requests_n(q->rq))
 		return NULL;
-	rsp_trace_get_summary(r->t, &sum);
-	if (!sum.have_net)
-		return "the file has no socket events (record with rsp record, without --no-net)";
+	for (size_t i = 0; i < rsp_trace_n_event_types(r->t) && !recv; i++) {
+		struct rsp_event_type_info ei;
+
+		rsp_trace_event_type(r->t, i, &ei);
+		recv = !strcmp(ei.name, "sock:sock_recv_length") && ei.count;
+	}
+	if (!recv)
+		return "the file has no socket receives (sock:sock_recv_length): record with rsp "
+		       "record, without --no-net";
+	if (!q->n_served && q->n_client)
+		return "the target is a client on its connections (it connected, or sent first): "
+		       "target the server it talks to";
 	if (!q->n_served)
 		return "the target received no data on a socket and replied on it during the "
 		       "recording";
@@ -630,8 +639,8 @@ static void print_ambiguity(const struct req_report *q, const char *pre)
 		       pre, q->cut_start + q->cut_end, q->cut_start + q->cut_end == 1 ? "" : "s",
 		       q->cut_start, q->cut_end);
 	if (q->n_client)
-		printf("%s%zu connection%s on which the target is a client (it sent first, inside "
-		       "a request): part of those requests, not split\n",
+		printf("%s%zu connection%s on which the target is a client (it connected, or sent "
+		       "first inside a request): not split into requests\n",
 		       pre, q->n_client, q->n_client == 1 ? "" : "s");
 	if (q->n_overlap)
 		printf("%s%zu request%s overlap another of the same thread (connections served "

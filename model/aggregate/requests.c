@@ -3,10 +3,11 @@
  * A server's requests (rsp-requests.h): the selected threads' socket calls in
  * time order, per connection (socket), split into exchanges: a request begins
  * with the first receive after the previous reply and ends with the last send
- * before the next receive.  A connection is served unless its first call was a
- * send (or a receive) while the same thread had a request received and not yet
- * answered on another connection: there the target is a client (a back end), and
- * its calls are part of that request.  Requests at the recording's edges (a reply
+ * before the next receive.  A connection is served unless the target opened it
+ * (the recording saw it connect: TCP's SYN_SENT) or, when the recording did not
+ * see it set up, its first call came while the same thread had a request
+ * received and not yet answered on another connection: there the target is a
+ * client (a back end), and its calls are part of that request.  Requests at the recording's edges (a reply
  * without its receive, a receive without its reply) are counted, not listed.
  */
 #include "timeline/trace-private.h"
@@ -257,8 +258,14 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 			goto fail;
 		c = &r->conns.v[ci];
 		if (!c->role) {
-			/* its first call inside another connection's request: a client there */
-			c->role = open[op->thread] ? RSP_CONN_CLIENT : RSP_CONN_SERVED;
+			/* a connection it opened, or its first call inside another
+			 * connection's request: a client there */
+			uint8_t opened = t->socks.v[op->sock].opened;
+
+			c->role = opened == SOCK_CONNECTED ? RSP_CONN_CLIENT :
+				  opened == SOCK_ACCEPTED ? RSP_CONN_SERVED :
+				  open[op->thread]	  ? RSP_CONN_CLIENT :
+							    RSP_CONN_SERVED;
 			c->info.role = c->role;
 			if (c->role == RSP_CONN_SERVED && op->send) {
 				c->phase = PH_CUT_REPLY;

@@ -95,6 +95,11 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, const struct rsp_dev *ev)
 	memcpy(s->saddr, ev->u.state.saddr, alen);
 	memcpy(s->daddr, ev->u.state.daddr, alen);
 	s->have_addr = true;
+	/* who opened the connection: this side connected, or a listener accepted it */
+	if (ev->u.state.newstate == 2 /* TCP_SYN_SENT */)
+		s->opened = SOCK_CONNECTED;
+	else if (ev->u.state.newstate == 3 /* TCP_SYN_RECV */ && !s->opened)
+		s->opened = SOCK_ACCEPTED;
 	/* the peer on this machine has the mirrored tuple */
 	for (size_t i = 0; i < b->t->socks.n && s->peer == RSP_NONE; i++) {
 		struct sock_info *o = &b->t->socks.v[i];

@@ -161,7 +161,10 @@ struct sock_info {
 	bool delivered_early; /* the peer saw the data of this socket's next send already */
 	uint32_t last_sender;
 	bool have_addr;
+	uint8_t opened; /* SOCK_CONNECTED (SYN_SENT seen), SOCK_ACCEPTED (SYN_RECV), 0 */
 };
+#define SOCK_CONNECTED 1
+#define SOCK_ACCEPTED 2
 
 struct net_op {
 	uint64_t send_time; /* last send on the peer before the data arrived */

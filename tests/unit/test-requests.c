@@ -7,6 +7,8 @@
  * srv (pid 500, CPU 0) serves connection A (socket 0xa000):
  *   1005  a send on B (0xb000): the reply of a request received before the
  *         trace: B is served, its one request cut at the start
+ *   1006  srv connects E (0xe000: SYN_SENT), sends on it at 1007 and receives
+ *         the answer at 1008: a connection it opened, srv is a client there
  *   1010  asleep (waiting for work) until 1100
  *   1110  request 1 received on A (1112: a receive failing with EAGAIN: no data)
  *   1150  a read inserted; 1200 asleep in D; 1210 issued (kworker); 1490
@@ -44,6 +46,7 @@
 #define SK_A 0xffff8000a000ull
 #define SK_B 0xffff8000b000ull
 #define SK_D 0xffff8000d000ull
+#define SK_E 0xffff8000e000ull
 
 static void existing(struct synth *s, int pid, int tid, const char *comm)
 {
@@ -58,12 +61,16 @@ static struct rsp_trace *build(struct synth *s)
 	char err[256];
 	size_t len;
 	const void *buf;
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
 
 	existing(s, SRV, SRV, "srv");
 	existing(s, CLI, CLI, "cli");
 	existing(s, 9, 9, "kworker/1:1H");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
 	synth_sock_send(s, 0, US(1005), SRV, SK_B, 2, 64);
+	synth_sock_state(s, 0, US(1006), SRV, SK_E, lo, 40000, lo, 5432, 2 /* SYN_SENT */);
+	synth_sock_send(s, 0, US(1007), SRV, SK_E, 2, 16);
+	synth_sock_recv(s, 0, US(1008), SRV, SK_E, 2, 16);
 	synth_switch(s, 0, US(1010), SRV, "srv", S_INT, 0, "swapper/0");
 	synth_switch(s, 1, US(1090), 0, "swapper/1", 0, CLI, "cli");
 	synth_switch(s, 1, US(1098), CLI, "cli", S_INT, 0, "swapper/1");
@@ -134,13 +141,15 @@ static void check_requests(struct rsp_trace *t, struct rsp_requests *r)
 		rsp_requests_conn(r, i, &ci);
 		rsp_trace_socket(t, ci.socket, &si);
 		served += ci.role == RSP_CONN_SERVED;
-		client += ci.role == RSP_CONN_CLIENT && si.sk == SK_D;
+		client += ci.role == RSP_CONN_CLIENT && (si.sk == SK_D || si.sk == SK_E);
 		cut_start += ci.cut_start && si.sk == SK_B;
 		cut_end += ci.cut_end && si.sk == SK_A;
 		if (si.sk == SK_A)
 			a_reqs = ci.n_requests;
 	}
-	CHECK(served == 2 && client == 1, "A and B served, D a connection of the server's own");
+	CHECK(served == 2 && client == 2,
+	      "A and B served; D (first used inside a request) and E (it connected) the "
+	      "server's own connections");
 	CHECK(cut_start == 1 && cut_end == 1 && a_reqs == 2,
 	      "B's reply cut at the start, A's third request cut at the end");
 	rsp_requests_stats(r, &st);
