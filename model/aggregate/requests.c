@@ -5,9 +5,11 @@
  * with the first receive after the previous reply and ends with the last send
  * before the next receive.  A connection is served unless the target opened it
  * (the recording saw it connect: TCP's SYN_SENT) or, when the recording did not
- * see it set up, its first call came while the same thread had a request
+ * see it set up, its first call was a send while the same thread had a request
  * received and not yet answered on another connection: there the target is a
- * client (a back end), and its calls are part of that request.  Requests at the recording's edges (a reply
+ * client (a back end), and its calls are part of that request.  (A first
+ * receive inside a request is a request of its own: connections served in one
+ * turn of the loop.)  Requests at the recording's edges (a reply
  * without its receive, a receive without its reply) are counted, not listed.
  */
 #include "timeline/trace-private.h"
@@ -262,10 +264,10 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 			 * connection's request: a client there */
 			uint8_t opened = t->socks.v[op->sock].opened;
 
-			c->role = opened == SOCK_CONNECTED ? RSP_CONN_CLIENT :
-				  opened == SOCK_ACCEPTED ? RSP_CONN_SERVED :
-				  open[op->thread]	  ? RSP_CONN_CLIENT :
-							    RSP_CONN_SERVED;
+			c->role = opened == SOCK_CONNECTED		 ? RSP_CONN_CLIENT :
+				  opened == SOCK_ACCEPTED		 ? RSP_CONN_SERVED :
+				  op->send && open[op->thread] ? RSP_CONN_CLIENT :
+								 RSP_CONN_SERVED;
 			c->info.role = c->role;
 			if (c->role == RSP_CONN_SERVED && op->send) {
 				c->phase = PH_CUT_REPLY;

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """rsp report --requests against truthserve's own account of its requests.
 
-  requests.py REQUESTS.json PSEUDO.folded SERVER.jsonl CLIENT.jsonl N
+  requests.py REQUESTS.json PSEUDO.folded SERVER.jsonl CLIENT.jsonl N CLIENTS
 
 REQUESTS.json: `rsp report --requests --format json` of `rsp record -p SERVER`
-made while truthclient made N requests wholly inside the recording; PSEUDO.folded:
+made while CLIENTS truthclients made N requests in all, wholly inside the recording; PSEUDO.folded:
 `rsp export --folded pseudo` of the same file (the server's pseudostacks, in
 microseconds); SERVER.jsonl and CLIENT.jsonl: the programs' side files.  TAP.
 
@@ -63,15 +63,20 @@ def main():
     server = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
     client = [json.loads(l) for l in open(sys.argv[4]) if l.strip()]
     n = int(sys.argv[5])
-    stats = next(l for l in server if l.get('stats') == 'service')['service_ns']
+    clients = int(sys.argv[6])
+    sline = next(l for l in server if l.get('stats') == 'service')
+    stats = sline['service_ns']
     proc = next(l for l in server if 'stats' not in l)
-    cstats = next(l for l in client if l.get('stats') == 'latency')['latency_ns']
+    made = sum(l['latency_ns']['count'] for l in client if l.get('stats') == 'latency')
     lat = rq['latency_ns']
     t = Tap()
 
-    t.check(stats['count'] == n and cstats['count'] == n,
-            'the programs agree: server served %d, client made %d of %d' %
-            (stats['count'], cstats['count'], n))
+    t.check(stats['count'] == n and made == n and sline['connections'] == clients,
+            'the programs agree: server served %d on %d connections, %d client(s) made %d '
+            'of %d' % (stats['count'], sline['connections'], clients, made, n))
+    served = [c for c in rq['connections'] if c['role'] == 'served' and c['requests']]
+    t.check(len(served) == clients, 'connections with requests: rsp %d, clients %d' %
+            (len(served), clients))
     t.check(lat['count'] == stats['count'],
             'request count: rsp %d, server %d (exact)' % (lat['count'], stats['count']))
     amb = rq['ambiguous']

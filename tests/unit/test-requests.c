@@ -47,6 +47,7 @@
 #define SK_B 0xffff8000b000ull
 #define SK_D 0xffff8000d000ull
 #define SK_E 0xffff8000e000ull
+#define SK_F 0xffff8000f000ull
 
 static void existing(struct synth *s, int pid, int tid, const char *comm)
 {
@@ -260,6 +261,64 @@ static void check_windows(struct rsp_trace *t, struct rsp_requests *r)
 	      "a window of a thread outside the target is refused (%s)", err);
 }
 
+/*
+ * Two connections served in one turn of the loop: srv reads A at 1100 and F at
+ * 1110, answers A at 1200 and F at 1300.  Requests [1100, 1200] and [1110,
+ * 1300], both overlapping; in requests: their union, 200; running [1000, 1100]
+ * and [1300, 1400] idle.
+ */
+static void test_overlap(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	struct rsp_requests *r = NULL;
+	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	uint8_t *sel = NULL;
+	char err[256];
+	size_t len;
+	const void *buf;
+
+	existing(s, SRV, SRV, "srv");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_sock_recv(s, 0, US(1100), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 0, US(1110), SRV, SK_F, 2, 64);
+	synth_sock_send(s, 0, US(1200), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1300), SRV, SK_F, 2, 64);
+	synth_switch(s, 0, US(1400), SRV, "srv", S_INT, 0, "swapper/0");
+	buf = synth_finish(s, &len);
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
+		CHECK(0, "open: %s", err);
+	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
+	if (sel && !rsp_requests_find(t, sel, &r)) {
+		struct rsp_request_info q[2];
+		struct rsp_requests_time tm;
+
+		CHECK(rsp_requests_n(r) == 2, "interleaved: two requests (got %zu)",
+		      rsp_requests_n(r));
+		if (rsp_requests_n(r) == 2) {
+			rsp_requests_get(r, 0, &q[0]);
+			rsp_requests_get(r, 1, &q[1]);
+			CHECK(q[0].start_ns == US(1100) && q[0].end_ns == US(1200) &&
+				      q[1].start_ns == US(1110) && q[1].end_ns == US(1300) &&
+				      q[0].conn != q[1].conn,
+			      "interleaved: one request per connection, [1100,1200] and [1110,1300]");
+			CHECK((q[0].flags & RSP_REQ_OVERLAP) && (q[1].flags & RSP_REQ_OVERLAP),
+			      "interleaved: both flagged overlapping");
+		}
+		rsp_requests_time(r, &tm);
+		CHECK(tm.busy_ns == NS(200) && tm.idle_run_ns == NS(200) && tm.span_ns == NS(400),
+		      "interleaved: in requests their union 200, running idle 200 (got %.3f %.3f)",
+		      tm.busy_ns / 1e3, tm.idle_run_ns / 1e3);
+	} else {
+		CHECK(0, "interleaved: rsp_requests_find");
+	}
+	rsp_requests_free(r);
+	free(sel);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -280,5 +339,6 @@ int main(void)
 	free(sel);
 	rsp_trace_free(t);
 	synth_free(s);
+	test_overlap();
 	return tap_done();
 }
