@@ -815,7 +815,6 @@ static void print_requests_json(struct req_report *q)
 		json_u64(&j, "requests", ci.n_requests);
 		json_u64(&j, "cut_at_start", ci.cut_start);
 		json_u64(&j, "cut_at_end", ci.cut_end);
-		json_u64(&j, "unsolicited_sends", ci.unsolicited);
 		json_end_object(&j);
 	}
 	json_end_array(&j);

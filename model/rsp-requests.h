@@ -60,7 +60,6 @@ struct rsp_conn_info {
 	size_t n_requests;
 	uint32_t cut_start; /* a reply whose request came before the recording */
 	uint32_t cut_end; /* a request received whose reply came after it (or never) */
-	uint32_t unsolicited; /* sends with no request received before them */
 };
 size_t rsp_requests_n_conns(const struct rsp_requests *r);
 void rsp_requests_conn(const struct rsp_requests *r, size_t i, struct rsp_conn_info *out);

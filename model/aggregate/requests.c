@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* a connection's state: nothing yet, a request received, its reply being sent, the
+ * reply of a request received before the recording being sent */
 enum phase { PH_IDLE, PH_RECEIVED, PH_REPLYING, PH_CUT_REPLY };
 
 struct conn {
@@ -306,10 +308,8 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 			c->out += op->len > 0 ? (uint64_t)op->len : 0;
 			c->handed |= op->thread != c->thread;
 			break;
+		case PH_IDLE: /* not reached: a first send makes it PH_CUT_REPLY */
 		case PH_CUT_REPLY:
-			break;
-		case PH_IDLE:
-			c->info.unsolicited++;
 			break;
 		}
 	}
