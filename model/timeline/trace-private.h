@@ -161,7 +161,10 @@ struct sock_info {
 	bool delivered_early; /* the peer saw the data of this socket's next send already */
 	uint32_t last_sender;
 	bool have_addr;
+	uint8_t opened; /* SOCK_CONNECTED (SYN_SENT seen), SOCK_ACCEPTED (SYN_RECV), 0 */
 };
+#define SOCK_CONNECTED 1
+#define SOCK_ACCEPTED 2
 
 struct net_op {
 	uint64_t send_time; /* last send on the peer before the data arrived */
@@ -169,6 +172,16 @@ struct net_op {
 	uint32_t sender; /* thread index, RSP_NONE if not on this machine */
 	uint32_t sock; /* receiving socket, index in socks */
 	uint32_t woke; /* link index, RSP_NONE */
+};
+
+/* A target-agnostic socket call that moved data: a send (any length, 0 if the
+ * probe has none) or a receive of at least one byte, in its thread's context. */
+struct sock_op {
+	uint64_t time; /* the call's end (sock_send_length / sock_recv_length) */
+	uint32_t thread;
+	uint32_t sock; /* index in socks */
+	int32_t len;
+	bool send;
 };
 
 struct lost_span {
@@ -215,6 +228,7 @@ struct rsp_trace {
 	VEC(struct io_op) ios;
 	VEC(struct sock_info) socks;
 	VEC(struct net_op) nets;
+	VEC(struct sock_op) sockops; /* in time order */
 	VEC(struct lost_span) lost;
 	VEC(struct irq_name) irqs;
 	VEC(struct event_count) counts;
