@@ -406,8 +406,9 @@ static const struct foreign {
 	  "extract the perf.data from it (7z x) and open that" },
 	{ 0, 6, "Rar!\x1a\x07", "a RAR archive", "extract the perf.data from it and open that" },
 	{ 257, 5, "ustar", "a tar archive",
-	  "perf archive's .tar.bz2 holds the binaries the recording needs, not the recording: "
-	  "open the perf.data itself, or extract it (tar -xf) and open that" },
+	  "rsp archive's FILE.archive and perf archive's .tar.bz2 hold the binaries the "
+	  "recording needs, not the recording: open the trace itself (FILE: its archive is "
+	  "read beside it), or extract a trace from the tar (tar -xf) and open that" },
 	{ 0, 4, "\x04\x22\x4d\x18", "lz4-compressed data",
 	  "rsp reads gzip, bzip2, xz, lzma and zstd; decompress it (lz4 -d) and open that" },
 	{ 0, 4, "LZIP", "lzip-compressed data",

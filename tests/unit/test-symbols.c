@@ -832,6 +832,114 @@ static void test_build_id(const char *helper, const char *helper_debug)
 	rmdir(dir);
 }
 
+/* A whole file in memory (malloc'd), NULL if unreadable */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *in = fopen(path, "rb");
+	struct stat st;
+	char *b = NULL;
+
+	*len = 0;
+	if (!in)
+		return NULL;
+	if (!fstat(fileno(in), &st) && (b = malloc((size_t)st.st_size + 1)))
+		*len = fread(b, 1, (size_t)st.st_size, in);
+	fclose(in);
+	return b;
+}
+
+/* A tar member (ustar header, then the bytes, padded to 512) appended to @f;
+ * @size_field: what the header says (the real size unless testing a lie). */
+static void tar_member(FILE *f, const char *name, const void *data, size_t len,
+		       uint64_t size_field, bool bad_sum)
+{
+	unsigned char h[512] = { 0 };
+	static const unsigned char zero[512];
+	unsigned sum = 0;
+
+	memcpy(h, name, strlen(name));
+	snprintf((char *)h + 100, 8, "%07o", 0644);
+	snprintf((char *)h + 124, 12, "%011llo", (unsigned long long)size_field);
+	memset(h + 148, ' ', 8);
+	h[156] = '0';
+	memcpy(h + 257, "ustar", 6);
+	for (size_t i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum + (bad_sum ? 1 : 0));
+	fwrite(h, 1, 512, f);
+	fwrite(data, 1, len, f);
+	fwrite(zero, 1, (512 - len % 512) % 512, f);
+}
+
+/* The symbol archive (rsp archive): a file found by build id in FILE.archive, and
+ * archives that lie (sizes, checksums, a member of another build, a cut) answered
+ * without a crash and without a wrong file. */
+static void test_archive(const char *helper)
+{
+	uint8_t hid[20];
+	size_t hid_len = file_build_id(helper, hid), len = 0;
+	uint64_t alpha = file_symbol(helper, "rsp_helper_alpha", NULL, NULL);
+	char dir[] = "/tmp/rsp-test-archive.XXXXXX", path[PATH_MAX], member[128];
+	size_t olen = 0;
+	char *bytes = slurp(helper, &len), *other = slurp(self_exe, &olen);
+
+	if (!mkdtemp(dir) || !hid_len || !alpha) {
+		CHECK(0, "archive: set-up");
+		return;
+	}
+	snprintf(member, sizeof(member), ".build-id/%02x/", hid[0]);
+	for (size_t i = 1; i < hid_len; i++)
+		snprintf(member + strlen(member), 3, "%02x", hid[i]);
+	snprintf(path, sizeof(path), "%s/t.archive", dir);
+	for (int k = 0; k < 6 && bytes && other; k++) {
+		static const char *const what[] = {
+			"a good archive", "a member of another build under the id's name",
+			"a size past the end", "a bad checksum", "cut inside the member",
+			"a good member after a junk one",
+		};
+		FILE *f = fopen(path, "wb");
+		struct rsp_sym_opts opts = { .sysroot = dir, .debug_dir = dir, .archive = path };
+		struct rsp_sym_file sf;
+		struct rsp_sym_frame fr;
+		struct rsp_sym *sym;
+		bool want = k == 0 || k == 5;
+
+		if (!f)
+			break;
+		if (k == 5)
+			tar_member(f, "junk", "xx", 2, 2, false);
+		if (k == 1)
+			tar_member(f, member, other, olen, olen, false);
+		else
+			tar_member(f, member, bytes, len, k == 2 ? len * 4 : len, k == 3);
+		fclose(f);
+		if (k == 4)
+			truncate(path, 512 + len / 2);
+		if (rsp_sym_new(&sym, &opts)) {
+			CHECK(0, "archive: rsp_sym_new");
+			break;
+		}
+		add_file_maps(sym, 30, 0, helper, "/nonexistent/helper", 0x7f0000000000ull, hid,
+			      hid_len);
+		rsp_sym_lookup(sym, 30, 1, 0x7f0000000000ull + alpha + 1, false, &fr);
+		rsp_sym_file(sym, fr.file ? fr.file - 1 : 0, &sf);
+		if (want)
+			CHECK(fr.func && !strcmp(fr.func, "rsp_helper_alpha") && sf.read_from &&
+				      strstr(sf.read_from, member),
+			      "archive, %s: symbolized from the member (%s, from %s)", what[k],
+			      func_or(&fr), sf.read_from ? sf.read_from : "nowhere");
+		else
+			CHECK(!fr.func && sf.state == RSP_SYM_FILE_MISSING,
+			      "archive, %s: not used, the file said missing (%s, state %d)",
+			      what[k], func_or(&fr), sf.state);
+		rsp_sym_free(sym);
+	}
+	free(bytes);
+	free(other);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_minidebuginfo(const char *helper, const char *mini)
 {
 	uint64_t alpha = file_symbol(helper, "rsp_helper_alpha", NULL, NULL);
@@ -1301,6 +1409,7 @@ int main(int argc, char **argv)
 	test_self();
 	test_history();
 	test_build_id(helpers[0], helpers[3]);
+	test_archive(helpers[0]);
 	test_minidebuginfo(helpers[0], helpers[1]);
 	test_debug_file(helpers[0], helpers[2], helpers[3]);
 	test_unwind();
