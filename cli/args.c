@@ -5,7 +5,9 @@
 #include "cli.h"
 #include "target.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,5 +93,29 @@ int rsp_cli_parse_top(const char *verb, const char *arg, long max, size_t *out)
 		return rsp_cli_usage_error(verb, "bad --top '%s': a count up to %ld, 0 for all", arg,
 					   max);
 	*out = n ? (size_t)n : SIZE_MAX;
+	return 0;
+}
+
+struct rsp_cli_symbols rsp_cli_symbols;
+
+int rsp_cli_symbol_option(const char *verb, int c, const char *arg)
+{
+	struct stat st;
+
+	if (c != RSP_CLI_OPT_SYMFS && c != RSP_CLI_OPT_DEBUG_DIR)
+		return -1;
+	if (stat(arg, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		rsp_cli_error(verb, "%s %s: %s", c == RSP_CLI_OPT_SYMFS ? "--symfs" : "--debug-dir",
+			      arg, stat(arg, &st) < 0 ? strerror(errno) : "not a directory");
+		return 2;
+	}
+	if (c == RSP_CLI_OPT_SYMFS) {
+		rsp_cli_symbols.symfs = arg;
+	} else {
+		if (rsp_cli_symbols.n_debug_dirs == RSP_CLI_MAX_DEBUG_DIRS)
+			return rsp_cli_usage_error(verb, "at most %d --debug-dir",
+						   RSP_CLI_MAX_DEBUG_DIRS);
+		rsp_cli_symbols.debug_dirs[rsp_cli_symbols.n_debug_dirs++] = arg;
+	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef RSP_CLI_ARGS_H
 #define RSP_CLI_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* "rsp VERB: message; try `rsp VERB --help`" on stderr; returns 2 (the usage status). */
@@ -35,5 +36,40 @@ int rsp_cli_parse_format(const char *verb, const char *arg, unsigned allowed,
 
 /* --top N: 0 to @max, where 0 means no limit (*out = SIZE_MAX).  0, or 2 after one line. */
 int rsp_cli_parse_top(const char *verb, const char *arg, long max, size_t *out);
+
+/*
+ * Where a reading verb (report, info, causes, offcpu, export, view) finds the
+ * files a trace names: put RSP_CLI_SYMBOL_OPTIONS in its getopt table,
+ * RSP_CLI_SYMBOL_HELP in its --help, and hand each option to
+ * rsp_cli_symbol_option() first.  rsp_cli_input_open() applies them, with
+ * FILE.archive beside the trace and debuginfod when DEBUGINFOD_URLS is set.
+ */
+enum { RSP_CLI_OPT_SYMFS = 0x2000, RSP_CLI_OPT_DEBUG_DIR };
+#define RSP_CLI_SYMBOL_OPTIONS                                                   \
+	{ "symfs", required_argument, NULL, RSP_CLI_OPT_SYMFS },                 \
+	{                                                                        \
+		"debug-dir", required_argument, NULL, RSP_CLI_OPT_DEBUG_DIR \
+	}
+#define RSP_CLI_SYMBOL_HELP                                                                \
+	"  --symfs DIR      look for the files the trace names under DIR (DIR/usr/bin/...)\n"  \
+	"  --debug-dir DIR  debug files: DIR/.build-id/xx/rest.debug, DIR/PATH.debug;\n"      \
+	"                   repeatable, searched before /usr/lib/debug\n"                    \
+	"FILE.archive (`rsp archive FILE`) is read when it is beside FILE; debuginfod is\n"  \
+	"asked when DEBUGINFOD_URLS is set.\n"
+
+#define RSP_CLI_MAX_DEBUG_DIRS 16
+struct rsp_cli_symbols {
+	const char *symfs;
+	const char *debug_dirs[RSP_CLI_MAX_DEBUG_DIRS];
+	size_t n_debug_dirs;
+	bool no_archive; /* rsp archive: FILE.archive is being made, not read */
+};
+extern struct rsp_cli_symbols rsp_cli_symbols;
+
+/*
+ * -1 if @c is none of RSP_CLI_SYMBOL_OPTIONS; else 0 (taken), or 2 after one
+ * line (not a directory).
+ */
+int rsp_cli_symbol_option(const char *verb, int c, const char *arg);
 
 #endif /* RSP_CLI_ARGS_H */

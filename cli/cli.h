@@ -13,6 +13,7 @@ int rsp_cmd_view(int argc, char **argv);
 int rsp_cmd_export(int argc, char **argv);
 int rsp_cmd_causes(int argc, char **argv);
 int rsp_cmd_offcpu(int argc, char **argv);
+int rsp_cmd_archive(int argc, char **argv);
 
 /* "rsp VERB: message" on stderr */
 void rsp_cli_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -44,7 +44,10 @@ static const char causes_usage[] =
 	"  --processes N      processes listed (text/md default 10, csv/json all; 0: all)\n"
 	"  --log LEVEL FILE   write the stacks behind the numbers, one entry per distinct\n"
 	"                     stack with its totals: unmatched (no rule matched: write rules\n"
-	"                     for them), matched, or all; LOGFILE '-': standard output\n";
+	"                     for them), matched, or all; LOGFILE '-': standard output\n"
+	"\n"
+	"Where the files the trace names are found (symbols):\n"
+	RSP_CLI_SYMBOL_HELP;
 
 enum log_level { LOG_NONE, LOG_UNMATCHED, LOG_MATCHED, LOG_ALL };
 
@@ -567,6 +570,7 @@ int rsp_cmd_causes(int argc, char **argv)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "processes", required_argument, NULL, OPT_PROCS },
 		{ "state", required_argument, NULL, OPT_STATE },
+		RSP_CLI_SYMBOL_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -646,8 +650,15 @@ int rsp_cmd_causes(int argc, char **argv)
 		case 'h':
 			fputs(causes_usage, stdout);
 			return 0;
-		default:
-			return rsp_cli_bad_option("causes", argv, opt);
+		default: {
+			int r = rsp_cli_symbol_option("causes", opt, optarg);
+
+			if (r < 0)
+				return rsp_cli_bad_option("causes", argv, opt);
+			if (r)
+				return r;
+			break;
+		}
 		}
 	}
 	if (optind < argc)

@@ -73,7 +73,10 @@ static const char export_usage[] =
 	"  --tolerance US       --view, --folded pseudo, --pprof: the analysis' tolerance\n"
 	"                       (default 1000)\n"
 	"\n"
-	"An option that does not apply to the chosen output is an error.\n";
+	"An option that does not apply to the chosen output is an error.\n"
+	"\n"
+	"Where the files the trace names are found (symbols):\n"
+	RSP_CLI_SYMBOL_HELP;
 
 enum mode { MODE_NONE, MODE_VIEW, MODE_FOLDED, MODE_CHROME, MODE_PPROF };
 
@@ -323,6 +326,7 @@ int rsp_cmd_export(int argc, char **argv)
 		{ "chains-only", no_argument, NULL, OPT_CHAINS },
 		{ "merge-threads", no_argument, NULL, OPT_MERGE },
 		{ "tolerance", required_argument, NULL, OPT_TOL },
+		RSP_CLI_SYMBOL_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -418,8 +422,15 @@ int rsp_cmd_export(int argc, char **argv)
 		case 'h':
 			fputs(export_usage, stdout);
 			return 0;
-		default:
-			return rsp_cli_bad_option("export", argv, c);
+		default: {
+			int r = rsp_cli_symbol_option("export", c, optarg);
+
+			if (r < 0)
+				return rsp_cli_bad_option("export", argv, c);
+			if (r)
+				return r;
+			break;
+		}
 		}
 	}
 	if (optind < argc)

@@ -24,7 +24,10 @@ static const char info_usage[] =
 	"\n"
 	"  FILE          default rsp.data ('-': standard input)\n"
 	"  --format F    text (default) or json\n"
-	"  --json        the same as --format json\n";
+	"  --json        the same as --format json\n"
+	"\n"
+	"Where the files the trace names are found (symbols):\n"
+	RSP_CLI_SYMBOL_HELP;
 
 struct proc_row {
 	int pid;
@@ -124,6 +127,45 @@ static void json_coverage(struct json *j, struct rsp_trace *t)
 	json_end_object(j);
 }
 
+/* The files the stacks need and could not be read (rsp_trace_n_missing_files()) */
+static void print_missing_files(struct rsp_trace *t)
+{
+	size_t n = rsp_trace_n_missing_files(t);
+
+	if (!n) {
+		printf("files       every file the %s's stacks are in was read\n",
+		       rsp_trace_n_targets(t) ? "target" : "trace");
+		return;
+	}
+	printf("files       %zu file%s the %s's stacks are in could not be read (--symfs, "
+	       "--debug-dir, `rsp archive` where it was recorded):\n",
+	       n, n == 1 ? "" : "s", rsp_trace_n_targets(t) ? "target" : "trace");
+	for (size_t i = 0; i < n; i++) {
+		printf("            ");
+		rsp_cli_print_missing_file(t, i, stdout);
+		printf("\n");
+	}
+}
+
+static void json_missing_files(struct json *j, struct rsp_trace *t)
+{
+	json_begin_array(j, "missing_files");
+	for (size_t i = 0; i < rsp_trace_n_missing_files(t); i++) {
+		struct rsp_missing_file m;
+
+		rsp_trace_missing_file(t, i, &m);
+		json_begin_object(j, NULL);
+		json_string(j, "path", m.path);
+		json_string(j, "build_id", m.build_id);
+		json_string(j, "problem", m.why);
+		json_u64(j, "frames", m.frames);
+		json_u64(j, "stacks", m.stacks);
+		json_u64(j, "ns", m.ns);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
 /* @len: the size of a trace read from a stream (0: a file's, found by stat) */
 static void print_text(const char *path, struct rsp_trace *t, size_t len)
 {
@@ -184,10 +226,12 @@ static void print_text(const char *path, struct rsp_trace *t, size_t len)
 	       s.wakeups, s.wakeups_unlinked);
 	printf("            kernel symbols: %s\n",
 	       s.kallsyms_in_file		 ? "from the file" :
+	       s.kallsyms_from_archive	 ? "from the archive (FILE.archive)" :
 	       s.kallsyms_from_running_kernel ? "from this machine (same kernel)" :
 						"none");
 	print_coverage(t, true, "target");
 	print_coverage(t, false, "all");
+	print_missing_files(t);
 	{
 		uint64_t total = 0, span = 0;
 		size_t nu = 0, shown = 0;
@@ -299,8 +343,10 @@ static void print_json(const char *path, struct rsp_trace *t)
 	json_u64(&j, "wakeups_unlinked", s.wakeups_unlinked);
 	json_bool(&j, "kallsyms_in_file", s.kallsyms_in_file);
 	json_bool(&j, "kallsyms_from_running_kernel", s.kallsyms_from_running_kernel);
+	json_bool(&j, "kallsyms_from_archive", s.kallsyms_from_archive);
 	json_end_object(&j);
 	json_coverage(&j, t);
+	json_missing_files(&j, t);
 	json_begin_array(&j, "lost");
 	for (size_t i = 0; i < rsp_trace_n_lost(t); i++) {
 		struct rsp_lost_info l;
@@ -346,6 +392,7 @@ int rsp_cmd_info(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' }, /* the first spelling of --format json */
+		RSP_CLI_SYMBOL_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -368,8 +415,15 @@ int rsp_cmd_info(int argc, char **argv)
 		case 'h':
 			fputs(info_usage, stdout);
 			return 0;
-		default:
-			return rsp_cli_bad_option("info", argv, c);
+		default: {
+			int r = rsp_cli_symbol_option("info", c, optarg);
+
+			if (r < 0)
+				return rsp_cli_bad_option("info", argv, c);
+			if (r)
+				return r;
+			break;
+		}
 		}
 	}
 	if (optind < argc)

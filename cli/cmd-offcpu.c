@@ -36,7 +36,10 @@ static const char offcpu_usage[] =
 	"                     glob, e.g. '*dispatch_command*'): waits during a request, not\n"
 	"                     idle waits for work\n"
 	"  --top N            stacks listed per part (default 10; 0: all)\n"
-	"  --format F         text (default) or json\n";
+	"  --format F         text (default) or json\n"
+	"\n"
+	"Where the files the trace names are found (symbols):\n"
+	RSP_CLI_SYMBOL_HELP;
 
 static double ms(uint64_t ns)
 {
@@ -251,6 +254,7 @@ int rsp_cmd_offcpu(int argc, char **argv)
 		{ "within", required_argument, NULL, OPT_WITHIN },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "format", required_argument, NULL, 'f' },
+		RSP_CLI_SYMBOL_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -311,8 +315,15 @@ int rsp_cmd_offcpu(int argc, char **argv)
 		case 'h':
 			fputs(offcpu_usage, stdout);
 			return 0;
-		default:
-			return rsp_cli_bad_option("offcpu", argv, c);
+		default: {
+			int r = rsp_cli_symbol_option("offcpu", c, optarg);
+
+			if (r < 0)
+				return rsp_cli_bad_option("offcpu", argv, c);
+			if (r)
+				return r;
+			break;
+		}
 		}
 	}
 	if (optind < argc)

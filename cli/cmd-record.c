@@ -282,6 +282,9 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 			if (st->lost_perf[c] || st->lost_ftrace[c])
 				fprintf(stderr, " cpu%d %" PRIu64 " perf + %" PRIu64 " ftrace", c,
 					st->lost_perf[c], st->lost_ftrace[c]);
+		if (lost_p)
+			fprintf(stderr, " (%" PRIu64 " of the perf ones in the target's own rings)",
+				st->lost_target);
 		if (st->starved_drains)
 			fprintf(stderr, "; the memory ceiling was reached %" PRIu64
 					" times: raise --max-memory, or free a CPU\n",

@@ -8,6 +8,7 @@
 
 #include "rsp-analysis.h"
 #include "rsp-model.h"
+#include "rsp-requests.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 static const char report_usage[] =
 	"usage: rsp report [FILE] [--target PID|COMM | --thread TID] [--threads]\n"
 	"                  [--format text|csv|md|json] [--tolerance US] [--top N]\n"
+	"                  [--requests]\n"
 	"\n"
 	"Explain where the target's time went, across processes: CPU in known code, disk and\n"
 	"network waits, queueing, scheduler delay, hardware waits, preemption, timeouts,\n"
@@ -30,7 +32,15 @@ static const char report_usage[] =
 	"  --threads         also a table per control path (thread)\n"
 	"  --format F        text (default), csv, md or json (docs/report-formats.md)\n"
 	"  --tolerance US    how far a child may overflow its parent sleep (default 1000)\n"
-	"  --top N           contributors listed per category (default 5; 0: all)\n";
+	"  --top N           contributors listed per category (default 5; 0: all); with\n"
+	"                    --requests also the slowest requests explained one by one\n"
+	"  --requests        a server's requests: the target's time split at its socket\n"
+	"                    calls (a request's receive to its reply's send, per\n"
+	"                    connection), their latency distribution, what all of them\n"
+	"                    and the slowest spent their time on; idle time apart\n"
+	"\n"
+	"Where the files the trace names are found (symbols):\n"
+	RSP_CLI_SYMBOL_HELP;
 
 struct report {
 	struct rsp_trace *t;
@@ -342,18 +352,14 @@ static void md_escape(const char *s)
 	}
 }
 
-static void print_md(const struct report *r)
+/* The Markdown table of r->an's explanation. */
+static void print_md_table(const struct report *r)
 {
 	struct rsp_explanation e;
 	uint64_t acc;
 
 	rsp_analysis_explanation(r->an, &e);
 	acc = accounted(&e);
-	printf("## rsp report: ");
-	md_escape(r->target_desc);
-	printf("\n\n%zu control path%s, %zu process%s in the pseudostacks, tolerance %.0f us.\n\n",
-	       e.n_paths, e.n_paths == 1 ? "" : "s", e.n_processes, e.n_processes == 1 ? "" : "es",
-	       e.tolerance_ns / 1e3);
 	printf("| Category | ms | %% | Top contributors |\n|---|---:|---:|---|\n");
 	printf("| Wall time | %.3f | | |\n", ms(e.wall_ns));
 	printf("| Total time | %.3f | 100.0 | |\n", ms(e.total_ns));
@@ -374,6 +380,19 @@ static void print_md(const struct report *r)
 	printf("| **Total accounted** | %.3f | %.1f | |\n", ms(acc), pct(acc, e.total_ns));
 	printf("| **Percent accounted** | | %.1f | |\n", pct(acc, e.total_ns));
 	printf("| **Percent explained** | | %.1f | |\n", pct(e.explained_ns, e.total_ns));
+}
+
+static void print_md(const struct report *r)
+{
+	struct rsp_explanation e;
+
+	rsp_analysis_explanation(r->an, &e);
+	printf("## rsp report: ");
+	md_escape(r->target_desc);
+	printf("\n\n%zu control path%s, %zu process%s in the pseudostacks, tolerance %.0f us.\n\n",
+	       e.n_paths, e.n_paths == 1 ? "" : "s", e.n_processes, e.n_processes == 1 ? "" : "es",
+	       e.tolerance_ns / 1e3);
+	print_md_table(r);
 	if (rsp_trace_n_warnings(r->t)) {
 		printf("\nWarnings:\n\n");
 		for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++) {
@@ -473,9 +492,496 @@ static void print_json(const struct report *r, bool threads)
 	json_finish(&j);
 }
 
+/* ---- --requests: a server's requests ------------------------------------------------------ */
+
+struct req_report {
+	struct report *r;
+	struct rsp_requests *rq;
+	struct rsp_analysis *all; /* every request, one control path each */
+	size_t *slow; /* request indexes, slowest first */
+	struct rsp_analysis **slow_an; /* the top ones, each explained alone */
+	size_t n_slow;
+	uint8_t *selected;
+	size_t n_overlap, n_handed, n_multi, cut_start, cut_end, n_served, n_client;
+};
+
+static uint64_t req_latency(const struct rsp_requests *rq, size_t i)
+{
+	struct rsp_request_info q;
+
+	rsp_requests_get(rq, i, &q);
+	return q.end_ns - q.start_ns;
+}
+
+static const struct rsp_requests *sort_rq; /* qsort has no context */
+
+static int cmp_slow(const void *a, const void *b)
+{
+	uint64_t x = req_latency(sort_rq, *(const size_t *)a);
+	uint64_t y = req_latency(sort_rq, *(const size_t *)b);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* "127.0.0.1:6379 <- 127.0.0.1:51234", or the kernel's socket address */
+static void conn_name(const struct report *r, const struct rsp_requests *rq, size_t conn,
+		      char *buf, size_t len)
+{
+	struct rsp_conn_info ci;
+	struct rsp_socket_info si;
+
+	rsp_requests_conn(rq, conn, &ci);
+	rsp_trace_socket(r->t, ci.socket, &si);
+	if (si.local[0])
+		snprintf(buf, len, "%s <- %s", si.local, si.remote);
+	else
+		snprintf(buf, len, "socket %#" PRIx64, si.sk);
+}
+
+static int requests_analyze(struct req_report *q, const struct rsp_analysis_opts *base)
+{
+	struct report *r = q->r;
+	size_t n = rsp_requests_n(q->rq);
+	struct rsp_window *w = calloc(n ? n : 1, sizeof(*w));
+	struct rsp_analysis_opts ao = *base;
+	char err[512];
+
+	q->slow = calloc(n ? n : 1, sizeof(*q->slow));
+	if (!w || !q->slow) {
+		free(w);
+		rsp_cli_error("report", "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rsp_request_info ri;
+
+		rsp_requests_get(q->rq, i, &ri);
+		w[i].thread = ri.thread;
+		w[i].start_ns = ri.start_ns;
+		w[i].end_ns = ri.end_ns;
+		q->slow[i] = i;
+		q->n_overlap += !!(ri.flags & RSP_REQ_OVERLAP);
+		q->n_handed += !!(ri.flags & RSP_REQ_HANDED_OFF);
+		q->n_multi += !!(ri.flags & RSP_REQ_MULTI_READ);
+	}
+	sort_rq = q->rq;
+	qsort(q->slow, n, sizeof(*q->slow), cmp_slow);
+	q->n_slow = n < r->top ? n : r->top;
+	q->slow_an = calloc(q->n_slow ? q->n_slow : 1, sizeof(*q->slow_an));
+	if (!q->slow_an) {
+		free(w);
+		rsp_cli_error("report", "out of memory");
+		return -ENOMEM;
+	}
+	if (!n) {
+		free(w);
+		return 0;
+	}
+	ao.windows = w;
+	ao.n_windows = n;
+	if (rsp_analyze(r->t, r->pids, r->n_pids, r->tid, &ao, &q->all, err, sizeof(err)))
+		goto fail;
+	for (size_t i = 0; i < q->n_slow; i++) {
+		ao.windows = &w[q->slow[i]];
+		ao.n_windows = 1;
+		if (rsp_analyze(r->t, r->pids, r->n_pids, r->tid, &ao, &q->slow_an[i], err,
+				sizeof(err)))
+			goto fail;
+	}
+	free(w);
+	return 0;
+fail:
+	free(w);
+	rsp_cli_error("report", "%s: %s", r->name, err);
+	return -1;
+}
+
+static void requests_free(struct req_report *q)
+{
+	for (size_t i = 0; q->slow_an && i < q->n_slow; i++)
+		rsp_analysis_free(q->slow_an[i]);
+	free(q->slow_an);
+	rsp_analysis_free(q->all);
+	free(q->slow);
+	free(q->selected);
+	rsp_requests_free(q->rq);
+}
+
+/* Why no request was found, or NULL. */
+static const char *no_requests_why(const struct report *r, const struct req_report *q)
+{
+	bool recv = false;
+
+	if (rsp_requests_n(q->rq))
+		return NULL;
+	for (size_t i = 0; i < rsp_trace_n_event_types(r->t) && !recv; i++) {
+		struct rsp_event_type_info ei;
+
+		rsp_trace_event_type(r->t, i, &ei);
+		recv = !strcmp(ei.name, "sock:sock_recv_length") && ei.count;
+	}
+	if (!recv)
+		return "the file has no socket receives (sock:sock_recv_length): record with rsp "
+		       "record, without --no-net";
+	if (!q->n_served && q->n_client)
+		return "the target is a client on its connections (it connected, or sent first): "
+		       "target the server it talks to";
+	if (!q->n_served)
+		return "the target received no data on a socket and replied on it during the "
+		       "recording";
+	return "no request was both received and answered inside the recording";
+}
+
+static void print_ambiguity(const struct req_report *q, const char *pre)
+{
+	if (q->cut_start || q->cut_end)
+		printf("%s%zu request%s at the recording's edges not counted: %zu answered after "
+		       "it began (received before), %zu received before it ended and not answered\n",
+		       pre, q->cut_start + q->cut_end, q->cut_start + q->cut_end == 1 ? "" : "s",
+		       q->cut_start, q->cut_end);
+	if (q->n_client)
+		printf("%s%zu connection%s on which the target is a client (it connected, or sent "
+		       "first inside a request): not split into requests\n",
+		       pre, q->n_client, q->n_client == 1 ? "" : "s");
+	if (q->n_overlap)
+		printf("%s%zu request%s overlap another of the same thread (connections served "
+		       "at once): each window holds the other's work too; which part was whose "
+		       "is not in the events\n",
+		       pre, q->n_overlap, q->n_overlap == 1 ? "" : "s");
+	if (q->n_handed)
+		printf("%s%zu request%s answered by another thread than the one that received "
+		       "it: explained on the receiving thread (the hand-off is a wait there)\n",
+		       pre, q->n_handed, q->n_handed == 1 ? "" : "s");
+	if (q->n_multi)
+		printf("%s%zu request%s received in several reads (large, slow, or pipelined "
+		       "requests the events cannot tell apart)\n",
+		       pre, q->n_multi, q->n_multi == 1 ? "" : "s");
+}
+
+static void print_requests_text(struct req_report *q)
+{
+	struct report *r = q->r, sub = *q->r;
+	struct rsp_requests_stats st;
+	struct rsp_requests_time tm;
+	struct rsp_trace_summary sum;
+	struct rsp_explanation e;
+	uint64_t idle;
+	const char *why = no_requests_why(r, q);
+
+	rsp_requests_stats(q->rq, &st);
+	rsp_requests_time(q->rq, &tm);
+	rsp_trace_get_summary(r->t, &sum);
+	idle = tm.idle_sleep_ns + tm.idle_run_ns + tm.idle_other_ns;
+	printf("rsp report --requests: %s, %s\n", r->target_desc, r->path);
+	printf("  %zu request%s on %zu connection%s served\n", st.count, st.count == 1 ? "" : "s",
+	       q->n_served, q->n_served == 1 ? "" : "s");
+	print_ambiguity(q, "  ");
+	for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++)
+		printf("  warning: %s\n", rsp_trace_warning(r->t, i));
+	printf("\n  %-34s %12s %7s\n", "the target's threads' time", "ms", "%");
+	printf("  %-34s %12.3f %6.1f%%\n", "Span (first to last event)", ms(tm.span_ns), 100.0);
+	printf("  %-34s %12.3f %6.1f%%\n", "In requests", ms(tm.busy_ns),
+	       pct(tm.busy_ns, tm.span_ns));
+	printf("  %-34s %12.3f %6.1f%%\n", "Idle, between requests", ms(idle), pct(idle, tm.span_ns));
+	printf("      %-30s %12.3f %6.1f%%\n", "waiting for the next request", ms(tm.idle_sleep_ns),
+	       pct(tm.idle_sleep_ns, tm.span_ns));
+	printf("      %-30s %12.3f %6.1f%%\n", "running between requests", ms(tm.idle_run_ns),
+	       pct(tm.idle_run_ns, tm.span_ns));
+	if (tm.idle_other_ns)
+		printf("      %-30s %12.3f %6.1f%%\n", "runnable, preempted, unknown",
+		       ms(tm.idle_other_ns), pct(tm.idle_other_ns, tm.span_ns));
+	printf("  (idle time is the server waiting for work, not a cost of its requests)\n");
+	if (why) {
+		printf("\n  no requests: %s\n", why);
+		return;
+	}
+	printf("\n  Latency (receive of a request to the send of its reply), ms:\n");
+	printf("  %8s %10s %10s %10s %10s %10s %10s\n", "count", "min", "p50", "p90", "p99", "max",
+	       "mean");
+	printf("  %8zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", st.count, ms(st.min_ns),
+	       ms(st.p50_ns), ms(st.p90_ns), ms(st.p99_ns), ms(st.max_ns),
+	       ms(st.sum_ns / st.count));
+	rsp_analysis_explanation(q->all, &e);
+	printf("\nAll %zu requests, explained (total = the sum of their latencies):\n", st.count);
+	sub.an = q->all;
+	text_table(&sub, &e, true);
+	for (size_t i = 0; i < q->n_slow; i++) {
+		struct rsp_request_info ri;
+		struct rsp_thread_info ti;
+		char cn[160];
+
+		rsp_requests_get(q->rq, q->slow[i], &ri);
+		rsp_trace_thread(r->t, ri.thread, &ti);
+		conn_name(r, q->rq, ri.conn, cn, sizeof(cn));
+		printf("\nSlowest #%zu: request %zu, %.3f ms, at +%.6f s, %s, tid %d, %u read%s, %u "
+		       "send%s%s\n",
+		       i + 1, q->slow[i], ms(ri.end_ns - ri.start_ns),
+		       (ri.start_ns - sum.start_ns) / 1e9, cn, ti.tid, ri.n_recv,
+		       ri.n_recv == 1 ? "" : "s", ri.n_send, ri.n_send == 1 ? "" : "s",
+		       ri.flags & RSP_REQ_OVERLAP ? ", overlaps another request" : "");
+		rsp_analysis_explanation(q->slow_an[i], &e);
+		sub.an = q->slow_an[i];
+		text_table(&sub, &e, true);
+	}
+}
+
+static void json_request(struct json *j, const struct req_report *q, size_t i, uint64_t t0)
+{
+	struct rsp_request_info ri;
+	struct rsp_thread_info ti;
+
+	rsp_requests_get(q->rq, i, &ri);
+	rsp_trace_thread(q->r->t, ri.thread, &ti);
+	json_u64(j, "index", i);
+	json_u64(j, "start_ns", ri.start_ns);
+	json_u64(j, "end_ns", ri.end_ns);
+	json_u64(j, "offset_ns", ri.start_ns - t0);
+	json_u64(j, "latency_ns", ri.end_ns - ri.start_ns);
+	json_i64(j, "tid", ti.tid);
+	json_u64(j, "connection", ri.conn);
+	json_u64(j, "reads", ri.n_recv);
+	json_u64(j, "sends", ri.n_send);
+	json_u64(j, "bytes_in", ri.bytes_in);
+	json_u64(j, "bytes_out", ri.bytes_out);
+	json_bool(j, "overlaps", ri.flags & RSP_REQ_OVERLAP);
+	json_bool(j, "handed_off", ri.flags & RSP_REQ_HANDED_OFF);
+	json_bool(j, "multi_read", ri.flags & RSP_REQ_MULTI_READ);
+}
+
+static void print_requests_json(struct req_report *q)
+{
+	struct report *r = q->r, sub = *q->r;
+	struct rsp_requests_stats st;
+	struct rsp_requests_time tm;
+	struct rsp_trace_summary sum;
+	struct rsp_explanation e;
+	const char *why = no_requests_why(r, q);
+	struct json j;
+
+	rsp_requests_stats(q->rq, &st);
+	rsp_requests_time(q->rq, &tm);
+	rsp_trace_get_summary(r->t, &sum);
+	json_init(&j, stdout, true);
+	json_begin_object(&j, NULL);
+	json_string(&j, "file", r->path);
+	json_string(&j, "target", r->target_desc);
+	json_begin_array(&j, "pids");
+	for (size_t i = 0; i < r->n_pids; i++)
+		json_i64(&j, NULL, r->pids[i]);
+	json_end_array(&j);
+	if (why)
+		json_string(&j, "no_requests", why);
+	else
+		json_null(&j, "no_requests");
+	json_begin_object(&j, "latency_ns");
+	json_u64(&j, "count", st.count);
+	json_u64(&j, "sum", st.sum_ns);
+	json_u64(&j, "mean", st.count ? st.sum_ns / st.count : 0);
+	json_u64(&j, "min", st.min_ns);
+	json_u64(&j, "p50", st.p50_ns);
+	json_u64(&j, "p90", st.p90_ns);
+	json_u64(&j, "p99", st.p99_ns);
+	json_u64(&j, "max", st.max_ns);
+	json_end_object(&j);
+	json_begin_object(&j, "time");
+	json_u64(&j, "span_ns", tm.span_ns);
+	json_u64(&j, "requests_ns", tm.busy_ns);
+	json_u64(&j, "idle_ns", tm.idle_sleep_ns + tm.idle_run_ns + tm.idle_other_ns);
+	json_u64(&j, "idle_waiting_ns", tm.idle_sleep_ns);
+	json_u64(&j, "idle_running_ns", tm.idle_run_ns);
+	json_u64(&j, "idle_other_ns", tm.idle_other_ns);
+	json_end_object(&j);
+	json_begin_object(&j, "ambiguous");
+	json_u64(&j, "cut_at_start", q->cut_start);
+	json_u64(&j, "cut_at_end", q->cut_end);
+	json_u64(&j, "overlapping", q->n_overlap);
+	json_u64(&j, "handed_off", q->n_handed);
+	json_u64(&j, "multi_read", q->n_multi);
+	json_u64(&j, "client_connections", q->n_client);
+	json_end_object(&j);
+	json_begin_array(&j, "connections");
+	for (size_t i = 0; i < rsp_requests_n_conns(q->rq); i++) {
+		struct rsp_conn_info ci;
+		struct rsp_socket_info si;
+		char sk[32];
+
+		rsp_requests_conn(q->rq, i, &ci);
+		rsp_trace_socket(r->t, ci.socket, &si);
+		snprintf(sk, sizeof(sk), "%#" PRIx64, si.sk);
+		json_begin_object(&j, NULL);
+		json_string(&j, "socket", sk);
+		json_string(&j, "local", si.local);
+		json_string(&j, "remote", si.remote);
+		json_string(&j, "role", ci.role == RSP_CONN_SERVED ? "served" : "client");
+		json_u64(&j, "requests", ci.n_requests);
+		json_u64(&j, "cut_at_start", ci.cut_start);
+		json_u64(&j, "cut_at_end", ci.cut_end);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	if (q->all) {
+		rsp_analysis_explanation(q->all, &e);
+		json_u64(&j, "tolerance_ns", e.tolerance_ns);
+		sub.an = q->all;
+		json_begin_object(&j, "all");
+		json_u64(&j, "processes", e.n_processes);
+		json_expl(&j, &sub, &e, true);
+		json_end_object(&j);
+	}
+	json_begin_array(&j, "slowest");
+	for (size_t i = 0; i < q->n_slow; i++) {
+		rsp_analysis_explanation(q->slow_an[i], &e);
+		sub.an = q->slow_an[i];
+		json_begin_object(&j, NULL);
+		json_request(&j, q, q->slow[i], sum.start_ns);
+		json_expl(&j, &sub, &e, true);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	/* every request with its categories (from the analysis of all of them) */
+	json_begin_array(&j, "requests");
+	for (size_t i = 0; i < rsp_requests_n(q->rq); i++) {
+		rsp_analysis_path_explanation(q->all, i, &e);
+		json_begin_object(&j, NULL);
+		json_request(&j, q, i, sum.start_ns);
+		json_begin_object(&j, "categories_ns");
+		for (int c = 0; c < RSP_CAT__COUNT; c++)
+			if (e.cat_ns[c])
+				json_u64(&j, rsp_category_key(c), e.cat_ns[c]);
+		json_end_object(&j);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_begin_array(&j, "warnings");
+	for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++)
+		json_string(&j, NULL, rsp_trace_warning(r->t, i));
+	json_end_array(&j);
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+static void print_requests_csv(struct req_report *q)
+{
+	struct report sub = *q->r;
+	struct rsp_requests_stats st;
+	struct rsp_requests_time tm;
+	struct rsp_explanation e;
+
+	rsp_requests_stats(q->rq, &st);
+	rsp_requests_time(q->rq, &tm);
+	printf("scope,row,category,ns,ms,percent,contributor,ns_estimated,ns_inferred\n");
+	printf("latency,count,,%zu,,,\n", st.count);
+	printf("latency,min,,%" PRIu64 ",%.6f,,\n", st.min_ns, ms(st.min_ns));
+	printf("latency,p50,,%" PRIu64 ",%.6f,,\n", st.p50_ns, ms(st.p50_ns));
+	printf("latency,p90,,%" PRIu64 ",%.6f,,\n", st.p90_ns, ms(st.p90_ns));
+	printf("latency,p99,,%" PRIu64 ",%.6f,,\n", st.p99_ns, ms(st.p99_ns));
+	printf("latency,max,,%" PRIu64 ",%.6f,,\n", st.max_ns, ms(st.max_ns));
+	printf("time,span,,%" PRIu64 ",%.6f,100.000,\n", tm.span_ns, ms(tm.span_ns));
+	printf("time,requests,,%" PRIu64 ",%.6f,%.3f,\n", tm.busy_ns, ms(tm.busy_ns),
+	       pct(tm.busy_ns, tm.span_ns));
+	printf("time,idle_waiting,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_sleep_ns, ms(tm.idle_sleep_ns),
+	       pct(tm.idle_sleep_ns, tm.span_ns));
+	printf("time,idle_running,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_run_ns, ms(tm.idle_run_ns),
+	       pct(tm.idle_run_ns, tm.span_ns));
+	printf("time,idle_other,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_other_ns, ms(tm.idle_other_ns),
+	       pct(tm.idle_other_ns, tm.span_ns));
+	if (!q->all)
+		return;
+	rsp_analysis_explanation(q->all, &e);
+	sub.an = q->all;
+	csv_rows(&sub, &e, "all", true);
+	for (size_t i = 0; i < q->n_slow; i++) {
+		char scope[32];
+
+		snprintf(scope, sizeof(scope), "request%zu", q->slow[i]);
+		rsp_analysis_explanation(q->slow_an[i], &e);
+		sub.an = q->slow_an[i];
+		csv_rows(&sub, &e, scope, true);
+	}
+}
+
+static void print_requests_md(struct req_report *q)
+{
+	struct report *r = q->r;
+	struct rsp_requests_stats st;
+	struct rsp_requests_time tm;
+	uint64_t idle;
+
+	rsp_requests_stats(q->rq, &st);
+	rsp_requests_time(q->rq, &tm);
+	idle = tm.idle_sleep_ns + tm.idle_run_ns + tm.idle_other_ns;
+	printf("## rsp report --requests: ");
+	md_escape(r->target_desc);
+	printf("\n\n%zu requests on %zu connections served.\n\n", st.count, q->n_served);
+	printf("| Time | ms | %% |\n|---|---:|---:|\n");
+	printf("| Span | %.3f | 100.0 |\n", ms(tm.span_ns));
+	printf("| In requests | %.3f | %.1f |\n", ms(tm.busy_ns), pct(tm.busy_ns, tm.span_ns));
+	printf("| Idle (waiting %.3f, running %.3f, other %.3f) | %.3f | %.1f |\n",
+	       ms(tm.idle_sleep_ns), ms(tm.idle_run_ns), ms(tm.idle_other_ns), ms(idle),
+	       pct(idle, tm.span_ns));
+	printf("\n| Latency | count | min | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n");
+	printf("| ms | %zu | %.3f | %.3f | %.3f | %.3f | %.3f |\n", st.count, ms(st.min_ns),
+	       ms(st.p50_ns), ms(st.p90_ns), ms(st.p99_ns), ms(st.max_ns));
+	if (q->all) {
+		struct report sub = *r;
+
+		sub.an = q->all;
+		printf("\n### All requests\n\n");
+		print_md_table(&sub);
+	}
+}
+
+static int report_requests(struct report *r, const struct rsp_analysis_opts *ao,
+			   enum rsp_cli_format fmt)
+{
+	struct rsp_thread_filter f = { .pids = r->pids, .n_pids = r->n_pids, .tid = r->tid };
+	struct req_report q = { .r = r };
+	int ret = 1;
+
+	q.selected = rsp_thread_filter_apply(r->t, &f);
+	if (!q.selected || rsp_requests_find(r->t, q.selected, &q.rq)) {
+		rsp_cli_error("report", "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < rsp_requests_n_conns(q.rq); i++) {
+		struct rsp_conn_info ci;
+
+		rsp_requests_conn(q.rq, i, &ci);
+		if (ci.role == RSP_CONN_CLIENT) {
+			q.n_client++;
+			continue;
+		}
+		q.n_served += ci.n_requests > 0;
+		q.cut_start += ci.cut_start;
+		q.cut_end += ci.cut_end;
+	}
+	if (requests_analyze(&q, ao))
+		goto out;
+	switch (fmt) {
+	case RSP_FORMAT_TEXT:
+		print_requests_text(&q);
+		break;
+	case RSP_FORMAT_CSV:
+		print_requests_csv(&q);
+		break;
+	case RSP_FORMAT_MD:
+		print_requests_md(&q);
+		break;
+	case RSP_FORMAT_JSON:
+		print_requests_json(&q);
+		break;
+	}
+	ret = 0;
+out:
+	requests_free(&q);
+	return ret;
+}
+
 int rsp_cmd_report(int argc, char **argv)
 {
-	enum { OPT_TOL = 1000, OPT_TOP, OPT_THREAD };
+	enum { OPT_TOL = 1000, OPT_TOP, OPT_THREAD, OPT_REQUESTS };
 	static const struct option longopts[] = {
 		{ "target", required_argument, NULL, 't' },
 		{ "thread", required_argument, NULL, OPT_THREAD },
@@ -483,6 +989,8 @@ int rsp_cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "tolerance", required_argument, NULL, OPT_TOL },
 		{ "top", required_argument, NULL, OPT_TOP },
+		RSP_CLI_SYMBOL_OPTIONS,
+		{ "requests", no_argument, NULL, OPT_REQUESTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -491,7 +999,7 @@ int rsp_cmd_report(int argc, char **argv)
 	struct rsp_cli_input in;
 	const char *target = NULL, *path = NULL;
 	enum rsp_cli_format fmt = RSP_FORMAT_TEXT;
-	bool threads = false;
+	bool threads = false, requests = false;
 	char err[512];
 	int c, ret = 1;
 
@@ -532,11 +1040,21 @@ int rsp_cmd_report(int argc, char **argv)
 			if (rsp_cli_parse_top("report", optarg, 1000, &r.top))
 				return 2;
 			break;
+		case OPT_REQUESTS:
+			requests = true;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
-		default:
-			return rsp_cli_bad_option("report", argv, c);
+		default: {
+			int sr = rsp_cli_symbol_option("report", c, optarg);
+
+			if (sr < 0)
+				return rsp_cli_bad_option("report", argv, c);
+			if (sr)
+				return sr;
+			break;
+		}
 		}
 	}
 	if (optind < argc)
@@ -546,6 +1064,8 @@ int rsp_cmd_report(int argc, char **argv)
 					   argv[optind]);
 	if (target && r.tid)
 		return rsp_cli_usage_error("report", "--target and --thread exclude each other");
+	if (requests && threads)
+		return rsp_cli_usage_error("report", "--requests and --threads exclude each other");
 	if (rsp_cli_input_open(&in, "report", path, NULL))
 		return 1;
 	r.t = in.t;
@@ -553,6 +1073,11 @@ int rsp_cmd_report(int argc, char **argv)
 	r.name = in.name;
 	if (choose_target(&r, target))
 		goto out;
+	if (requests) {
+		ao.summary = false; /* per request: its control path's table */
+		ret = report_requests(&r, &ao, fmt);
+		goto out;
+	}
 	if (rsp_analyze(r.t, r.pids, r.n_pids, r.tid, &ao, &r.an, err, sizeof(err))) {
 		rsp_cli_error("report", "%s: %s", r.name, err);
 		goto out;

@@ -19,13 +19,16 @@
 #include <unistd.h>
 
 static const char view_usage[] =
-	"usage: rsp view [FILE...]\n"
+	"usage: rsp view [FILE...] [--symfs DIR] [--debug-dir DIR]...\n"
 	"\n"
 	"Open each FILE (default rsp.data, else perf.data) in the viewer (rsp-viewer): the\n"
 	"process-running timeline, the chronological and consolidated flame views.  Each\n"
 	"file is read first, as the other verbs read it.  Without a display, draw the views\n"
 	"to files with `rsp export FILE --view running|flame|consolidated -o OUT.svg`\n"
-	"(or .png, .pdf).\n";
+	"(or .png, .pdf).\n"
+	"\n"
+	"Where the files the trace names are found (symbols):\n"
+	RSP_CLI_SYMBOL_HELP;
 
 static bool set(const char *var)
 {
@@ -63,26 +66,45 @@ static char *find_viewer(void)
 int rsp_cmd_view(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		RSP_CLI_SYMBOL_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct stat st;
 	char **args;
 	char *viewer;
-	int c, n = 0;
+	int c, n = 0, first;
 
 	rsp_cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		int r = rsp_cli_symbol_option("view", c, optarg);
+
+		if (r >= 0) {
+			if (r)
+				return r;
+			continue;
+		}
 		if (c != 'h')
 			return rsp_cli_bad_option("view", argv, c);
 		fputs(view_usage, stdout);
 		return 0;
 	}
-	args = calloc((size_t)(argc - optind) + 3, sizeof(char *));
+	/* the viewer, --symfs DIR, --debug-dir DIR..., the files, NULL */
+	args = calloc((size_t)(argc - optind) + 2 * rsp_cli_symbols.n_debug_dirs + 6,
+		      sizeof(char *));
 	if (!args) {
 		rsp_cli_error("view", "out of memory");
 		return 1;
 	}
+	if (rsp_cli_symbols.symfs) {
+		args[1 + n++] = (char *)"--symfs";
+		args[1 + n++] = (char *)rsp_cli_symbols.symfs;
+	}
+	for (size_t i = 0; i < rsp_cli_symbols.n_debug_dirs; i++) {
+		args[1 + n++] = (char *)"--debug-dir";
+		args[1 + n++] = (char *)rsp_cli_symbols.debug_dirs[i];
+	}
+	first = n;
 	/* no FILE and no recording here: the viewer opens empty (File > Open) */
 	if (optind < argc || lstat("rsp.data", &st) == 0 || lstat("perf.data", &st) == 0) {
 		int n_files = optind < argc ? argc - optind : 1;
@@ -110,7 +132,8 @@ int rsp_cmd_view(int argc, char **argv)
 		rsp_cli_error("view", "no display for %s (neither DISPLAY nor WAYLAND_DISPLAY is "
 				      "set): draw its views to files with `rsp export %s --view "
 				      "running|flame|consolidated -o OUT.svg` (or .png, .pdf)",
-			      n ? args[1] : "the viewer", n ? args[1] : "FILE");
+			      n > first ? args[1 + first] : "the viewer",
+			      n > first ? args[1 + first] : "FILE");
 		free(args);
 		return 1;
 	}

@@ -105,14 +105,11 @@ static void stack_array(struct cw *w, uint32_t stack, int pid, uint64_t time)
 	fputs("\"stack\":[", w->f);
 	for (size_t i = 0; i < n; i++) {
 		struct rsp_frame_info fi;
-		char buf[320];
+		char buf[320], name[300];
 
 		rsp_stack_frame(w->t, stack, i, pid, time, &fi);
-		if (fi.func)
-			snprintf(buf, sizeof(buf), "%s%s", fi.func, fi.kernel ? " [kernel]" : "");
-		else
-			snprintf(buf, sizeof(buf), "%#" PRIx64 " [%s]", fi.addr,
-				 fi.dso ? fi.dso : "unknown");
+		snprintf(buf, sizeof(buf), "%s%s", rsp_frame_name(&fi, name, sizeof(name)),
+			 fi.kernel ? " [kernel]" : "");
 		if (i)
 			fputc(',', w->f);
 		jstr(w->f, buf);
@@ -126,18 +123,21 @@ static void sleep_label(struct cw *w, uint32_t stack, int pid, uint64_t time, ch
 {
 	size_t n = rsp_stack_n_frames(w->t, stack);
 	const char *inner = NULL, *caller = NULL;
+	char names[2][300];
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		struct rsp_frame_info fi;
+		const char *name;
 
 		rsp_stack_frame(w->t, stack, i, pid, time, &fi);
-		if (fi.kernel || !fi.func)
+		name = rsp_frame_name(&fi, names[inner != NULL], sizeof(names[0]));
+		if (fi.kernel || !strcmp(name, "[unknown]"))
 			continue;
 		if (!inner) {
-			inner = fi.func;
-		} else if (strcmp(fi.func, inner)) {
-			caller = fi.func;
+			inner = name;
+		} else if (strcmp(name, inner)) {
+			caller = name;
 			break;
 		}
 	}

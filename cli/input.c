@@ -2,6 +2,7 @@
 /* The trace a reading verb reads (see input.h). */
 #include "input.h"
 
+#include "args.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -190,10 +191,21 @@ size_t rsp_cli_print_type_losses(struct rsp_trace *t, FILE *f, const char *sep)
 	return n;
 }
 
+void rsp_cli_print_missing_file(struct rsp_trace *t, size_t i, FILE *f)
+{
+	struct rsp_missing_file m;
+
+	rsp_trace_missing_file(t, i, &m);
+	fprintf(f, "%s (%s%s%s%s): %" PRIu64 " frame%s without symbols, %.1f ms of the %s's time",
+		m.path, *m.build_id ? "build id " : "", m.build_id, *m.build_id ? ": " : "", m.why,
+		m.frames, m.frames == 1 ? "" : "s", m.ns / 1e6,
+		rsp_trace_n_targets(t) ? "target" : "trace");
+}
+
 /* The one line about what a trace lacks, kept for the end. */
 static void keep_warning(const struct rsp_cli_input *in, const char *verb)
 {
-	size_t nw = rsp_trace_n_warnings(in->t), nl = 0, nt = 0, len = 0;
+	size_t nw = rsp_trace_n_warnings(in->t), nl = 0, nt = 0, nf, len = 0;
 	char *line = NULL;
 	uint64_t lost = 0;
 	FILE *f;
@@ -209,7 +221,8 @@ static void keep_warning(const struct rsp_cli_input *in, const char *verb)
 		lost += l.lost;
 		nl++;
 	}
-	if (!nw && !nl && !nt)
+	nf = rsp_trace_n_missing_files(in->t);
+	if (!nw && !nl && !nt && !nf)
 		return;
 	f = open_memstream(&line, &len);
 	if (!f)
@@ -217,14 +230,23 @@ static void keep_warning(const struct rsp_cli_input *in, const char *verb)
 	fprintf(f, "rsp %s: warning: %s: ", verb, in->name);
 	if (nw)
 		fputs(rsp_trace_warning(in->t, first_warning(in->t)), f);
+	if (nf) {
+		fputs(nw ? "; " : "", f);
+		rsp_cli_print_missing_file(in->t, 0, f);
+		if (nf > 1)
+			fprintf(f, " and %zu more file%s", nf - 1, nf == 2 ? "" : "s");
+		fprintf(f, " (`rsp info %s` lists them; --symfs, --debug-dir or `rsp archive` "
+			   "where it was recorded)",
+			in->path);
+	}
 	if (nl)
 		fprintf(f, "%s%" PRIu64 " events lost in %zu span%s: what happened then is unknown",
-			nw ? "; " : "", lost, nl, nl == 1 ? "" : "s");
+			nw || nf ? "; " : "", lost, nl, nl == 1 ? "" : "s");
 	if (nt) {
 		/* every span named: which events are missing when, and what that leaves
 		 * uncertain there */
 		fprintf(f, "%sevent types missing in spans (the rest of the trace is whole there): ",
-			nw || nl ? "; " : "");
+			nw || nf || nl ? "; " : "");
 		rsp_cli_print_type_losses(in->t, f, ", ");
 	}
 	if (nw > 1)
@@ -245,26 +267,55 @@ void rsp_cli_input_say_warnings(bool say)
 	pending_len = 0;
 }
 
+/* debuginfod's downloads, said as they start */
+static void sym_progress(const char *msg, void *ctx)
+{
+	fprintf(stderr, "rsp %s: %s\n", (const char *)ctx, msg);
+}
+
+/* Where the files the trace names are looked for (args.h): FILE.archive beside a file */
+static void symbol_opts(struct rsp_cli_input *in, const char *verb, struct rsp_trace_opts *o)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	struct stat st;
+
+	o->symfs = rsp_cli_symbols.symfs;
+	o->debug_dirs = rsp_cli_symbols.debug_dirs;
+	o->n_debug_dirs = rsp_cli_symbols.n_debug_dirs;
+	o->debuginfod = urls && *urls;
+	o->sym_progress = sym_progress;
+	o->sym_progress_ctx = (void *)verb;
+	if (!rsp_cli_symbols.no_archive && strcmp(in->path, "-") &&
+	    snprintf(in->archive, sizeof(in->archive), "%s.archive", in->path) <
+		    (int)sizeof(in->archive) &&
+	    stat(in->archive, &st) == 0 && S_ISREG(st.st_mode))
+		o->archive = in->archive;
+	else
+		in->archive[0] = '\0';
+}
+
 int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *path,
 		       const struct rsp_trace_opts *opts)
 {
-	struct rsp_trace_opts none = { 0 };
+	struct rsp_trace_opts o = { 0 };
 	char err[512];
 	int fd, ret;
 
 	memset(in, 0, sizeof(*in));
 	if (find(in, verb, path, &fd))
 		return 1;
+	if (opts)
+		o = *opts;
+	symbol_opts(in, verb, &o);
 	if (fd >= 0) {
 		ret = slurp(in, fd, verb);
 		if (fd > 0)
 			close(fd);
 		if (ret)
 			return 1;
-		ret = rsp_trace_open_mem(in->buf, in->len, opts ? opts : &none, &in->t, err,
-					 sizeof(err));
+		ret = rsp_trace_open_mem(in->buf, in->len, &o, &in->t, err, sizeof(err));
 	} else {
-		ret = rsp_trace_open(in->path, opts ? opts : &none, &in->t, err, sizeof(err));
+		ret = rsp_trace_open(in->path, &o, &in->t, err, sizeof(err));
 	}
 	if (ret) {
 		/* "FILE: what", the model's words; what to do for a file that is no trace */

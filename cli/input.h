@@ -9,9 +9,11 @@
  *  - "-" (or a FIFO): the whole stream read into memory first (`perf record
  *    -o - ... | rsp report -`);
  *  - an error: "rsp VERB: FILE: what (what to do)", exit status 1;
- *  - a trace with warnings (cut short, lost spans, missing events, ...):
- *    "rsp VERB: warning: FILE: the first warning[; N events lost in M
- *    spans][; K more warnings (`rsp info FILE` lists them)]", once: said
+ *  - a trace with warnings (cut short, lost spans, missing events, files
+ *    the stacks need and could not be read, ...): "rsp VERB: warning: FILE:
+ *    the first warning[; PATH (build id ID, not found): N frames without
+ *    symbols, ... [and K more files] (...)][; N events lost in M spans][; K
+ *    more warnings (`rsp info FILE` lists them)]", once: said
  *    after the output, when the verb succeeded (one that fails says only
  *    why, in one line).
  */
@@ -30,11 +32,14 @@ struct rsp_cli_input {
 	struct rsp_trace *t;
 	void *buf; /* a stream's bytes, which the trace reads */
 	size_t len;
+	char archive[4096]; /* FILE.archive when read, else "" */
 };
 
 /*
- * Open @path (NULL: the default) for @verb with @opts (NULL: none).  0, or 1
- * after one line on stderr.
+ * Open @path (NULL: the default) for @verb with @opts (NULL: none), and where
+ * to find the files it names: the symbol options (args.h), @path.archive
+ * when it is there, debuginfod when DEBUGINFOD_URLS is set (a line on stderr
+ * per download).  0, or 1 after one line on stderr.
  */
 int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *path,
 		       const struct rsp_trace_opts *opts);
@@ -70,5 +75,11 @@ bool rsp_cli_same_file(const char *a, const char *b);
  * start.  Returns how many.
  */
 size_t rsp_cli_print_type_losses(struct rsp_trace *t, FILE *f, const char *sep);
+
+/*
+ * Missing file @i (rsp_trace_missing_file()): "PATH (build id ID, why): N
+ * frames without symbols, T ms of the target's time".
+ */
+void rsp_cli_print_missing_file(struct rsp_trace *t, size_t i, FILE *f);
 
 #endif /* RSP_CLI_INPUT_H */

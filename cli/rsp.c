@@ -32,6 +32,7 @@ static const struct verb verbs[] = {
 	{ "export", rsp_cmd_export, "views as SVG/PNG/PDF, folded stacks, Chrome trace JSON", true },
 	{ "causes", rsp_cmd_causes, "LatencyTOP: waits by cause, system-wide and per process", true },
 	{ "offcpu", rsp_cmd_offcpu, "off-CPU time by stack, with latency histograms", true },
+	{ "archive", rsp_cmd_archive, "the files a trace's symbols come from, beside it", true },
 	{ NULL, NULL, NULL },
 };
 

@@ -201,7 +201,8 @@ static long parse_page(struct rsp_ftrace *ft, int cpu, rsp_ftrace_event_fn ev,
 	return n;
 }
 
-long rsp_ftrace_drain(struct rsp_ftrace *ft, rsp_ftrace_event_fn ev, rsp_ftrace_lost_fn lost,
+long rsp_ftrace_drain(struct rsp_ftrace *ft, size_t max_subbufs, bool *more,
+		      rsp_ftrace_event_fn ev, rsp_ftrace_lost_fn lost,
 		      rsp_ftrace_room_fn room, void *ctx)
 {
 	long total = 0;
@@ -209,10 +210,15 @@ long rsp_ftrace_drain(struct rsp_ftrace *ft, rsp_ftrace_event_fn ev, rsp_ftrace_
 	for (int cpu = 0; cpu < ft->nr_cpus; cpu++) {
 		if (ft->fds[cpu] < 0)
 			continue;
-		for (;;) {
+		for (size_t k = 0;; k++) {
 			ssize_t r;
 			long n;
 
+			if (max_subbufs && k == max_subbufs) {
+				if (more)
+					*more = true;
+				break;
+			}
 			if (room && !room(ctx, ft->subbuf))
 				break;
 			r = read(ft->fds[cpu], ft->page, ft->subbuf);

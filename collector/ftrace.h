@@ -43,11 +43,15 @@ typedef void (*rsp_ftrace_lost_fn)(void *ctx, int cpu, uint64_t ts, uint64_t los
 typedef bool (*rsp_ftrace_room_fn)(void *ctx, size_t bytes);
 
 /*
- * Read everything available now, without blocking, as long as @room says
- * there is room for one more sub-buffer.  Returns the number of events
+ * Read what is available now, without blocking, as long as @room says there
+ * is room for one more sub-buffer, and at most @max_subbufs sub-buffers per
+ * CPU (0: no limit); *@more (may be NULL) is set when a CPU had more.  A busy
+ * CPU's ring refills as fast as it is read: the limit keeps one pass short so
+ * that the perf rings are read in between.  Returns the number of events
  * delivered or -errno.
  */
-long rsp_ftrace_drain(struct rsp_ftrace *ft, rsp_ftrace_event_fn ev, rsp_ftrace_lost_fn lost,
+long rsp_ftrace_drain(struct rsp_ftrace *ft, size_t max_subbufs, bool *more,
+		      rsp_ftrace_event_fn ev, rsp_ftrace_lost_fn lost,
 		      rsp_ftrace_room_fn room, void *ctx);
 
 /* Per-CPU count of events the kernel could not store ("overrun" + "dropped

@@ -33,7 +33,14 @@
 /* 4 MiB per CPU: the CPU sampler's user-stack copies (8 KiB each before the
  * reader trims them) take ~8 MB/s per busy CPU at 999 Hz */
 #define DEFAULT_SYS_PAGES 1024
-#define DEFAULT_TARGET_PAGES 4096 /* 16 MiB per CPU: 8 KiB user-stack copies (bench: pipe lost 0.1% at 8 MiB) */
+/* The target's rings: 8 KiB user-stack copies at every switch.  Pipe
+ * ping-pong under a saturating load (perf bench sched messaging) lost a few
+ * hundred of them per 20 s at 16 MiB per CPU, none at 32 MiB (3 runs each):
+ * 64 MiB over all CPUs, between 4 and 32 MiB per CPU (pinned kernel memory
+ * on a many-CPU server stays bounded). */
+#define TARGET_RING_TOTAL (64u << 20)
+#define TARGET_RING_MIN (4u << 20)
+#define TARGET_RING_MAX (32u << 20)
 #define DEFAULT_FTRACE_KB 4096
 #define DEFAULT_STACK 8192
 
@@ -200,7 +207,17 @@ static unsigned sys_pages(struct recorder *r)
 
 static unsigned target_pages(struct recorder *r)
 {
-	return r->o->mmap_pages ? r->o->mmap_pages * 4 : DEFAULT_TARGET_PAGES;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t per_cpu = TARGET_RING_TOTAL / (unsigned)(r->st->nr_cpus > 0 ? r->st->nr_cpus : 1);
+	unsigned pages = 1;
+
+	if (r->o->mmap_pages)
+		return r->o->mmap_pages * 4;
+	per_cpu = per_cpu < TARGET_RING_MIN ? TARGET_RING_MIN :
+		  per_cpu > TARGET_RING_MAX ? TARGET_RING_MAX : per_cpu;
+	while ((uint64_t)pages * 2 * (uint64_t)page <= per_cpu) /* a power of two */
+		pages *= 2;
+	return pages;
 }
 
 int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)

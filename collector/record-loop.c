@@ -29,6 +29,11 @@
 #include <perf/mmap.h>
 
 #define POLL_MS 50
+/* ftrace sub-buffers read per CPU in one pass of the loop: a ring that
+ * refills as fast as it is read (a million socket events a second) would
+ * otherwise hold the reader while the target's perf rings overflow (pipe
+ * ping-pong under a saturating load lost records in the target's own rings) */
+#define FTRACE_PASS_SUBBUFS 64
 #define FLUSH_NS 250000000ull /* hand a chunk to the writer at least this often */
 
 /* ---- draining -------------------------------------------------------------------- */
@@ -99,6 +104,12 @@ static int account_record(struct recorder *r, const union perf_event *ev)
 		sid = (const void *)((const char *)ev + h->size - sizeof(*sid));
 		if (sid->cpu < (uint32_t)r->st->nr_cpus)
 			r->st->lost_perf[sid->cpu] += ev->lost.lost;
+		{
+			int si = stream_of_id(r, ev->lost.id);
+
+			if (si >= 0 && r->streams[si].kind == STREAM_TARGET)
+				r->st->lost_target += ev->lost.lost;
+		}
 		break;
 	}
 	case PERF_RECORD_FORK:
@@ -338,17 +349,19 @@ static bool ftrace_room(void *ctx, size_t bytes)
 	return false;
 }
 
-int _rsp_drain_all(struct recorder *r)
+int _rsp_drain_all(struct recorder *r, bool all)
 {
 	int ret;
 
 	r->starved = false;
+	r->ftrace_more = false;
 	ret = drain_evlist(r, r->sys);
 
 	if (!ret)
 		ret = drain_evlist(r, r->target);
 	if (!ret && r->ft && !r->ftrace_failed) {
-		long n = rsp_ftrace_drain(r->ft, on_ftrace_event, on_ftrace_lost, ftrace_room, r);
+		long n = rsp_ftrace_drain(r->ft, all ? 0 : FTRACE_PASS_SUBBUFS, &r->ftrace_more,
+					  on_ftrace_event, on_ftrace_lost, ftrace_room, r);
 
 		if (n < 0 && n != -ENOMEM) {
 			_rsp_record_log(r, RSP_LOG_ERROR, "reading the ftrace instance failed: %s",
@@ -424,8 +437,8 @@ int _rsp_record_loop(struct recorder *r, uint64_t t0)
 		if (r->starved)
 			rsp_writer_wait_room(r->w, 4 * (UINT16_MAX + 1), POLL_MS);
 		else
-			perf_evlist__poll(r->sys, POLL_MS);
-		ret = _rsp_drain_all(r);
+			perf_evlist__poll(r->sys, r->ftrace_more ? 0 : POLL_MS);
+		ret = _rsp_drain_all(r, false);
 		if (ret)
 			return _rsp_record_fail(r, ret, "out of memory buffering events");
 		now = _rsp_now_ns();

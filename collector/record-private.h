@@ -103,6 +103,7 @@ struct recorder {
 	uint64_t last_flush;
 	bool ftrace_failed;
 	bool starved; /* the last drain stopped: no room in the writer's pool */
+	bool ftrace_more; /* the last pass left ftrace sub-buffers unread: poll without waiting */
 
 	/* shedding (shed.c) */
 	int shed_level; /* classes 1..shed_level are shed */
@@ -166,7 +167,8 @@ void _rsp_write_build_ids(struct recorder *r);
 /* ---- record-loop.c --------------------------------------------------------------------- */
 
 /* Drain every ring and the ftrace instance once, then end a round; -ENOMEM. */
-int _rsp_drain_all(struct recorder *r);
+/* One pass over every ring (@all: the ftrace rings to their end, at the stop). */
+int _rsp_drain_all(struct recorder *r, bool all);
 /* The reader at real-time priority, when root and not --no-rt. */
 void _rsp_raise_priority(struct recorder *r);
 /* Until the targets exit, a signal, the duration or a write error (r->st->stop). */

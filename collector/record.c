@@ -294,7 +294,7 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 		_rsp_record_log(&r, RSP_LOG_INFO,
 				"removed %d ftrace instance(s) left by killed recorders", ret);
 
-	r.ustack = rsp_ustack_new();
+	r.ustack = rsp_ustack_new_async();
 	r.trim_buf = malloc(65536); /* a record's size is a u16 */
 	if (!r.ustack || !r.trim_buf) {
 		rsp_ustack_free(r.ustack);
@@ -430,7 +430,7 @@ out_stop:
 	rsp_writer_hurry(r.w);
 	rsp_writer_set_blocking(r.w, true);
 	if ((!ret || r.cmd_started) && !_rsp_record_abort) {
-		int dret = _rsp_drain_all(&r);
+		int dret = _rsp_drain_all(&r, true);
 		uint64_t end = _rsp_now_ns();
 
 		if (dret && !ret)

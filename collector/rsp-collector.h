@@ -90,6 +90,7 @@ struct rsp_record_stats {
 	size_t n_events;
 	int nr_cpus;
 	uint64_t *lost_perf; /* per CPU, from PERF_RECORD_LOST */
+	uint64_t lost_target; /* of lost_perf: in the target's own rings (its tasks' switches and stacks) */
 	uint64_t *lost_ftrace; /* per CPU, from the ftrace ring buffer */
 	uint64_t throttled; /* PERF_RECORD_THROTTLE seen */
 	uint64_t ustack_bytes_trimmed; /* user-stack copy bytes above the live stack, dropped */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -15,13 +16,30 @@ struct slot {
 	uint32_t tid; /* 0: empty */
 	uint32_t pid;
 	uint64_t lo, hi; /* the mapping (threads), or up to startstack (main threads) */
-	uint16_t wait; /* a lookup failed: samples to let pass before the next one */
+	uint16_t wait; /* a lookup failed or is under way: samples to let pass before the next one */
 	uint64_t miss; /* the stack pointer it failed for */
 };
+
+/* a lookup asked of the resolver thread, and its answer */
+struct lookup {
+	uint32_t pid, tid;
+	uint64_t sp, lo, hi; /* answer: hi 0 if none */
+};
+
+#define QCAP 512 /* lookups queued at most; more wait for a later sample */
 
 struct rsp_ustack {
 	struct slot *v;
 	size_t cap, n;
+	/* async: /proc is read by a thread of its own (below) */
+	bool async, stop;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct lookup req[QCAP], res[QCAP];
+	size_t n_req, n_res;
+	struct lookup work[QCAP]; /* the resolver's batch */
+	size_t pending; /* asked, not answered (the test's settle) */
 };
 
 struct rsp_ustack *rsp_ustack_new(void)
@@ -29,10 +47,87 @@ struct rsp_ustack *rsp_ustack_new(void)
 	return calloc(1, sizeof(struct rsp_ustack));
 }
 
+static void lookup(struct lookup *q);
+
+/*
+ * The resolver thread.  Reading /proc/PID/maps takes the process's mmap lock;
+ * on a saturated machine its holder (a busy process at normal priority) may
+ * wait hundreds of milliseconds for a CPU, and a reader at real-time priority
+ * blocked behind it lets the rings overflow (pipe ping-pong under a
+ * saturating load: one lookup held the reader 520 ms, 15,000 records lost).
+ * So the reader asks, never waits: this thread, at normal priority (the
+ * reader's SCHED_RESET_ON_FORK), reads /proc and posts the answers.
+ */
+static void *resolver(void *arg)
+{
+	struct rsp_ustack *u = arg;
+
+	pthread_mutex_lock(&u->lock);
+	for (;;) {
+		size_t n;
+
+		while (!u->stop && !u->n_req)
+			pthread_cond_wait(&u->cond, &u->lock);
+		if (u->stop)
+			break;
+		n = u->n_req;
+		memcpy(u->work, u->req, n * sizeof(u->req[0]));
+		u->n_req = 0;
+		pthread_mutex_unlock(&u->lock);
+		for (size_t i = 0; i < n; i++)
+			lookup(&u->work[i]);
+		pthread_mutex_lock(&u->lock);
+		for (size_t i = 0; i < n; i++) {
+			if (u->n_res < QCAP)
+				u->res[u->n_res++] = u->work[i];
+			u->pending--;
+		}
+		pthread_cond_broadcast(&u->cond);
+	}
+	pthread_mutex_unlock(&u->lock);
+	return NULL;
+}
+
+struct rsp_ustack *rsp_ustack_new_async(void)
+{
+	struct rsp_ustack *u = rsp_ustack_new();
+
+	if (!u)
+		return NULL;
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_cond_init(&u->cond, NULL);
+	if (pthread_create(&u->thread, NULL, resolver, u)) {
+		pthread_mutex_destroy(&u->lock);
+		pthread_cond_destroy(&u->cond);
+		return u; /* lookups in the caller's thread, as rsp_ustack_new() */
+	}
+	u->async = true;
+	return u;
+}
+
+void rsp_ustack_settle(struct rsp_ustack *u)
+{
+	if (!u->async)
+		return;
+	pthread_mutex_lock(&u->lock);
+	while (u->pending)
+		pthread_cond_wait(&u->cond, &u->lock);
+	pthread_mutex_unlock(&u->lock);
+}
+
 void rsp_ustack_free(struct rsp_ustack *u)
 {
 	if (!u)
 		return;
+	if (u->async) {
+		pthread_mutex_lock(&u->lock);
+		u->stop = true;
+		pthread_cond_broadcast(&u->cond);
+		pthread_mutex_unlock(&u->lock);
+		pthread_join(u->thread, NULL);
+		pthread_mutex_destroy(&u->lock);
+		pthread_cond_destroy(&u->cond);
+	}
 	free(u->v);
 	free(u);
 }
@@ -199,43 +294,114 @@ static bool live(const struct slot *s, uint64_t sp)
 	return s->hi && sp >= s->lo && sp <= s->hi;
 }
 
+/* Read /proc for @q's thread: its live stack's bounds into q->lo, q->hi (0: none). */
+static void lookup(struct lookup *q)
+{
+	q->lo = q->hi = 0;
+	if (q->tid == q->pid) {
+		/*
+		 * From startstack up to the stack mapping's low end: a sample of
+		 * the image before an exec, read after it (the exec's COMM comes
+		 * through another ring), or of the new image, read before it,
+		 * lies outside.
+		 */
+		uint64_t top = startstack(q->pid), lo, hi;
+
+		if (top >= q->sp && mapping_of(q->pid, q->sp, &lo, &hi) == 0 && top <= hi) {
+			q->lo = lo;
+			q->hi = top;
+		}
+	} else if (mapping_of(q->pid, q->sp, &q->lo, &q->hi)) {
+		q->lo = q->hi = 0;
+	}
+}
+
+/* the copy's own entry frame: a main thread whose stack the copy reaches to its top */
+static bool from_copy(struct slot *s, uint64_t sp, const void *copy, uint64_t copy_len)
+{
+	uint64_t top = copy ? rsp_ustack_entry_top(copy, copy_len, sp) : 0;
+
+	if (!top)
+		return false;
+	s->lo = (sp & ~4095ull) > (128u << 10) ? (sp & ~4095ull) - (128u << 10) : 0;
+	s->hi = top;
+	return true;
+}
+
+/* the resolver's answers into the slots; never waits for the lock */
+static void take_answers(struct rsp_ustack *u)
+{
+	if (!u->n_res || pthread_mutex_trylock(&u->lock))
+		return;
+	for (size_t i = 0; i < u->n_res; i++) {
+		const struct lookup *q = &u->res[i];
+		struct slot *s = find(u, q->tid, 0);
+
+		/* a slot that moved on since (exec, another stack) keeps its own */
+		if (!s || s->pid != q->pid || live(s, q->sp) || !q->hi || q->sp < q->lo ||
+		    q->sp > q->hi)
+			continue;
+		s->lo = q->lo;
+		s->hi = q->hi;
+		s->wait = 0;
+	}
+	u->n_res = 0;
+	pthread_mutex_unlock(&u->lock);
+}
+
+/* ask the resolver; false if it cannot take it now (asked again at a later sample) */
+static bool ask(struct rsp_ustack *u, uint32_t pid, uint32_t tid, uint64_t sp)
+{
+	bool ok = false;
+
+	if (pthread_mutex_trylock(&u->lock))
+		return false;
+	if (u->n_req < QCAP && u->pending < QCAP) {
+		u->req[u->n_req++] = (struct lookup){.pid = pid, .tid = tid, .sp = sp};
+		u->pending++;
+		pthread_cond_signal(&u->cond);
+		ok = true;
+	}
+	pthread_mutex_unlock(&u->lock);
+	return ok;
+}
+
 uint64_t rsp_ustack_keep(struct rsp_ustack *u, uint32_t pid, uint32_t tid, uint64_t sp,
 			 uint64_t have, const void *copy, uint64_t copy_len)
 {
-	struct slot *s = find(u, tid, 1);
+	struct slot *s;
 	uint64_t keep;
 
+	if (u->async)
+		take_answers(u);
+	s = find(u, tid, 1);
 	if (!s || !pid || !tid)
 		return have;
 	s->pid = pid;
 	if (!live(s, sp) && s->wait && sp - s->miss + MISS_NEAR < 2 * MISS_NEAR) {
-		s->wait--; /* the last lookup failed near here: try again now and then */
+		s->wait--; /* the last lookup failed (or is under way) near here: again now and then */
 	} else if (!live(s, sp)) {
 		/* first sight, or the stack moved (exec, a thread reused): look up */
 		s->lo = s->hi = 0;
-		if (tid == pid) {
-			/*
-			 * From startstack up to the stack mapping's low end: a
-			 * sample of the image before an exec, read after it (the
-			 * exec's COMM comes through another ring), or of the new
-			 * image, read before it, lies outside.
-			 */
-			uint64_t top = startstack(pid), lo, hi;
-
-			if (top >= sp && mapping_of(pid, sp, &lo, &hi) == 0 && top <= hi) {
-				s->lo = lo;
-				s->hi = top;
-			} else if (copy && (top = rsp_ustack_entry_top(copy, copy_len, sp))) {
-				/* the process is gone, or is another image now: the copy tells */
-				s->lo = (sp & ~4095ull) > (128u << 10) ? (sp & ~4095ull) - (128u << 10) : 0;
-				s->hi = top;
+		if (u->async) {
+			/* a main thread's copy that holds its entry frame needs no /proc */
+			if (!(tid == pid && from_copy(s, sp, copy, copy_len)) && ask(u, pid, tid, sp)) {
+				s->wait = 1000; /* until the answer comes */
+				s->miss = sp;
 			}
 		} else {
-			mapping_of(pid, sp, &s->lo, &s->hi);
-		}
-		if (!live(s, sp)) {
-			s->wait = 1000;
-			s->miss = sp;
+			struct lookup q = {.pid = pid, .tid = tid, .sp = sp};
+
+			lookup(&q);
+			s->lo = q.lo;
+			s->hi = q.hi;
+			/* the process is gone, or is another image now: the copy tells */
+			if (!live(s, sp) && tid == pid)
+				from_copy(s, sp, copy, copy_len);
+			if (!live(s, sp)) {
+				s->wait = 1000;
+				s->miss = sp;
+			}
 		}
 	}
 	if (!live(s, sp))

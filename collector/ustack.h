@@ -23,7 +23,16 @@
 
 struct rsp_ustack;
 
+/* Lookups in /proc made by the caller, when it asks. */
 struct rsp_ustack *rsp_ustack_new(void);
+/*
+ * Lookups in /proc made by a thread of its own: rsp_ustack_keep() never
+ * waits (a thread's first copies, until the answer comes, are kept whole,
+ * unless a main thread's copy shows its entry frame).  The recorder's.
+ */
+struct rsp_ustack *rsp_ustack_new_async(void);
+/* Wait until every lookup asked so far is answered (tests). */
+void rsp_ustack_settle(struct rsp_ustack *u);
 void rsp_ustack_free(struct rsp_ustack *u);
 /* Forget what is known of @pid's stacks (exec replaces them). */
 void rsp_ustack_forget(struct rsp_ustack *u, uint32_t pid);

@@ -41,6 +41,12 @@ const char *rsp_category_key(enum rsp_category c);
 /* What to look at when the category is large. */
 const char *rsp_category_advice(enum rsp_category c);
 
+/* A window of one thread (rsp_trace_thread() index) to explain. */
+struct rsp_window {
+	size_t thread;
+	uint64_t start_ns, end_ns;
+};
+
 struct rsp_analysis_opts {
 	uint64_t tolerance_ns; /* 0: the default (RSP_DEFAULT_TOLERANCE_NS) */
 	size_t max_nodes; /* 0: unlimited; a bound on what one analysis may pull in */
@@ -51,6 +57,15 @@ struct rsp_analysis_opts {
 	 * million-record trace makes a million nodes (64 MB) it never reads.
 	 */
 	bool summary;
+	/*
+	 * Explain these windows instead of the target threads' whole spans: each is
+	 * a control path of its own (path i is window i; windows of one thread may
+	 * overlap, each then counts its time), its thread a target thread; nothing
+	 * the target forked is added.  A server's requests (rsp-requests.h): the
+	 * time between them is not explained.
+	 */
+	const struct rsp_window *windows;
+	size_t n_windows;
 };
 
 #define RSP_DEFAULT_TOLERANCE_NS 1000000ull

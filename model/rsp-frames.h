@@ -14,8 +14,9 @@
 #include <stdint.h>
 
 /*
- * One frame by name.  @func is never NULL: a function, else "[dso]" (the
- * file the address is in), else "[unknown]".  Owned by the trace.
+ * One frame by name.  @func is never NULL: a function, else "file+0xADDR"
+ * (the file's base name and the address in it), else "[unknown]"
+ * (rsp_frame_name()).  Owned by the trace.
  */
 struct rsp_named_frame {
 	const char *func;

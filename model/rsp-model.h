@@ -26,6 +26,16 @@ struct rsp_trace_opts {
 	rsp_model_log_fn warn; /* each warning once, as found; may be NULL */
 	void *warn_ctx;
 	const char *debug_dir; /* build-id debug files; NULL: /usr/lib/debug */
+	/* Where the files the trace names are looked for besides their paths
+	 * (symbols.h has the order); each is used only with the recorded build id. */
+	const char *symfs; /* a root prefixed to every path (NULL: none) */
+	const char *const *debug_dirs; /* searched before debug_dir */
+	size_t n_debug_dirs;
+	const char *archive; /* a symbol archive (`rsp archive`); NULL: none */
+	bool debuginfod; /* ask the servers of DEBUGINFOD_URLS (elfutils' client) */
+	/* "debuginfod: fetching ..." before each download; may be NULL */
+	rsp_model_log_fn sym_progress;
+	void *sym_progress_ctx;
 	bool no_symbols; /* skip symbolization (fuzzing, quick info) */
 	/*
 	 * Loading progress, 0..1, called every ~64k records from the thread that
@@ -69,7 +79,7 @@ struct rsp_trace_summary {
 	 * CPU samples only, as perf record -g; every thread's state is unknown) */
 	bool have_sched;
 	bool have_waking, have_irq, have_block, have_net;
-	bool kallsyms_in_file, kallsyms_from_running_kernel;
+	bool kallsyms_in_file, kallsyms_from_running_kernel, kallsyms_from_archive;
 };
 
 void rsp_trace_get_summary(const struct rsp_trace *t, struct rsp_trace_summary *out);
@@ -262,11 +272,17 @@ struct rsp_frame_info {
 	const char *func; /* NULL if unknown */
 	const char *dso;
 	uint64_t offset;
-	/* the address in @dso (its ELF virtual address, as perf prints); the
-	 * address itself for the kernel and unmapped addresses */
+	/* the address in the file (its ELF address, or its file offset when the
+	 * file could not be read); the address itself for the kernel */
 	uint64_t rel_addr;
 	bool kernel;
 };
+/*
+ * What every output calls a frame: its function; else "FILE+0xADDR" (the
+ * file's base name, the address in the file: rel_addr); else "[unknown]"
+ * (no map).  Returns @f->func or @buf.
+ */
+const char *rsp_frame_name(const struct rsp_frame_info *f, char *buf, size_t len);
 /*
  * Frames leaf first.  A user-stack copy is unwound on first use.  User
  * addresses mean something only in their process at their time: @pid and
@@ -293,5 +309,48 @@ struct rsp_stack_coverage {
 };
 void rsp_trace_stack_coverage(struct rsp_trace *t, bool targets, size_t max,
 			      struct rsp_stack_coverage *out);
+
+/* ---- files the symbols need ------------------------------------------------------------ */
+
+/*
+ * The files the stacks of the recorded targets' process trees (of every
+ * thread when the trace names no target) have frames in and that could not be
+ * read or have no functions: most costly first.  Found on first call, by
+ * unwinding and symbolizing every such stack (sleeps and CPU samples).
+ */
+enum rsp_file_problem {
+	RSP_FILE_MISSING = 1, /* found nowhere */
+	RSP_FILE_BUILD_ID_DIFFERS, /* a file at its path, of another build */
+	RSP_FILE_UNREADABLE, /* a file at its path that is not a usable ELF file */
+	RSP_FILE_NO_SYMBOLS, /* read, but without functions (stripped, no debug file) */
+};
+struct rsp_missing_file {
+	const char *path; /* as the trace names it */
+	const char *build_id; /* hex; "" when the trace recorded none */
+	enum rsp_file_problem problem;
+	const char *why; /* "not found", "build id differs", ... */
+	uint64_t frames; /* frames of those stacks in the file, without a function */
+	uint64_t stacks; /* stacks with such a frame */
+	uint64_t ns; /* the time those stacks stand for: sleeps, CPU samples' periods */
+};
+size_t rsp_trace_n_missing_files(struct rsp_trace *t);
+/*
+ * The files the stacks (sleeps, CPU samples) of processes @pids (of every
+ * thread with @all) have frames in, each looked for as a lookup would: for
+ * `rsp archive`.  malloc'ed array of *@n (NULL with *@n 0 when none or no
+ * memory).
+ */
+struct rsp_mapped_file {
+	const char *path; /* as the trace names it */
+	const uint8_t *build_id; /* the recorded one; NULL: none */
+	size_t build_id_len;
+	const char *read_from; /* the file found (with the recorded build id); NULL: none */
+	bool debug_file; /* read_from is a debug file, not the file mapped */
+	bool is_file; /* a path ([vdso], //anon, devices are not) */
+	uint64_t frames; /* user frames in it */
+};
+struct rsp_mapped_file *rsp_trace_mapped_files(struct rsp_trace *t, const int *pids,
+					       size_t n_pids, bool all, size_t *n);
+void rsp_trace_missing_file(struct rsp_trace *t, size_t i, struct rsp_missing_file *out);
 
 #endif /* RSP_MODEL_H */

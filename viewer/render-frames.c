@@ -105,17 +105,7 @@ struct _rsp_fstack _rsp_frames_get(struct _rsp_frames *fc, uint32_t stack, int p
 		const char *name;
 
 		rsp_stack_frame(fc->t, stack, i, pid, time, &f);
-		if (f.func) {
-			name = f.func;
-		} else if (f.dso && *f.dso) {
-			const char *b = strrchr(f.dso, '/');
-
-			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, b ? b + 1 : f.dso, f.offset);
-			name = buf;
-		} else {
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, f.addr);
-			name = buf;
-		}
+		name = rsp_frame_name(&f, buf, sizeof(buf));
 		if (k == 0 && f.kernel && artefact(name))
 			continue;
 		names[k] = _rsp_intern(fc->strs, name);

@@ -5,7 +5,8 @@
  * to stay apart from those: timeouts amber, hardware waits orange, network
  * teal, scheduler waits pink, preemption rose, kernel blocks slate, async
  * paths (waiting on another control path) cyan, cut layers brown, unknown
- * hatched grey, lost-event spans hatched dark red, inferred switch-ins a
+ * hatched grey, lost-event spans hatched dark red, spans missing one event
+ * type (shed by the recorder) a chocolate strip along the top, inferred switch-ins a
  * black mark; a run without samples, its code estimated from other runs at
  * the same place light red, inferred from that place alone hatched red.  The screen and every export take their colours from here.
  */
@@ -49,6 +50,7 @@ static const struct {
 	[RSP_CLS_TICK] = {0x606060, "tick"},
 	[RSP_CLS_SEPARATOR] = {0xc4c4c4, "separator"},
 	[RSP_CLS_MARK] = {0xff00c8, "highlight"},
+	[RSP_CLS_SHED] = {0xd2691e, "events shed"},
 };
 
 uint32_t rsp_palette_rgb(enum rsp_cls cls)

@@ -128,6 +128,27 @@ static void describe_lane(const struct rsp_running_data *d, const struct rlane *
 				       d->threads[it->thread].name);
 }
 
+/* A span missing one event type: which, where, and what it leaves uncertain. */
+static void describe_lost(const struct rsp_running_data *d, const struct rsp_lost_info *li,
+			  GString *out)
+{
+	g_string_append_printf(out, "%s %s", li->event ? li->event : "every event",
+			       li->shed ? "shed by the recorder (its memory ceiling, --max-memory)"
+					: "records lost");
+	if (li->cpu >= 0)
+		g_string_append_printf(out, " on CPU %d", li->cpu);
+	g_string_append(out, "\nfrom ");
+	_rsp_append_time(out, li->start_ns, d->start);
+	g_string_append(out, " to ");
+	_rsp_append_time(out, li->end_ns, d->start);
+	g_string_append(out, " (");
+	_rsp_append_dur(out, li->end_ns - li->start_ns);
+	g_string_append_printf(out, "), %" PRIu64 " record%s", li->lost, li->lost == 1 ? "" : "s");
+	if (li->uncertain)
+		g_string_append_printf(out, "\nuncertain there: %s", li->uncertain);
+	g_string_append(out, "\nthe rest of the timeline is whole there");
+}
+
 bool rsp_running_describe(const struct rsp_running_data *d, const struct rsp_running_state *st,
 			  size_t row, uint64_t time, GString *out)
 {
@@ -203,6 +224,10 @@ void _rsp_running_title(const void *data, const void *state, const struct rsp_sc
 		break;
 	case RSP_HIT_LANE:
 		rsp_running_describe(d, st, p >> 32, it->t0, out);
+		break;
+	case RSP_HIT_LOST:
+		if (p < d->n_lost)
+			describe_lost(d, &d->lost[p], out);
 		break;
 	case RSP_HIT_ROW_NAME: {
 		struct rsp_row_info ri;

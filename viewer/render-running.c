@@ -472,7 +472,10 @@ static void running_content(const void *data, const void *state, double lx0, dou
 			lane_items(&L, &d->lanes[rows[r].idx], y, r);
 		}
 	}
-	/* lost-event spans: hatched across every row */
+	/* lost-event spans: hatched across every row (the timeline is unknown
+	 * there); a span missing one event type (shed by the recorder, or
+	 * LOST_SAMPLES of one event) leaves the timeline whole: a strip along the
+	 * top, its tooltip saying what is missing */
 	for (size_t i = 0; i < d->n_lost; i++) {
 		const struct rsp_lost_info *li = &d->lost[i];
 		double a = fmax((double)li->start_ns, xa), b = fmin((double)li->end_ns, xb);
@@ -480,8 +483,15 @@ static void running_content(const void *data, const void *state, double lx0, dou
 
 		if (b < a || full_h <= 0)
 			continue;
-		it = rsp_scene_add(out, RSP_PRIM_HATCH, RSP_CLS_LOST, floor(px(&L, a)), 0,
-				   fmax(2, ceil(px(&L, b)) - floor(px(&L, a))), full_h);
+		if (li->event) {
+			it = rsp_scene_add(out, RSP_PRIM_RECT, RSP_CLS_SHED, floor(px(&L, a)), 0,
+					   fmax(2, ceil(px(&L, b)) - floor(px(&L, a))),
+					   RSP_SHED_STRIP_H);
+			it->id = RSP_HIT_ID(RSP_HIT_LOST, i);
+		} else {
+			it = rsp_scene_add(out, RSP_PRIM_HATCH, RSP_CLS_LOST, floor(px(&L, a)), 0,
+					   fmax(2, ceil(px(&L, b)) - floor(px(&L, a))), full_h);
+		}
 		it->t0 = li->start_ns;
 		it->t1 = li->end_ns;
 	}

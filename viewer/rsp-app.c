@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The viewer application. */
 #include "rsp-app.h"
+#include "rsp-document.h"
 
 #include "rsp-config.h"
 #include "rsp-viewer-resources.h"
@@ -93,6 +94,27 @@ static void rsp_app_startup(GApplication *app)
 						      accels[i].accels);
 }
 
+/* --symfs and --debug-dir, as rsp's reading verbs take them (filled by GApplication) */
+static char *opt_symfs;
+static char **opt_debug_dirs;
+
+static int rsp_app_handle_local_options(GApplication *app, GVariantDict *options)
+{
+	const char *bad = NULL;
+
+	if (opt_symfs && !g_file_test(opt_symfs, G_FILE_TEST_IS_DIR))
+		bad = opt_symfs;
+	for (char **d = opt_debug_dirs; d && *d && !bad; d++)
+		if (!g_file_test(*d, G_FILE_TEST_IS_DIR))
+			bad = *d;
+	if (bad) {
+		g_printerr("rsp-viewer: %s: not a directory\n", bad);
+		return 2;
+	}
+	rsp_document_set_symbol_paths(opt_symfs, (const char *const *)opt_debug_dirs);
+	return -1; /* go on */
+}
+
 static void rsp_app_class_init(RspAppClass *klass)
 {
 	GApplicationClass *ac = G_APPLICATION_CLASS(klass);
@@ -100,6 +122,7 @@ static void rsp_app_class_init(RspAppClass *klass)
 	ac->activate = rsp_app_activate;
 	ac->open = rsp_app_open;
 	ac->startup = rsp_app_startup;
+	ac->handle_local_options = rsp_app_handle_local_options;
 }
 
 static void rsp_app_init(RspApp *app)
@@ -108,10 +131,18 @@ static void rsp_app_init(RspApp *app)
 
 RspApp *rsp_app_new(void)
 {
+	static const GOptionEntry entries[] = {
+	    {"symfs", 0, 0, G_OPTION_ARG_FILENAME, &opt_symfs,
+	     "Look for the files the trace names under DIR", "DIR"},
+	    {"debug-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_debug_dirs,
+	     "Debug files in DIR/.build-id (repeatable, before /usr/lib/debug)", "DIR"},
+	    {NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
 	/* non-unique: each `rsp view` is its own process (and tests run side by side) */
 	RspApp *app = g_object_new(RSP_TYPE_APP, "application-id", "org.rsp.Viewer", "flags",
 				   G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
 
+	g_application_add_main_option_entries(G_APPLICATION(app), entries);
 	/* --help names the argument */
 	g_application_set_option_context_parameter_string(G_APPLICATION(app), "[FILE…]");
 	g_application_set_option_context_summary(

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A recording open in the viewer: loaded and analysed on worker threads. */
 #include "rsp-document.h"
+#include "rsp-testlog.h"
 
 #include <errno.h>
 
@@ -229,6 +230,50 @@ static char *describe_targets(RspDocument *doc, struct rsp_trace *t, const int *
 	return g_string_free(s, FALSE);
 }
 
+static const char *symbol_symfs;
+static const char *const *symbol_debug_dirs;
+
+void rsp_document_set_symbol_paths(const char *symfs, const char *const *debug_dirs)
+{
+	symbol_symfs = symfs;
+	symbol_debug_dirs = debug_dirs;
+}
+
+/* The symbol options of every load (rsp_document_set_symbol_paths()); @archive: a
+ * buffer for PATH.archive */
+static void symbol_opts(struct rsp_trace_opts *o, const char *path, char **archive)
+{
+	const char *urls = g_getenv("DEBUGINFOD_URLS");
+
+	o->symfs = symbol_symfs;
+	o->debug_dirs = symbol_debug_dirs;
+	o->n_debug_dirs = symbol_debug_dirs ? g_strv_length((char **)symbol_debug_dirs) : 0;
+	o->debuginfod = urls && *urls;
+	*archive = g_strconcat(path, ".archive", NULL);
+	if (g_file_test(*archive, G_FILE_TEST_IS_REGULAR))
+		o->archive = *archive;
+}
+
+/* The files the target's stacks need and could not be read, as rsp's warning line says them */
+static void missing_files_warning(RspDocument *doc, struct rsp_trace *t)
+{
+	size_t n = rsp_trace_n_missing_files(t);
+	struct rsp_missing_file m;
+
+	rsp_testlog("SYMBOLS missing %zu", n);
+	if (!n)
+		return;
+	rsp_trace_missing_file(t, 0, &m);
+	g_ptr_array_add(doc->warnings,
+			g_strdup_printf("%s (%s%s%s%s): %" G_GUINT64_FORMAT " frames without symbols, "
+					"%.1f ms of the %s's time%s%.0zu%s (rsp-viewer --symfs DIR "
+					"or --debug-dir DIR, or `rsp archive` where it was recorded)",
+					m.path, *m.build_id ? "build id " : "", m.build_id,
+					*m.build_id ? ": " : "", m.why, m.frames, m.ns / 1e6,
+					rsp_trace_n_targets(t) ? "target" : "trace",
+					n > 1 ? " and " : "", n - 1, n > 1 ? " more files" : ""));
+}
+
 static void load_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *c)
 {
 	RspDocument *doc = source;
@@ -236,6 +281,7 @@ static void load_thread(GTask *task, gpointer source, gpointer task_data, GCance
 	struct rsp_trace_opts o = {
 	    .progress = model_progress, .progress_ctx = ld, .cancel = &ld->cancel};
 	g_autofree char *path = g_file_get_path(doc->file);
+	g_autofree char *archive = NULL;
 	struct rsp_trace *t = NULL;
 	struct rsp_analysis *a = NULL;
 	char err[512];
@@ -248,6 +294,7 @@ static void load_thread(GTask *task, gpointer source, gpointer task_data, GCance
 					"%s: only local files can be opened", doc->name);
 		return;
 	}
+	symbol_opts(&o, path, &archive);
 	g_mutex_lock(&doc->lock);
 	ret = rsp_trace_open(path, &o, &t, err, sizeof(err));
 	if (ret) {
@@ -263,6 +310,7 @@ static void load_thread(GTask *task, gpointer source, gpointer task_data, GCance
 	rsp_trace_get_summary(t, &doc->summary);
 	for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
 		g_ptr_array_add(doc->warnings, g_strdup(rsp_trace_warning(t, i)));
+	missing_files_warning(doc, t);
 	for (size_t i = 0, n = rsp_trace_n_threads(t); i < n; i++) {
 		struct rsp_thread_info ti;
 

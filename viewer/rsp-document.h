@@ -34,6 +34,13 @@ typedef struct {
 typedef void (*RspProgressFunc)(double fraction, gpointer user_data);
 
 RspDocument *rsp_document_new(GFile *file);
+/*
+ * Where every document looks for the files its trace names (rsp-viewer's
+ * --symfs and --debug-dir; NULL-terminated @debug_dirs, borrowed for the
+ * process's life), besides FILE.archive beside it and debuginfod when
+ * DEBUGINFOD_URLS is set.
+ */
+void rsp_document_set_symbol_paths(const char *symfs, const char *const *debug_dirs);
 GFile *rsp_document_get_file(RspDocument *doc);
 /* "rpcchain.data" */
 const char *rsp_document_get_name(RspDocument *doc);

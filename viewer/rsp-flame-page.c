@@ -2,6 +2,7 @@
 /* The flame views' tab: chronological / consolidated, details, explanation. */
 #include "rsp-flame-page.h"
 
+#include "rsp-requests-panel.h"
 #include "rsp-testlog.h"
 
 struct _RspFlamePage {
@@ -13,6 +14,7 @@ struct _RspFlamePage {
 	RspCanvas *canvas;
 	GtkWidget *mode, *merge, *kernel, *crumbs, *details, *side;
 	RspExplainPanel *explain;
+	RspRequestsPanel *requests; /* NULL: the target served no request */
 	struct rsp_flame_state fs;
 	struct rsp_cons_state cs;
 	struct rsp_cons_tree *tree;
@@ -256,6 +258,33 @@ static RspTarget *get_target(RspPage *page)
 	return RSP_FLAME_PAGE(page)->target;
 }
 
+/* A request of the requests panel: its time in the chronological view. */
+static void on_request(RspRequestsPanel *rp, guint64 start, guint64 end, RspFlamePage *p)
+{
+	double m = (end - start) * 0.05 + 1;
+
+	if (p->consolidated)
+		rsp_flame_page_set_consolidated(p, FALSE);
+	rsp_canvas_set_range(p->canvas, start - m, end + m);
+}
+
+/* The explanation at the side; for a server, its requests under it. */
+static void side_panels(RspFlamePage *p)
+{
+	GtkWidget *pane, *rq = rsp_requests_panel_new(rsp_page_get_document(RSP_PAGE(p)), p->target);
+
+	if (!rq) {
+		gtk_paned_set_end_child(GTK_PANED(p->side), GTK_WIDGET(p->explain));
+		return;
+	}
+	p->requests = RSP_REQUESTS_PANEL(rq);
+	g_signal_connect(rq, "request-activated", G_CALLBACK(on_request), p);
+	pane = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	gtk_paned_set_start_child(GTK_PANED(pane), GTK_WIDGET(p->explain));
+	gtk_paned_set_end_child(GTK_PANED(pane), rq);
+	gtk_paned_set_end_child(GTK_PANED(p->side), pane);
+}
+
 static void on_target(GObject *src, GAsyncResult *res, gpointer data)
 {
 	GError *error = NULL;
@@ -277,7 +306,7 @@ static void on_target(GObject *src, GAsyncResult *res, gpointer data)
 	p->target = tg;
 	p->explain = RSP_EXPLAIN_PANEL(rsp_explain_panel_new(tg));
 	g_signal_connect(p->explain, "category-activated", G_CALLBACK(on_category), p);
-	gtk_paned_set_end_child(GTK_PANED(p->side), GTK_WIDGET(p->explain));
+	side_panels(p);
 	gtk_stack_set_visible_child_name(GTK_STACK(p->stack), "view");
 	show_mode(p);
 	gtk_widget_grab_focus(GTK_WIDGET(p->canvas)); /* the keys zoom and pan */
@@ -434,6 +463,11 @@ void rsp_flame_page_set_merge_threads(RspFlamePage *p, gboolean on)
 GtkWidget *rsp_flame_page_get_mode_button(RspFlamePage *p)
 {
 	return p->mode;
+}
+
+RspRequestsPanel *rsp_flame_page_get_requests_panel(RspFlamePage *p)
+{
+	return p->requests;
 }
 
 RspExplainPanel *rsp_flame_page_get_explain_panel(RspFlamePage *p)

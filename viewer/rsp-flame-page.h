@@ -10,6 +10,7 @@
 
 #include "rsp-explain-panel.h"
 #include "rsp-page.h"
+#include "rsp-requests-panel.h"
 
 G_BEGIN_DECLS
 
@@ -25,6 +26,8 @@ gboolean rsp_flame_page_get_consolidated(RspFlamePage *p);
 void rsp_flame_page_set_merge_threads(RspFlamePage *p, gboolean on);
 GtkWidget *rsp_flame_page_get_mode_button(RspFlamePage *p);
 RspExplainPanel *rsp_flame_page_get_explain_panel(RspFlamePage *p);
+/* The target's requests (a server's), NULL if it served none. */
+RspRequestsPanel *rsp_flame_page_get_requests_panel(RspFlamePage *p);
 const struct rsp_flame_state *rsp_flame_page_get_flame_state(RspFlamePage *p);
 const struct rsp_cons_state *rsp_flame_page_get_cons_state(RspFlamePage *p);
 const struct rsp_cons_tree *rsp_flame_page_get_cons_tree(RspFlamePage *p);

@@ -53,6 +53,7 @@ enum rsp_cls {
 	RSP_CLS_TICK,
 	RSP_CLS_SEPARATOR,
 	RSP_CLS_MARK, /* search / category highlight outline */
+	RSP_CLS_SHED, /* a span where the recorder shed one event type: a strip along the top: chocolate */
 	RSP_CLS__COUNT
 };
 

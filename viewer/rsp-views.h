@@ -28,6 +28,7 @@
 #define RSP_GUTTER_W 200 /* px: the running view's row names */
 #define RSP_ROW_H    20  /* px: a running-view row */
 #define RSP_FRAME_H  16  /* px: a flame-view frame */
+#define RSP_SHED_STRIP_H 5 /* px: the running view's strip over a span missing one event type */
 
 /* Hit-test ids: the kind in the top byte. */
 enum rsp_hit {
@@ -39,6 +40,7 @@ enum rsp_hit {
 	RSP_HIT_LANE,     /* running view: a disk request or socket arrival (row << 32 | i) */
 	RSP_HIT_FRAME,    /* flame view: (frame << 40 | node) */
 	RSP_HIT_CONS,     /* consolidated view: a tree node */
+	RSP_HIT_LOST,     /* running view: a span missing one event type (lost span index) */
 };
 #define RSP_HIT_ID(kind, payload) ((uint64_t)(kind) << 56 | ((payload)&0xffffffffffffffull))
 #define RSP_HIT_KIND(id)          ((enum rsp_hit)((id) >> 56))

@@ -21,7 +21,7 @@ struct _rsp_namecache {
 	struct rsp_trace *t;
 	struct _rsp_u64map index; /* (resolved stack << 32 | pid) -> entry + 1 */
 	VEC(struct named) entries;
-	struct _rsp_strmap pool; /* "[dso]" names: the keys are the strings */
+	struct _rsp_strmap pool; /* "file+0xADDR" names: the keys are the strings */
 	VEC(char *) pool_strs;
 };
 
@@ -70,18 +70,10 @@ static const char *pool_str(struct _rsp_namecache *c, const char *s)
 
 static const char *frame_name(struct _rsp_namecache *c, const struct rsp_frame_info *fi)
 {
-	const char *base;
 	char buf[300];
+	const char *name = rsp_frame_name(fi, buf, sizeof(buf));
 
-	if (fi->func && *fi->func)
-		return fi->func;
-	if (!fi->dso || !*fi->dso || !strcmp(fi->dso, "[unknown]"))
-		return "[unknown]";
-	if (fi->dso[0] == '[')
-		return pool_str(c, fi->dso);
-	base = strrchr(fi->dso, '/');
-	snprintf(buf, sizeof(buf), "[%s]", base ? base + 1 : fi->dso);
-	return pool_str(c, buf);
+	return name == buf ? pool_str(c, buf) : name;
 }
 
 int _rsp_namecache_get(struct _rsp_namecache *c, uint32_t stack, int pid, uint64_t time,

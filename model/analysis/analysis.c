@@ -726,6 +726,41 @@ static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t par
 	return ret;
 }
 
+/*
+ * Windows of target threads, each a control path (rsp_analysis_opts.windows):
+ * a server's requests.  On error, @an is freed.
+ */
+static int explain_windows(struct rsp_analysis *an, const struct rsp_window *w, size_t n,
+			   char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		if (w[i].thread >= an->t->threads.n || !an->is_target[w[i].thread] ||
+		    w[i].end_ns < w[i].start_ns) {
+			snprintf(err, errlen, "window %zu is not of a target thread", i);
+			rsp_analysis_free(an);
+			return -EINVAL;
+		}
+		ret = add_path(an, (uint32_t)w[i].thread, w[i].start_ns, w[i].end_ns, false,
+			       RSP_NONE);
+		if (ret)
+			break;
+		if (an->path_of_thread[w[i].thread] == RSP_NONE)
+			an->path_of_thread[w[i].thread] = an->cur_path;
+		if (!an->start || w[i].start_ns < an->start)
+			an->start = w[i].start_ns;
+		if (w[i].end_ns > an->end)
+			an->end = w[i].end_ns;
+		ret = explain_root(an, (uint32_t)w[i].thread, w[i].start_ns, w[i].end_ns);
+	}
+	if (ret) {
+		snprintf(err, errlen, "out of memory analysing the trace");
+		rsp_analysis_free(an);
+	}
+	return ret;
+}
+
 int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 		const struct rsp_analysis_opts *o, struct rsp_analysis **out, char *err,
 		size_t errlen)
@@ -776,6 +811,12 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 		rsp_analysis_free(an);
 		return -ESRCH;
 	}
+	if (o && o->n_windows) {
+		ret = explain_windows(an, o->windows, o->n_windows, err, errlen);
+		if (ret)
+			return ret; /* freed */
+		goto done;
+	}
 	for (uint32_t i = 0; i < nt && !ret; i++) {
 		uint64_t a, b;
 
@@ -811,6 +852,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 			continue;
 		ret = explain_descendant(an, i, pp);
 	}
+done:
 	if (ret || an->nomem) {
 		snprintf(err, errlen, "out of memory analysing the trace");
 		rsp_analysis_free(an);

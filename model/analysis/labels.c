@@ -32,8 +32,8 @@ static uint32_t stack_label(struct rsp_analysis *an, uint32_t stack, int pid, ui
 {
 	size_t n = rsp_stack_n_frames(an->t, stack);
 	struct rsp_frame_info f;
-	const char *inner = NULL, *caller = NULL, *kfunc = NULL;
-	char buf[256];
+	const char *inner = NULL, *caller = NULL, *kfunc = NULL, *name;
+	char buf[256], names[2][128];
 
 	for (size_t i = 0; i < n; i++) {
 		rsp_stack_frame(an->t, stack, i, pid, time, &f);
@@ -42,12 +42,14 @@ static uint32_t stack_label(struct rsp_analysis *an, uint32_t stack, int pid, ui
 				kfunc = f.func;
 			continue;
 		}
-		if (!f.func)
+		/* a frame of a file without symbols: "file+0xADDR"; none without a map */
+		name = rsp_frame_name(&f, names[inner != NULL], sizeof(names[0]));
+		if (!strcmp(name, "[unknown]"))
 			continue;
 		if (!inner) {
-			inner = f.func;
-		} else if (strcmp(f.func, inner)) {
-			caller = f.func;
+			inner = name;
+		} else if (strcmp(name, inner)) {
+			caller = name;
 			break;
 		}
 	}

@@ -53,8 +53,15 @@ static size_t site_frames(struct rsp_analysis *an, uint32_t stack, int pid, uint
 				kern[nk++] = (struct uframe){ f.addr, f.func };
 			continue;
 		}
-		if (nu < MAX_SITE_FRAMES)
-			leaf_first[nu++] = (struct uframe){ f.addr, f.func ? f.func : "[unknown]" };
+		if (nu < MAX_SITE_FRAMES) {
+			char buf[160];
+			const char *name = rsp_frame_name(&f, buf, sizeof(buf));
+
+			/* "file+0xADDR" lives as long as the trace */
+			if (name == buf && strcmp(buf, "[unknown]"))
+				name = trace_str(an->t, trace_intern(an->t, buf));
+			leaf_first[nu++] = (struct uframe){ f.addr, name == buf ? "[unknown]" : name };
+		}
 	}
 	if (!nu) {
 		memcpy(leaf_first, kern, nk * sizeof(*kern));

@@ -36,15 +36,15 @@ size_t _rsp_elf_build_id(Elf *elf, uint8_t *id)
 	return (size_t)n;
 }
 
-int _rsp_build_id_path(const struct rsp_sym *sym, const uint8_t *id, size_t len, char *buf,
-			 size_t size)
+int _rsp_build_id_path(const char *dir, const uint8_t *id, size_t len, const char *suffix,
+		       char *buf, size_t size)
 {
-	size_t n;
+	size_t n, m = strlen(suffix) + 1;
 	int r;
 
 	if (len < 2)
 		return -ENOENT;
-	r = snprintf(buf, size, "%s/.build-id/%02x/", sym->debug_dir, id[0]);
+	r = snprintf(buf, size, "%s%s.build-id/%02x/", dir, *dir ? "/" : "", id[0]);
 	if (r < 0 || (size_t)r >= size)
 		return -ENAMETOOLONG;
 	n = (size_t)r;
@@ -54,8 +54,8 @@ int _rsp_build_id_path(const struct rsp_sym *sym, const uint8_t *id, size_t len,
 		snprintf(buf + n, 3, "%02x", id[i]);
 		n += 2;
 	}
-	if (n + sizeof(".debug") > size)
+	if (n + m > size)
 		return -ENAMETOOLONG;
-	memcpy(buf + n, ".debug", sizeof(".debug"));
+	memcpy(buf + n, suffix, m);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,8 +71,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 
 	if (!d || !sym || d->from_debug_dir)
 		return -1;
-	if (!_rsp_build_id_path(sym, d->file_id, d->file_id_len, path, sizeof(path)))
-		fd = open_debug_file(path, d->file_id, d->file_id_len);
+	for (size_t i = 0; i < sym->n_debug_dirs && fd < 0; i++)
+		if (!_rsp_build_id_path(sym->debug_dirs[i], d->file_id, d->file_id_len, ".debug",
+					path, sizeof(path)))
+			fd = open_debug_file(path, d->file_id, d->file_id_len);
 	if (fd < 0 && debuglink && debuglink[0] && !strchr(debuglink, '/') &&
 	    strcmp(debuglink, ".") && strcmp(debuglink, "..") && strlen(debuglink) < NAME_MAX) {
 		const char *fslash = strrchr(d->file, '/'), *nslash = strrchr(d->name, '/');
@@ -87,11 +90,37 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 				r = snprintf(path, sizeof(path), "%.*s/.debug/%s", flen, d->file,
 					     debuglink);
 			else
-				r = snprintf(path, sizeof(path), "%s%.*s/%s", sym->debug_dir, nlen,
-					     d->name, debuglink);
+				r = snprintf(path, sizeof(path), "%s%.*s/%s",
+					     sym->debug_dirs[sym->n_debug_dirs - 1], nlen, d->name,
+					     debuglink);
 			if (r < 0 || (size_t)r >= sizeof(path) || !strcmp(path, d->file))
 				continue;
 			fd = open_debug_file(path, d->file_id, d->file_id_len);
+		}
+	}
+	if (fd < 0) { /* the archive's debug file, as a file of its own */
+		char member[128];
+		void *data;
+		size_t size;
+
+		if (!_rsp_build_id_path("", d->file_id, d->file_id_len, ".debug", member,
+					sizeof(member)) &&
+		    _rsp_archive_find(sym->archive, member, &data, &size)) {
+			fd = memfd_create("rsp-debug", MFD_CLOEXEC);
+			if (fd >= 0 && write(fd, data, size) != (ssize_t)size) {
+				close(fd);
+				fd = -1;
+			}
+			snprintf(path, sizeof(path), "%s:%s", sym->archive_path, member);
+		}
+	}
+	if (fd < 0) {
+		char *fetched = _rsp_debuginfod_find(sym, d->file_id, d->file_id_len, d->name, false);
+
+		if (fetched) {
+			fd = open_debug_file(fetched, d->file_id, d->file_id_len);
+			snprintf(path, sizeof(path), "%s", fetched);
+			free(fetched);
 		}
 	}
 	if (fd >= 0 && !(*debuginfo_file_name = strdup(path))) {
@@ -240,6 +269,7 @@ static int build_table(struct _rsp_dso *d)
 	for (size_t i = 0; i < k; i++)
 		d->syms[i] = v[i].s;
 	d->n_syms = k;
+	d->no_functions = !k;
 	free(v);
 	return 0;
 }
@@ -292,6 +322,7 @@ static bool dwfl_open(struct rsp_sym *sym, struct _rsp_dso *d)
 fail:
 	dwfl_close(sym, d);
 	d->dwfl_failed = true;
+	d->no_functions = true;
 	return false;
 }
 

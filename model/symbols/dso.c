@@ -74,11 +74,25 @@ struct _rsp_dso *_rsp_dso_get(struct rsp_sym *sym, const char *path, const uint8
 	d->openable = path[0] == '/' && path[1] != '/' && !d->deleted &&
 		      (strncmp(path, "/dev/", 5) || !strncmp(path, "/dev/shm/", 9)) &&
 		      strlen(path) < PATH_MAX;
+	if (sym->n_files == sym->cap_files) {
+		size_t cap = sym->cap_files ? sym->cap_files * 2 : 64;
+		struct _rsp_dso **v = realloc(sym->files, cap * sizeof(*v));
+
+		if (!v) {
+			free(d->name);
+			free(d);
+			return NULL;
+		}
+		sym->files = v;
+		sym->cap_files = cap;
+	}
 	if (_rsp_htab_insert(&sym->dsos, &d->node)) {
 		free(d->name);
 		free(d);
 		return NULL;
 	}
+	d->index = (uint32_t)sym->n_files;
+	sym->files[sym->n_files++] = d;
 	sym->stats.dsos++;
 	return d;
 }
@@ -131,6 +145,28 @@ out:
 	return err;
 }
 
+/* A debug file (objcopy --only-keep-debug, dh_strip's): its code section has
+ * no bytes. */
+static bool is_debug_file(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".text"))
+			return sh.sh_type == SHT_NOBITS;
+	}
+	return false;
+}
+
 /* The segments and the build id of a mapped image; -ENOEXEC if unusable. */
 static int read_image(struct _rsp_dso *d)
 {
@@ -179,6 +215,7 @@ static int read_image(struct _rsp_dso *d)
 		d->high = d->low + 1;
 	d->x86_64 = ehdr.e_machine == EM_X86_64 && gelf_getclass(elf) == ELFCLASS64;
 	d->file_id_len = _rsp_elf_build_id(elf, d->file_id);
+	d->from_debug_dir = is_debug_file(elf);
 	err = 0;
 out:
 	elf_end(elf);
@@ -187,8 +224,9 @@ out:
 
 static void unmap_image(struct _rsp_dso *d)
 {
-	if (d->image)
+	if (d->image && !d->image_borrowed)
 		munmap(d->image, d->image_size);
+	d->image_borrowed = false;
 	d->image = NULL;
 	d->image_size = 0;
 	free(d->loads);
@@ -198,6 +236,20 @@ static void unmap_image(struct _rsp_dso *d)
 	d->file = NULL;
 }
 
+/* Check the mapped image of @d: its build id must be @id (when given). */
+static int check_image(struct _rsp_dso *d, const char *what, const uint8_t *id, size_t id_len)
+{
+	int err = read_image(d);
+
+	if (!err && id_len && !_rsp_build_id_equal(d->file_id, d->file_id_len, id, id_len))
+		err = -ESTALE;
+	if (!err && !(d->file = strdup(what)))
+		err = -ENOMEM;
+	if (err)
+		unmap_image(d);
+	return err;
+}
+
 /* Try @path as the image of @d; with @id, its build id must be @id. */
 static int try_image(struct _rsp_dso *d, const char *path, const uint8_t *id, size_t id_len)
 {
@@ -205,14 +257,77 @@ static int try_image(struct _rsp_dso *d, const char *path, const uint8_t *id, si
 
 	if (err)
 		return err;
-	err = read_image(d);
-	if (!err && id_len && !_rsp_build_id_equal(d->file_id, d->file_id_len, id, id_len))
-		err = -ESTALE;
-	if (!err && !(d->file = strdup(path)))
-		err = -ENOMEM;
+	return check_image(d, path, id, id_len);
+}
+
+/* Try the archive's member @name (a build-id path) as the image of @d. */
+static int try_member(struct rsp_sym *sym, struct _rsp_dso *d, const char *name)
+{
+	char what[PATH_MAX];
+	const unsigned char *e;
+	void *data;
+	size_t size;
+	int err;
+
+	if (!sym->archive || !_rsp_archive_find(sym->archive, name, &data, &size))
+		return -ENOENT;
+	e = data;
+	if (size < sizeof(Elf64_Ehdr) || memcmp(e, ELFMAG, SELFMAG) || e[EI_DATA] != ELFDATA2LSB)
+		return -ENOEXEC;
+	snprintf(what, sizeof(what), "%s:%s", sym->archive_path, name);
+	d->image = data;
+	d->image_size = size;
+	d->image_borrowed = true;
+	err = check_image(d, what, d->want_id, d->want_id_len);
 	if (err)
-		unmap_image(d);
+		d->image_borrowed = false;
 	return err;
+}
+
+/* The places of @d's file in @sym's debug directories and the archive, in order
+ * (symbols.h); 0 when one of them had it, with its build id. */
+static int try_elsewhere(struct rsp_sym *sym, struct _rsp_dso *d)
+{
+	char path[PATH_MAX], member[128];
+	char *fetched;
+	int err;
+
+	if (!_rsp_build_id_path("", d->want_id, d->want_id_len, "", member, sizeof(member)) &&
+	    !try_member(sym, d, member))
+		return 0;
+	for (size_t i = 0; i < sym->n_debug_dirs; i++) {
+		const char *dir = sym->debug_dirs[i];
+
+		if (!_rsp_build_id_path(dir, d->want_id, d->want_id_len, ".debug", path,
+					sizeof(path)) &&
+		    !try_image(d, path, d->want_id, d->want_id_len))
+			return 0;
+		if (!d->openable && !d->deleted)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			int n = (int)strlen(d->name) - (d->deleted ? (int)strlen(DELETED_SUFFIX) : 0);
+			int r = snprintf(path, sizeof(path), "%s%.*s%s", dir, n, d->name,
+					 k == 0 ? ".debug" : "");
+
+			if (r > 0 && (size_t)r < sizeof(path) &&
+			    !try_image(d, path, d->want_id, d->want_id_len))
+				return 0;
+		}
+	}
+	if (!_rsp_build_id_path("", d->want_id, d->want_id_len, ".debug", member,
+				sizeof(member)) &&
+	    !try_member(sym, d, member))
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		fetched = _rsp_debuginfod_find(sym, d->want_id, d->want_id_len, d->name, k == 0);
+		if (!fetched)
+			continue;
+		err = try_image(d, fetched, d->want_id, d->want_id_len);
+		free(fetched);
+		if (!err)
+			return 0;
+	}
+	return -ENOENT;
 }
 
 int _rsp_dso_load(struct rsp_sym *sym, struct _rsp_dso *d)
@@ -236,15 +351,26 @@ int _rsp_dso_load(struct rsp_sym *sym, struct _rsp_dso *d)
 		err = r < 0 || (size_t)r >= sizeof(path) ? -ENAMETOOLONG
 							 : try_image(d, path, d->want_id,
 								     d->want_id_len);
+		d->path_err = err;
+		if (err == -ESTALE)
+			d->tried_other_build = true;
+		/* the file itself, beside a sysroot that lacks it: only a recorded
+		 * build id tells it is the one */
+		if (err && sym->sysroot && d->want_id_len) {
+			int e = try_image(d, d->name, d->want_id, d->want_id_len);
+
+			if (e == -ESTALE)
+				d->tried_other_build = true;
+			if (!e || d->path_err == -ENOENT)
+				d->path_err = e;
+			err = e;
+		}
 		if (err == -ESTALE && !d->counted_mismatch) {
 			d->counted_mismatch = true;
 			sym->stats.dsos_build_id_mismatch++;
 		}
 	}
-	if (err && d->want_id_len &&
-	    !_rsp_build_id_path(sym, d->want_id, d->want_id_len, path, sizeof(path)) &&
-	    !try_image(d, path, d->want_id, d->want_id_len)) {
-		d->from_debug_dir = true;
+	if (err && d->want_id_len && !try_elsewhere(sym, d)) {
 		sym->stats.dsos_debug_files++;
 		err = 0;
 	}
@@ -331,6 +457,7 @@ void _rsp_dso_unload(struct rsp_sym *sym, struct _rsp_dso *d)
 	_rsp_dso_symbols_drop(sym, d);
 	unmap_image(d);
 	d->from_debug_dir = false;
+	d->no_functions = false;
 	d->file_id_len = 0;
 	d->state = _RSP_DSO_NEW;
 }
@@ -351,5 +478,8 @@ void _rsp_dsos_free(struct rsp_sym *sym)
 		}
 	}
 	_rsp_htab_release(&sym->dsos);
+	free(sym->files);
+	sym->files = NULL;
+	sym->n_files = sym->cap_files = 0;
 }
 

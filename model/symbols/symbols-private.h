@@ -6,6 +6,8 @@
  *   names.c          interned function names
  *   kallsyms.c       the kernel's symbol table
  *   build-id.c       build ids: compare, read from ELF, path in a debug directory
+ *   archive.c        a symbol archive's members (rsp archive)
+ *   debuginfod.c     files by build id from debuginfod servers
  *   dso-symbols.c    functions in ELF files: libdwfl, a sorted table, the cache
  *   dso.c            ELF files: which file stands for a map, build ids, PT_LOADs
  *   maps.c           per-process address-space history
@@ -87,12 +89,17 @@ struct _rsp_dso {
 	bool openable; /* a path to a file (not [vdso], //anon, /dev/...) */
 	bool deleted; /* "... (deleted)": only a build-id debug file can serve */
 	bool counted_mismatch, counted_missing;
+	uint32_t index; /* in sym->files: rsp_sym_file()'s i */
+	bool no_functions; /* READY, but its symbol table has no function (stripped) */
 
 	enum _rsp_dso_state state;
 	char *file; /* READY: what was mapped */
 	void *image;
 	size_t image_size;
-	bool from_debug_dir;
+	bool image_borrowed; /* in the archive's mapping: not unmapped */
+	bool from_debug_dir; /* image is a debug file (.text without bytes) */
+	bool tried_other_build; /* a file at its path had another build id */
+	int path_err; /* what opening <path> said (-ENOENT, -ENOEXEC, ...) */
 	bool x86_64; /* ELFCLASS64 EM_X86_64: may be reported to the unwinder */
 	uint8_t file_id[_RSP_BUILD_ID_MAX];
 	size_t file_id_len;
@@ -114,9 +121,23 @@ struct _rsp_dso {
 /* build-id.c */
 bool _rsp_build_id_equal(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 size_t _rsp_elf_build_id(Elf *elf, uint8_t *id); /* 0: none */
-/* <debug_dir>/.build-id/ab/cdef....debug; -ENOENT for ids under 2 bytes */
-int _rsp_build_id_path(const struct rsp_sym *sym, const uint8_t *id, size_t len, char *buf,
-		       size_t size);
+/* <dir>/.build-id/ab/cdef...<suffix> (dir "": no leading '/'); -ENOENT for ids
+ * under 2 bytes */
+int _rsp_build_id_path(const char *dir, const uint8_t *id, size_t len, const char *suffix,
+		       char *buf, size_t size);
+/* archive.c */
+struct _rsp_archive;
+int _rsp_archive_open(struct _rsp_archive **out, const char *path);
+void _rsp_archive_free(struct _rsp_archive *a);
+/* The bytes of member @name (writable, private, 512-byte aligned). */
+bool _rsp_archive_find(const struct _rsp_archive *a, const char *name, void **data,
+		       size_t *size);
+/* debuginfod.c: a download of build id @id (@executable: the file, else its debug
+ * info) into elfutils' cache, announced through sym->progress: the cached
+ * file's path (malloc'd) or NULL.  @name: the file's path, for the message. */
+char *_rsp_debuginfod_find(struct rsp_sym *sym, const uint8_t *id, size_t len,
+			   const char *name, bool executable);
+void _rsp_debuginfod_end(struct rsp_sym *sym);
 /* dso.c: files and their segments */
 /* Find or create the DSO for @path (+ @id when the map carried one); NULL: ENOMEM. */
 struct _rsp_dso *_rsp_dso_get(struct rsp_sym *sym, const char *path, const uint8_t *id,
@@ -199,11 +220,21 @@ void _rsp_unwind_reset(struct rsp_sym *sym);
 /* --- symbols.c ------------------------------------------------------------------ */
 
 struct rsp_sym {
-	char *debug_dir;
+	char **debug_dirs; /* --debug-dir ..., then the default */
+	size_t n_debug_dirs;
 	char *sysroot; /* NULL: none */
+	struct _rsp_archive *archive; /* NULL: none */
+	char *archive_path;
+	bool debuginfod;
+	void *debuginfod_client; /* debuginfod_client *, made on first use */
+	bool debuginfod_failed;
+	void (*progress)(const char *msg, void *ctx);
+	void *progress_ctx;
 	struct _rsp_kallsyms *kallsyms;
 	struct _rsp_htab procs;
 	struct _rsp_htab dsos;
+	struct _rsp_dso **files; /* every DSO, in order of appearance */
+	size_t n_files, cap_files;
 	struct _rsp_htab strs;
 	size_t n_dso_dwfls;
 	uint64_t tick; /* for LRU */

@@ -15,11 +15,23 @@
 
 static const char unknown_dso[] = "[unknown]";
 
+static char *dir_dup(const char *dir)
+{
+	char *d = strdup(dir);
+	size_t n = d ? strlen(d) : 0;
+
+	while (n > 1 && d[n - 1] == '/') /* a trailing '/' would double the path's */
+		d[--n] = '\0';
+	return d;
+}
+
 int rsp_sym_new(struct rsp_sym **out, const struct rsp_sym_opts *opts)
 {
 	const char *debug_dir = opts && opts->debug_dir ? opts->debug_dir : "/usr/lib/debug";
 	const char *sysroot = opts ? opts->sysroot : NULL;
+	size_t n_dirs = opts ? opts->n_debug_dirs : 0;
 	struct rsp_sym *sym;
+	int err;
 
 	*out = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -27,23 +39,34 @@ int rsp_sym_new(struct rsp_sym **out, const struct rsp_sym_opts *opts)
 	sym = calloc(1, sizeof(*sym));
 	if (!sym)
 		return -ENOMEM;
-	sym->debug_dir = strdup(debug_dir);
-	/* "/" and "" mean no prefix; a trailing '/' would double the path's */
-	if (sysroot && sysroot[0] && strcmp(sysroot, "/")) {
-		sym->sysroot = strdup(sysroot);
-		if (sym->sysroot) {
-			size_t n = strlen(sym->sysroot);
-
-			while (n > 1 && sym->sysroot[n - 1] == '/')
-				sym->sysroot[--n] = '\0';
-		}
+	sym->debug_dirs = calloc(n_dirs + 1, sizeof(*sym->debug_dirs));
+	if (!sym->debug_dirs)
+		goto nomem;
+	for (size_t i = 0; i < n_dirs; i++)
+		if (!(sym->debug_dirs[sym->n_debug_dirs++] = dir_dup(opts->debug_dirs[i])))
+			goto nomem;
+	if (!(sym->debug_dirs[sym->n_debug_dirs++] = dir_dup(debug_dir)))
+		goto nomem;
+	/* "/" and "" mean no prefix */
+	if (sysroot && sysroot[0] && strcmp(sysroot, "/") && !(sym->sysroot = dir_dup(sysroot)))
+		goto nomem;
+	if (opts && opts->archive) {
+		err = _rsp_archive_open(&sym->archive, opts->archive);
+		if (err == -ENOMEM)
+			goto nomem;
+		if (!err && !(sym->archive_path = strdup(opts->archive)))
+			goto nomem;
 	}
-	if (!sym->debug_dir || (sysroot && sysroot[0] && strcmp(sysroot, "/") && !sym->sysroot)) {
-		rsp_sym_free(sym);
-		return -ENOMEM;
+	if (opts) {
+		sym->debuginfod = opts->debuginfod;
+		sym->progress = opts->progress;
+		sym->progress_ctx = opts->progress_ctx;
 	}
 	*out = sym;
 	return 0;
+nomem:
+	rsp_sym_free(sym);
+	return -ENOMEM;
 }
 
 void rsp_sym_free(struct rsp_sym *sym)
@@ -55,8 +78,13 @@ void rsp_sym_free(struct rsp_sym *sym)
 	_rsp_procs_free(sym);
 	_rsp_names_free(sym);
 	_rsp_kallsyms_free(sym->kallsyms);
-	free(sym->debug_dir);
+	for (size_t i = 0; sym->debug_dirs && i < sym->n_debug_dirs; i++)
+		free(sym->debug_dirs[i]);
+	free(sym->debug_dirs);
 	free(sym->sysroot);
+	_rsp_archive_free(sym->archive);
+	free(sym->archive_path);
+	_rsp_debuginfod_end(sym);
 	free(sym);
 }
 
@@ -182,6 +210,7 @@ void rsp_sym_lookup(struct rsp_sym *sym, int pid, uint64_t time, uint64_t addr, 
 		return;
 	d = m->dso;
 	out->dso = d->name;
+	out->file = d->index + 1;
 	out->rel_addr = addr - m->start + m->pgoff; /* file offset until we know better */
 	if (_rsp_dso_load(sym, d) || !_rsp_dso_map_bias(d, m, &bias))
 		return;
@@ -196,4 +225,52 @@ void rsp_sym_stats(const struct rsp_sym *sym, struct rsp_sym_stats *out)
 		return;
 	}
 	*out = sym->stats;
+}
+
+size_t rsp_sym_n_files(const struct rsp_sym *sym)
+{
+	return sym ? sym->n_files : 0;
+}
+
+void rsp_sym_file(const struct rsp_sym *sym, size_t i, struct rsp_sym_file *out)
+{
+	const struct _rsp_dso *d;
+
+	memset(out, 0, sizeof(*out));
+	if (!sym || i >= sym->n_files)
+		return;
+	d = sym->files[i];
+	out->path = d->name;
+	out->build_id = d->want_id_len ? d->want_id : NULL;
+	out->build_id_len = d->want_id_len;
+	if (d->state == _RSP_DSO_READY) {
+		out->state = d->no_functions ? RSP_SYM_FILE_NO_SYMBOLS : RSP_SYM_FILE_READ;
+		out->read_from = d->file;
+		out->debug_file = d->from_debug_dir;
+	} else if (!d->openable && !d->deleted) {
+		out->state = RSP_SYM_FILE_NOT_A_FILE;
+	} else if (d->state == _RSP_DSO_NEW) {
+		out->state = RSP_SYM_FILE_UNTRIED;
+	} else if (d->tried_other_build) {
+		out->state = RSP_SYM_FILE_BUILD_ID_DIFFERS;
+	} else if (d->path_err && d->path_err != -ENOENT && d->path_err != -ENAMETOOLONG) {
+		out->state = RSP_SYM_FILE_UNREADABLE;
+	} else {
+		out->state = RSP_SYM_FILE_MISSING;
+	}
+}
+
+const char *rsp_sym_archive_kallsyms(const struct rsp_sym *sym, size_t *len)
+{
+	void *data;
+
+	if (!sym || !_rsp_archive_find(sym->archive, "kallsyms", &data, len))
+		return NULL;
+	return data;
+}
+
+void rsp_sym_file_find(struct rsp_sym *sym, size_t i)
+{
+	if (sym && i < sym->n_files)
+		_rsp_dso_load(sym, sym->files[i]);
 }

@@ -8,11 +8,23 @@
  * time t" (cached per file and address) and unwinds user-stack copies with
  * libdwfl's CFI unwinder.
  *
- * Files are read under opts->sysroot; a file that is missing, rebuilt (build id
- * differs from the recorded one) or deleted is replaced by
- * <debug_dir>/.build-id/xx/yyyy.debug when the trace recorded its build id (this
- * also gives [vdso] its names when the kernel's debug files are installed).
- * [heap], //anon and the like have no functions.
+ * Where a file the trace maps is looked for, in order (each candidate must have
+ * the recorded build id when the trace recorded one; without one only the
+ * first two are tried):
+ *   1. <sysroot>/<path> (--symfs), or <path> without a sysroot;
+ *   2. <path> itself (a sysroot that lacks it), only with a recorded build id;
+ *   3. the archive (FILE.archive, archive.c): .build-id/xx/yyyy;
+ *   4. each debug directory, then /usr/lib/debug: <dir>/.build-id/xx/yyyy.debug,
+ *      <dir><path>.debug, <dir><path>;
+ *   5. the archive's .build-id/xx/yyyy.debug;
+ *   6. debuginfod (opts->debuginfod; elfutils' client and cache): the
+ *      executable, else its debug info.
+ * A debug file (sections without their bytes) gives names but places the
+ * file's segments by a guess (dso.c).  A file found without functions (stripped)
+ * gets them from its separate debug file: the debug directories' build-id trees,
+ * .gnu_debuglink, the archive, debuginfod.  This also gives [vdso] its names
+ * when the kernel's debug files are installed.  [heap], //anon and the like
+ * have no functions.
  *
  * Every path, length and address comes from a trace file that may have been
  * crafted: lookups never fail, they answer "[unknown]".  Files that cannot be
@@ -32,8 +44,15 @@
 struct rsp_sym; /* one per opened trace */
 
 struct rsp_sym_opts {
-	const char *debug_dir; /* default "/usr/lib/debug"; for build-id debug files */
-	const char *sysroot; /* NULL: "/"; prefix for mapped file paths (tests) */
+	const char *debug_dir; /* searched last; NULL: "/usr/lib/debug" */
+	const char *const *debug_dirs; /* searched first, in order (--debug-dir) */
+	size_t n_debug_dirs;
+	const char *sysroot; /* NULL: "/"; prefix for mapped file paths (--symfs) */
+	const char *archive; /* a symbol archive (archive.c); NULL: none */
+	bool debuginfod; /* ask debuginfod servers (DEBUGINFOD_URLS) for missing files */
+	/* A line before a debuginfod download may take time ("fetching ..."); may be NULL. */
+	void (*progress)(const char *msg, void *ctx);
+	void *progress_ctx;
 };
 
 int rsp_sym_new(struct rsp_sym **out, const struct rsp_sym_opts *opts);
@@ -75,6 +94,7 @@ struct rsp_sym_frame {
 	uint64_t rel_addr; /* ELF virtual address in the DSO (= address relative to its
 			    * load base, as perf prints); file offset if the file is
 			    * unreadable; addr itself for the kernel and unmapped addresses */
+	uint32_t file; /* 1 + the index of the DSO (rsp_sym_file()); 0: none */
 	bool kernel;
 };
 
@@ -132,6 +152,31 @@ struct rsp_sym_stats {
 
 /* Counters for `rsp info` and the tests. */
 void rsp_sym_stats(const struct rsp_sym *sym, struct rsp_sym_stats *out);
+
+/* The files the maps name, in order of appearance, and what became of them. */
+enum rsp_sym_file_state {
+	RSP_SYM_FILE_UNTRIED, /* no lookup needed it yet */
+	RSP_SYM_FILE_READ, /* found (read_from) */
+	RSP_SYM_FILE_NO_SYMBOLS, /* found, but it has no functions (stripped) */
+	RSP_SYM_FILE_MISSING, /* found nowhere */
+	RSP_SYM_FILE_BUILD_ID_DIFFERS, /* a file at its path, of another build */
+	RSP_SYM_FILE_UNREADABLE, /* a file at its path, not usable (not ELF, ...) */
+	RSP_SYM_FILE_NOT_A_FILE, /* [vdso], //anon, a device...: no file to find */
+};
+struct rsp_sym_file {
+	const char *path; /* as the trace names it */
+	const uint8_t *build_id; /* the recorded one; NULL: none */
+	size_t build_id_len;
+	enum rsp_sym_file_state state;
+	const char *read_from; /* READ, NO_SYMBOLS: the file read (an archive: "ARCHIVE:MEMBER") */
+	bool debug_file; /* what was read is a debug file: segments placed by a guess */
+};
+size_t rsp_sym_n_files(const struct rsp_sym *sym);
+void rsp_sym_file(const struct rsp_sym *sym, size_t i, struct rsp_sym_file *out);
+/* Look for file @i now (as a lookup in it would): rsp_sym_file() says where it was found. */
+void rsp_sym_file_find(struct rsp_sym *sym, size_t i);
+/* The archive's kallsyms member, NULL if none (valid until rsp_sym_free()). */
+const char *rsp_sym_archive_kallsyms(const struct rsp_sym *sym, size_t *len);
 
 /* The scheduler's own kernel functions, under every sleep's kernel stack: not
  * what a sleep waited in (kallsyms.c). */

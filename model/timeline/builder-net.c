@@ -55,6 +55,31 @@ static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16
 	return (uint32_t)(b->t->socks.n - 1);
 }
 
+/* A send or a receive that moved data, for the requests (aggregate/requests.c). */
+static void sock_op(struct builder *b, uint64_t t, uint32_t ti, uint32_t si, int32_t len,
+		    bool send)
+{
+	struct sock_op op = { .time = t, .thread = ti, .sock = si, .len = len, .send = send };
+
+	vec_push(&b->t->sockops, op); /* without memory: fewer requests, nothing worse */
+}
+
+void _rsp_on_sock_recv(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
+{
+	uint32_t ti, si;
+
+	if (!ev->tid || ev->ctx != RSP_CTX_TASK)
+		return;
+	ti = _rsp_builder_thread(b, ev->tid, 0, t);
+	_rsp_builder_evidence(b, ti, cpu, t);
+	/* errors (-EAGAIN) and end of file (0) moved no data */
+	if (ti == RSP_NONE || ev->u.sock.len <= 0)
+		return;
+	si = sock_get(b, ev->u.sock.sk, ev->u.sock.family, ev->u.sock.protocol);
+	if (si != RSP_NONE)
+		sock_op(b, t, ti, si, ev->u.sock.len, false);
+}
+
 void _rsp_on_sock_state(struct builder *b, uint64_t t, const struct rsp_dev *ev)
 {
 	uint32_t si = sock_get(b, ev->u.state.sk, ev->u.state.family, ev->u.state.protocol);
@@ -70,6 +95,11 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, const struct rsp_dev *ev)
 	memcpy(s->saddr, ev->u.state.saddr, alen);
 	memcpy(s->daddr, ev->u.state.daddr, alen);
 	s->have_addr = true;
+	/* who opened the connection: this side connected, or a listener accepted it */
+	if (ev->u.state.newstate == 2 /* TCP_SYN_SENT */)
+		s->opened = SOCK_CONNECTED;
+	else if (ev->u.state.newstate == 3 /* TCP_SYN_RECV */ && !s->opened)
+		s->opened = SOCK_ACCEPTED;
 	/* the peer on this machine has the mirrored tuple */
 	for (size_t i = 0; i < b->t->socks.n && s->peer == RSP_NONE; i++) {
 		struct sock_info *o = &b->t->socks.v[i];
@@ -93,6 +123,8 @@ void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct
 	_rsp_builder_evidence(b, ti, cpu, t);
 	if (si == RSP_NONE)
 		return;
+	if (ti != RSP_NONE && ev->ctx == RSP_CTX_TASK && ev->u.sock.len >= 0)
+		sock_op(b, t, ti, si, ev->u.sock.len, true);
 	b->t->socks.v[si].last_send = t;
 	/* loopback TCP delivers inside sendmsg, before this event */
 	b->t->socks.v[si].send_pending = !b->t->socks.v[si].delivered_early;

@@ -130,6 +130,7 @@ void _rsp_on_block(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp
 /* --- builder-net.c ----------------------------------------------------------------- */
 void _rsp_on_sock_state(struct builder *b, uint64_t t, const struct rsp_dev *ev);
 void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
+void _rsp_on_sock_recv(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
 void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
 
 #endif /* RSP_MODEL_TIMELINE_BUILDER_PRIVATE_H */

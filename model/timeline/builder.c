@@ -494,8 +494,7 @@ void builder_event(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp
 		break;
 	}
 	case TP_SOCK_RECV:
-		if (ev->tid && ev->ctx == RSP_CTX_TASK)
-			_rsp_builder_evidence(b, _rsp_builder_thread(b, ev->tid, 0, t), cpu, t);
+		_rsp_on_sock_recv(b, t, cpu, ev);
 		break;
 	case TP_SK_READY:
 		_rsp_on_sk_ready(b, t, cpu, ev);

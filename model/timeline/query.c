@@ -2,6 +2,8 @@
 /* The public queries of rsp-model.h over the loaded trace. */
 #include "timeline/trace-private.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +55,7 @@ void rsp_trace_get_summary(const struct rsp_trace *t, struct rsp_trace_summary *
 	o->have_net = t->have_net;
 	o->kallsyms_in_file = t->td.kallsyms_len > 0;
 	o->kallsyms_from_running_kernel = t->kallsyms_from_running_kernel;
+	o->kallsyms_from_archive = t->kallsyms_from_archive;
 }
 
 size_t rsp_trace_n_cmdline(const struct rsp_trace *t)
@@ -455,24 +458,49 @@ void rsp_stack_frame(struct rsp_trace *t, uint32_t stack, size_t i, int pid, uin
 	e = &t->stacks.entries.v[stack];
 	if (i >= e->n)
 		return;
-	o->addr = t->stacks.frames.v[e->off + i];
+	o->addr = o->rel_addr = t->stacks.frames.v[e->off + i];
 	o->kernel = is_kernel_addr(o->addr);
-	o->rel_addr = o->addr;
 	if (!t->sym)
 		return;
+	trace_stack_frame_sym(t, e, i, pid, time, o, &f);
+}
+
+void trace_stack_frame_sym(struct rsp_trace *t, const struct stack_entry *e, size_t i, int pid,
+			   uint64_t time, struct rsp_frame_info *o, struct rsp_sym_frame *f)
+{
 	/*
 	 * All but the first frame of each context (kernel, user) are return
 	 * addresses: the call is the instruction before, and after a noreturn
 	 * call the return address already belongs to the next function.
 	 */
-	rsp_sym_lookup(t->sym, pid, time,
-		       o->addr - (i > 0 && is_kernel_addr(t->stacks.frames.v[e->off + i - 1]) ==
-					       o->kernel),
-		       o->kernel, &f);
-	o->func = f.func;
-	o->dso = f.dso ? f.dso : "[unknown]";
-	o->offset = f.offset;
-	o->rel_addr = f.rel_addr;
+	uint64_t back = i > 0 && is_kernel_addr(t->stacks.frames.v[e->off + i - 1]) == o->kernel;
+
+	rsp_sym_lookup(t->sym, pid, time, o->addr - back, o->kernel, f);
+	o->func = f->func;
+	o->dso = f->dso ? f->dso : "[unknown]";
+	o->offset = f->offset;
+	o->rel_addr = f->rel_addr + back; /* the frame's own address, in the file */
+}
+
+const char *rsp_frame_name(const struct rsp_frame_info *f, char *buf, size_t len)
+{
+	const char *dso = f->dso, *base;
+	size_t n;
+
+	if (f->func && *f->func)
+		return f->func;
+	if (!dso || !*dso || !strcmp(dso, "[unknown]")) {
+		snprintf(buf, len, "[unknown]");
+		return buf;
+	}
+	base = dso[0] == '[' ? NULL : strrchr(dso, '/');
+	base = base && base[1] ? base + 1 : dso;
+	n = strlen(base);
+	if (n > sizeof(" (deleted)") - 1 &&
+	    !strcmp(base + n - (sizeof(" (deleted)") - 1), " (deleted)"))
+		n -= sizeof(" (deleted)") - 1;
+	snprintf(buf, len, "%.*s+0x%" PRIx64, (int)n, base, f->rel_addr);
+	return buf;
 }
 
 bool rsp_stack_complete(struct rsp_trace *t, uint32_t stack, int pid, uint64_t time)

@@ -66,15 +66,27 @@ static void setup_early(struct setup *su)
 {
 	struct rsp_trace *t = su->t;
 	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
-	struct rsp_sym_opts so = { .debug_dir = su->o ? su->o->debug_dir : NULL };
+	const struct rsp_trace_opts *o = su->o;
+	struct rsp_sym_opts so = { 0 };
 
 	su->done = true;
 	if (in->tracing_data &&
 	    rsp_tracedata_parse(&t->td, in->tracing_data, in->tracing_data_len, su->terr,
 				sizeof(su->terr)) == 0)
 		su->terr[0] = '\0';
-	if (su->o && su->o->no_symbols)
+	if (o && o->no_symbols)
 		return;
+	if (o)
+		so = (struct rsp_sym_opts){
+			.debug_dir = o->debug_dir,
+			.debug_dirs = o->debug_dirs,
+			.n_debug_dirs = o->n_debug_dirs,
+			.sysroot = o->symfs,
+			.archive = o->archive,
+			.debuginfod = o->debuginfod,
+			.progress = o->sym_progress,
+			.progress_ctx = o->sym_progress_ctx,
+		};
 	su->ret = rsp_sym_new(&t->sym, &so);
 	if (!su->ret && t->td.kallsyms && t->td.kallsyms_len)
 		rsp_sym_set_kallsyms(t->sym, t->td.kallsyms, t->td.kallsyms_len);
@@ -97,6 +109,8 @@ int _rsp_setup_finish(struct setup *su)
 {
 	struct rsp_trace *t = su->t;
 	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
+	const char *ks_archive;
+	size_t ks_len;
 
 	if (su->started)
 		pthread_join(su->tid, NULL);
@@ -109,6 +123,9 @@ int _rsp_setup_finish(struct setup *su)
 		return su->ret;
 	if (t->td.kallsyms && t->td.kallsyms_len) {
 		/* set by the early part */
+	} else if ((ks_archive = rsp_sym_archive_kallsyms(t->sym, &ks_len)) &&
+		   rsp_sym_set_kallsyms(t->sym, ks_archive, ks_len) > 0) {
+		t->kallsyms_from_archive = true;
 	} else if (running_kernel_matches(in)) {
 		size_t len;
 		char *ks = read_proc_kallsyms(&len);

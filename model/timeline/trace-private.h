@@ -161,7 +161,10 @@ struct sock_info {
 	bool delivered_early; /* the peer saw the data of this socket's next send already */
 	uint32_t last_sender;
 	bool have_addr;
+	uint8_t opened; /* SOCK_CONNECTED (SYN_SENT seen), SOCK_ACCEPTED (SYN_RECV), 0 */
 };
+#define SOCK_CONNECTED 1
+#define SOCK_ACCEPTED 2
 
 struct net_op {
 	uint64_t send_time; /* last send on the peer before the data arrived */
@@ -169,6 +172,16 @@ struct net_op {
 	uint32_t sender; /* thread index, RSP_NONE if not on this machine */
 	uint32_t sock; /* receiving socket, index in socks */
 	uint32_t woke; /* link index, RSP_NONE */
+};
+
+/* A target-agnostic socket call that moved data: a send (any length, 0 if the
+ * probe has none) or a receive of at least one byte, in its thread's context. */
+struct sock_op {
+	uint64_t time; /* the call's end (sock_send_length / sock_recv_length) */
+	uint32_t thread;
+	uint32_t sock; /* index in socks */
+	int32_t len;
+	bool send;
 };
 
 struct lost_span {
@@ -200,6 +213,8 @@ struct rsp_trace {
 	struct rsp_sym *sym;
 	struct stacks stacks;
 	bool kallsyms_from_running_kernel;
+	bool kallsyms_from_archive;
+	struct missing_files *missing; /* files.c, made on first use */
 
 	/* strings (comms, irq names, files): interned, NUL-terminated */
 	VEC(char) strtab;
@@ -213,6 +228,7 @@ struct rsp_trace {
 	VEC(struct io_op) ios;
 	VEC(struct sock_info) socks;
 	VEC(struct net_op) nets;
+	VEC(struct sock_op) sockops; /* in time order */
 	VEC(struct lost_span) lost;
 	VEC(struct irq_name) irqs;
 	VEC(struct event_count) counts;
@@ -233,6 +249,12 @@ uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack);
 
 /* strings */
 uint32_t trace_intern(struct rsp_trace *t, const char *s);
+/* query.c: frame @i of @e, and what the symbolizer said of it (t->sym set) */
+void trace_stack_frame_sym(struct rsp_trace *t, const struct stack_entry *e, size_t i, int pid,
+			   uint64_t time, struct rsp_frame_info *o, struct rsp_sym_frame *f);
+/* files.c */
+struct missing_files;
+void trace_missing_files_free(struct missing_files *m);
 const char *trace_str(const struct rsp_trace *t, uint32_t id);
 void trace_warn(struct rsp_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -244,6 +244,7 @@ void rsp_trace_free(struct rsp_trace *t)
 	vec_free(&t->links);
 	vec_free(&t->ios);
 	vec_free(&t->socks);
+	vec_free(&t->sockops);
 	vec_free(&t->nets);
 	vec_free(&t->lost);
 	vec_free(&t->irqs);
@@ -254,6 +255,7 @@ void rsp_trace_free(struct rsp_trace *t)
 	vec_free(&t->strtab);
 	free(t->str_ht);
 	stacks_free(&t->stacks);
+	trace_missing_files_free(t->missing);
 	rsp_sym_free(t->sym);
 	free(t->dec);
 	rsp_tracedata_clear(&t->td);

@@ -280,6 +280,10 @@ def readers_in(rsp, fixture, d):
         if verb in ("report", "causes", "offcpu"):
             check(world, "%s: bad --top" % form, cmd(trace, "--top", "many"), 2, verb,
                   names=["many"], env=env)
+        if verb == "report":
+            check(world, "report: --requests with --threads",
+                  cmd(trace, "--requests", "--threads"), 2, verb,
+                  names=["--requests", "--threads"], env=env)
         if verb == "causes":
             rules = os.path.join(d, "no-rules.conf")
             check(world, "causes: a missing rule file", cmd(trace, "-c", rules), 1, verb,

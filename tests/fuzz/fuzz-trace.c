@@ -1,16 +1,48 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fuzz target: arbitrary bytes as a perf.data file, through the reader,
- * the decoders and the timeline builder, then every query.  Built as a
+ * the decoders and the timeline builder, then every query and a server's
+ * requests.  Built as a
  * libFuzzer binary with clang (-Dfuzz=enabled), and as a replay program
  * that runs the kept corpus in the `fuzz` test suite.
  */
 #include "rsp-model.h"
+#include "rsp-requests.h"
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* every thread's socket calls as a server's requests */
+static void requests(struct rsp_trace *t)
+{
+	struct rsp_thread_filter f = { 0 };
+	uint8_t *sel = rsp_thread_filter_apply(t, &f);
+	struct rsp_requests *r = NULL;
+	struct rsp_requests_stats st;
+	struct rsp_requests_time tm;
+
+	if (!sel || rsp_requests_find(t, sel, &r)) {
+		free(sel);
+		return;
+	}
+	rsp_requests_stats(r, &st);
+	rsp_requests_time(r, &tm);
+	for (size_t i = 0; i < rsp_requests_n(r); i++) {
+		struct rsp_request_info q;
+
+		rsp_requests_get(r, i, &q);
+	}
+	for (size_t i = 0; i < rsp_requests_n_conns(r); i++) {
+		struct rsp_conn_info c;
+
+		rsp_requests_conn(r, i, &c);
+	}
+	rsp_requests_free(r);
+	free(sel);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -48,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		rsp_trace_socket(t, i, &so);
 	}
+	requests(t);
 	rsp_trace_free(t);
 	return 0;
 }

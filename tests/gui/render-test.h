@@ -52,6 +52,7 @@ void test_running(gconstpointer name);
 void test_running_culling(void);
 void test_ruler(void);
 void test_running_lost(void);
+void test_running_shed(void);
 
 /* test-render-flame.c */
 void test_flame_colours(gconstpointer name);

@@ -282,3 +282,70 @@ void test_running_lost(void)
 	rsp_trace_free(t);
 	synth_free(sy);
 }
+
+/* A span the recorder shed one event type in (the CPU sampler's): the timeline
+ * is whole there, so no hatch across the rows, but a strip along the top whose
+ * tooltip names the event, the span and what it leaves uncertain. */
+void test_running_shed(void)
+{
+	struct synth *sy = synth_new(&(struct synth_opts){0});
+	uint64_t t = 1000000000ull;
+	int pids[1] = {100};
+	size_t len, shed = 0;
+	const void *buf;
+	struct rsp_trace_opts o = {.no_symbols = true};
+	struct rsp_trace *tr;
+	struct rsp_running_data *d;
+	struct rsp_running_state st = {.show_sleeps = true};
+	struct shot sh;
+	char err[256];
+
+	synth_comm(sy, 0, 100, 100, "ping", false);
+	synth_comm(sy, 0, 200, 200, "pong", false);
+	synth_targets(sy, pids, 1);
+	synth_switch(sy, 0, t, 0, "swapper/0", 0, 100, "ping");
+	for (size_t i = 0; i < 400; i++) {
+		int a = i & 1 ? 200 : 100, b = i & 1 ? 100 : 200;
+
+		t += 10000;
+		synth_waking(sy, 0, t, b, 0, b, b == 100 ? "ping" : "pong", 0, false, NULL, 0);
+		synth_switch(sy, 0, t + 500, a, a == 100 ? "ping" : "pong", 1, b,
+			     b == 100 ? "ping" : "pong");
+		if (i == 100)
+			synth_shed(sy, t + 600, 0, 0, true);
+		if (i == 300)
+			synth_shed(sy, t + 600, 0, 77, false);
+	}
+	buf = synth_finish(sy, &len);
+	g_assert_cmpint(rsp_trace_open_mem(buf, len, &o, &tr, err, sizeof(err)), ==, 0);
+	g_assert_cmpint(rsp_running_data_new(tr, NULL, &d, err, sizeof(err)), ==, 0);
+	shot_take(&sh, &rsp_running_ops, d, &st, 0, 0, 1000, 0, 0);
+	shot_save(&sh, "running-shed.png");
+	for (size_t i = 0; i < rsp_scene_n_items(sh.l.content); i++) {
+		const struct rsp_scene_item *it = rsp_scene_item(sh.l.content, i);
+		GString *tip;
+
+		g_assert_cmpint(it->cls, !=, RSP_CLS_LOST); /* nothing unknown */
+		if (it->cls != RSP_CLS_SHED)
+			continue;
+		shed++;
+		g_assert_cmpint(it->prim, ==, RSP_PRIM_RECT);
+		assert_colour_at(&sh, it, RSP_CLS_SHED);
+		g_assert_cmpfloat(it->h, ==, RSP_SHED_STRIP_H);
+		/* 200 of the 400 switches 10 us apart: half the 800 px right of the gutter */
+		g_assert_cmpfloat(it->w, >, 380);
+		g_assert_cmpfloat(it->w, <, 420);
+		g_assert_cmpint(RSP_HIT_KIND(it->id), ==, RSP_HIT_LOST);
+		tip = g_string_new(NULL);
+		rsp_running_ops.title(d, &st, it, tip);
+		g_assert_nonnull(strstr(tip->str, "cpu-clock shed by the recorder"));
+		g_assert_nonnull(strstr(tip->str, "77 records"));
+		g_assert_nonnull(strstr(tip->str, "uncertain there: CPU samples"));
+		g_string_free(tip, TRUE);
+	}
+	g_assert_cmpuint(shed, ==, 1);
+	shot_free(&sh);
+	rsp_running_data_free(d);
+	rsp_trace_free(tr);
+	synth_free(sy);
+}

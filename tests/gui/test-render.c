@@ -227,6 +227,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/hostile", test_hostile);
 	g_test_add_func("/render/progress-cancel", test_progress_cancel);
 	g_test_add_func("/render/running/lost", test_running_lost);
+	g_test_add_func("/render/running/shed", test_running_shed);
 	g_test_add_func("/render/running/deferred-labels", test_running_deferred_labels);
 	return g_test_run();
 }

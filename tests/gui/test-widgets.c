@@ -493,6 +493,51 @@ static void test_click_category(void)
 	gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/*
+ * A server's requests: rpcchain's rpc-server served the workload's 60 requests
+ * (tests/workloads/rpcchain.c); its flame page lists them, slowest first, and a
+ * request's row shows its time in the chronological view.  The client (the
+ * recorded target) served none: no list.
+ */
+static void test_requests(void)
+{
+	RspWindow *w = window_with("rpcchain.data");
+	RspRunningPage *rp = running_page(w);
+	RspDocument *doc = rsp_page_get_document(RSP_PAGE(rp));
+	RspFlamePage *fp, *client;
+	RspRequestsPanel *q;
+	RspCanvas *c;
+	const struct rsp_view *v;
+	guint64 s0, e0, s1, e1;
+	double m;
+
+	settle(rsp_page_get_canvas(RSP_PAGE(rp)));
+	client = RSP_FLAME_PAGE(rsp_window_open_flame(w, doc, 0, NULL));
+	g_assert_true(wait_until(flame_ready, client, 30000));
+	g_assert_null(rsp_flame_page_get_requests_panel(client));
+	fp = RSP_FLAME_PAGE(rsp_window_open_flame(w, doc, 4945, "rpc-server"));
+	g_assert_true(wait_until(flame_ready, fp, 30000));
+	c = rsp_page_get_canvas(RSP_PAGE(fp));
+	settle(c);
+	q = rsp_flame_page_get_requests_panel(fp);
+	g_assert_nonnull(q);
+	g_assert_cmpuint(rsp_requests_panel_get_n_rows(q), ==, 60);
+	g_assert_true(rsp_requests_panel_get_window(q, 0, &s0, &e0));
+	g_assert_true(rsp_requests_panel_get_window(q, 1, &s1, &e1));
+	g_assert_cmpuint(e0 - s0, >=, e1 - s1); /* the slowest first */
+	rsp_flame_page_set_consolidated(fp, TRUE);
+	g_assert_true(rsp_requests_panel_activate(q, 0));
+	g_assert_false(rsp_flame_page_get_consolidated(fp));
+	rsp_canvas_flush(c);
+	v = rsp_canvas_get_view(c);
+	m = (e0 - s0) * 0.05 + 1;
+	g_assert_cmpfloat(fabs(v->x0 - (s0 - m)), <, 2);
+	g_assert_cmpfloat(fabs(v->x1 - (e0 + m)), <, 2);
+	gtk_test_widget_wait_for_draw(GTK_WIDGET(c));
+	save_widget(GTK_WIDGET(fp), "flame-request.png");
+	gtk_window_destroy(GTK_WINDOW(w));
+}
+
 static void test_flame_frames(void)
 {
 	RspWindow *w = window_with("rpcchain.data");
@@ -867,6 +912,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/widgets/click-process-opens-tab", test_click_process);
 	g_test_add_func("/widgets/click-category-highlights", test_click_category);
 	g_test_add_func("/widgets/flame-frames", test_flame_frames);
+	g_test_add_func("/widgets/requests", test_requests);
 	g_test_add_func("/widgets/search", test_search);
 	g_test_add_func("/widgets/export-tooltip", test_export_tooltip);
 	g_test_add_func("/widgets/sleep-labels", test_sleep_labels);

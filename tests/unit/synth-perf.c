@@ -98,6 +98,12 @@ static const struct sdef defs[SE__COUNT] = {
 			     { "__u16", "protocol", 2, 0, 0 },
 			     { "int", "ret", 4, 1, 0 },
 			     { "int", "flags", 4, 1, 0 } } },
+	[SE_SOCK_RECV] = { "sock", "sock_recv_length", 603, false,
+			   { { "void *", "sk", 8, 0, 0 },
+			     { "__u16", "family", 2, 0, 0 },
+			     { "__u16", "protocol", 2, 0, 0 },
+			     { "int", "ret", 4, 1, 0 },
+			     { "int", "flags", 4, 1, 0 } } },
 	[SE_SK_READY] = { "sock", "sk_data_ready", 601, false,
 			  { { "const void *", "skaddr", 8, 0, 0 },
 			    { "__u16", "family", 2, 0, 0 },
@@ -888,6 +894,19 @@ void synth_sock_send(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk,
 	pl_int(&pl, "protocol", family == 2 ? 6 : 0);
 	pl_int(&pl, "ret", len);
 	tp(s, &pl, cpu, t, tid, 1000 + SE_SOCK_SEND, false, NULL, 0);
+}
+
+void synth_sock_recv(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk, int family,
+		     int len)
+{
+	struct payload pl;
+
+	pl_begin(&pl, s, SE_SOCK_RECV, 0, tid);
+	pl_int(&pl, "sk", (int64_t)sk);
+	pl_int(&pl, "family", family);
+	pl_int(&pl, "protocol", family == 2 ? 6 : 0);
+	pl_int(&pl, "ret", len);
+	tp(s, &pl, cpu, t, tid, 1000 + SE_SOCK_RECV, false, NULL, 0);
 }
 
 void synth_sk_ready(struct synth *s, int cpu, uint64_t t, int tid, unsigned flags, uint64_t sk,

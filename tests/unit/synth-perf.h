@@ -29,6 +29,7 @@ enum synth_ev {
 	SE_SOCK_SEND,
 	SE_SK_READY,
 	SE_SOCK_STATE,
+	SE_SOCK_RECV,
 	SE__COUNT
 };
 
@@ -136,6 +137,9 @@ void synth_irq(struct synth *s, enum synth_ev which, int cpu, uint64_t t, int ir
 void synth_softirq(struct synth *s, enum synth_ev which, int cpu, uint64_t t, int tid,
 		   unsigned vec);
 void synth_sock_send(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk, int family,
+		     int len);
+/* sock:sock_recv_length: @tid's receive of @len bytes (negative: an error) on @sk */
+void synth_sock_recv(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk, int family,
 		     int len);
 void synth_sk_ready(struct synth *s, int cpu, uint64_t t, int tid, unsigned flags, uint64_t sk,
 		    int family);

@@ -790,8 +790,50 @@ static void test_fork(void)
 	synth_free(s);
 }
 
+/* What every output calls a frame (rsp_frame_name()): its function, else
+ * "file+0xADDR" with the address in the file, else "[unknown]" */
+static void test_frame_names(void)
+{
+	static const struct {
+		const char *func, *dso;
+		uint64_t rel;
+		const char *want;
+	} cases[] = {
+		{ "client_main", "/usr/bin/rpcchain", 0x1189, "client_main" },
+		{ NULL, "/tmp/x/rpcchain", 0x1189, "rpcchain+0x1189" },
+		{ NULL, "/tmp/x/rpcchain", 0, "rpcchain+0x0" },
+		{ "", "/lib/libc.so.6", 0x29d90, "libc.so.6+0x29d90" },
+		{ NULL, "/tmp/gone (deleted)", 0x40, "gone+0x40" },
+		{ NULL, "[vdso]", 0x9f0, "[vdso]+0x9f0" },
+		{ NULL, "[kernel.kallsyms]", 0xffffffff81000000ull,
+		  "[kernel.kallsyms]+0xffffffff81000000" },
+		{ NULL, "relative", 0x10, "relative+0x10" },
+		{ NULL, "/dir/", 0x10, "/dir/+0x10" },
+		{ NULL, "[unknown]", 0x7f00, "[unknown]" },
+		{ NULL, "", 0x7f00, "[unknown]" },
+		{ NULL, NULL, 0x7f00, "[unknown]" },
+	};
+	char buf[64], small[8];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rsp_frame_info f = { .func = cases[i].func, .dso = cases[i].dso,
+					    .rel_addr = cases[i].rel, .addr = 0x55550000 };
+
+		CHECK_STR(rsp_frame_name(&f, buf, sizeof(buf)), cases[i].want, "frame name");
+	}
+	{
+		struct rsp_frame_info f = { .dso = "/usr/lib/a-long-library-name.so", .rel_addr = 1 };
+		const char *n = rsp_frame_name(&f, small, sizeof(small));
+
+		CHECK(n == small && strlen(small) == sizeof(small) - 1 &&
+			      !strncmp(small, "a-long-", 7),
+		      "a small buffer is cut, NUL-terminated: '%s'", small);
+	}
+}
+
 int main(void)
 {
+	test_frame_names();
 	test_pingpong();
 	test_scrambled();
 	test_missing_switch_in();

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A server's requests (rsp-requests.h): the selected threads' socket calls in
+ * time order, per connection (socket), split into exchanges: a request begins
+ * with the first receive after the previous reply and ends with the last send
+ * before the next receive.  A connection is served unless the target opened it
+ * (the recording saw it connect: TCP's SYN_SENT) or, when the recording did not
+ * see it set up, its first call was a send while the same thread had a request
+ * received and not yet answered on another connection: there the target is a
+ * client (a back end), and its calls are part of that request.  (A first
+ * receive inside a request is a request of its own: connections served in one
+ * turn of the loop.)  Requests at the recording's edges (a reply
+ * without its receive, a receive without its reply) are counted, not listed.
+ */
+#include "timeline/trace-private.h"
+#include "rsp-requests.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* a connection's state: nothing yet, a request received, its reply being sent, the
+ * reply of a request received before the recording being sent */
+enum phase { PH_IDLE, PH_RECEIVED, PH_REPLYING, PH_CUT_REPLY };
+
+struct conn {
+	uint32_t sock;
+	uint8_t role; /* 0: not known yet */
+	uint8_t phase;
+	uint32_t thread; /* of the current request's first receive */
+	uint64_t start;
+	size_t last_send_op; /* in sockops */
+	uint32_t n_recv, n_send;
+	uint64_t in, out;
+	bool handed;
+	struct rsp_conn_info info;
+};
+
+struct window {
+	uint64_t s, e;
+};
+
+struct rsp_requests {
+	VEC(struct rsp_request_info) reqs;
+	VEC(struct conn) conns;
+	struct rsp_requests_time time;
+	VEC(uint64_t) lat; /* sorted latencies */
+};
+
+static uint32_t conn_of(struct rsp_requests *r, uint32_t *by_sock, uint32_t sock)
+{
+	struct conn c;
+
+	if (by_sock[sock] != RSP_NONE)
+		return by_sock[sock];
+	memset(&c, 0, sizeof(c));
+	c.sock = sock;
+	c.info.socket = sock;
+	if (!vec_push(&r->conns, c))
+		return RSP_NONE;
+	by_sock[sock] = (uint32_t)(r->conns.n - 1);
+	return by_sock[sock];
+}
+
+/*
+ * The end of the reply's send as the server's code sees it: the send returns
+ * when its event fired, unless the thread was preempted on the way back to
+ * user space (a loopback reply wakes the client, which may take the CPU at
+ * once): then when it ran again.  Preempted within @REPLY_RETURN_NS of the
+ * event, before any other socket call of the thread.
+ */
+#define REPLY_RETURN_NS 50000u
+static uint64_t reply_end(struct rsp_trace *t, const struct conn *c)
+{
+	const struct sock_op *op = &t->sockops.v[c->last_send_op];
+	const struct thread *th = &t->threads.v[op->thread];
+	size_t k = rsp_thread_find_slice(t, op->thread, op->time);
+	const struct slice *run, *pre;
+
+	if (k == RSP_NO_INDEX || k + 1 >= th->slices.n)
+		return op->time;
+	run = &th->slices.v[k];
+	pre = &th->slices.v[k + 1];
+	if (run->kind != SLICE_RUN || run->end > op->time + REPLY_RETURN_NS ||
+	    pre->kind != SLICE_SLEEP || !(pre->flags & SL_PREEMPTED))
+		return op->time;
+	/* no other socket call of the thread before it was preempted */
+	for (size_t i = c->last_send_op + 1; i < t->sockops.n && t->sockops.v[i].time <= run->end;
+	     i++)
+		if (t->sockops.v[i].thread == op->thread)
+			return op->time;
+	return pre->end;
+}
+
+/* The request in progress on @c is complete: its reply was sent. */
+static bool emit(struct rsp_trace *t, struct rsp_requests *r, struct conn *c, uint32_t ci)
+{
+	struct rsp_request_info q;
+
+	memset(&q, 0, sizeof(q));
+	q.conn = ci;
+	q.thread = c->thread;
+	q.start_ns = c->start;
+	q.end_ns = reply_end(t, c);
+	q.n_recv = c->n_recv;
+	q.n_send = c->n_send;
+	q.bytes_in = c->in;
+	q.bytes_out = c->out;
+	q.flags = (c->handed ? RSP_REQ_HANDED_OFF : 0) | (c->n_recv > 1 ? RSP_REQ_MULTI_READ : 0);
+	c->info.n_requests++;
+	return vec_push(&r->reqs, q);
+}
+
+static void begin(struct conn *c, const struct sock_op *op)
+{
+	c->phase = PH_RECEIVED;
+	c->thread = op->thread;
+	c->start = op->time;
+	c->n_recv = 1;
+	c->n_send = 0;
+	c->in = (uint64_t)op->len;
+	c->out = 0;
+	c->handed = false;
+}
+
+static int cmp_req(const void *a, const void *b)
+{
+	const struct rsp_request_info *x = a, *y = b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->conn < y->conn ? -1 : x->conn > y->conn;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Requests of one thread overlapping in time: each holds part of another's work. */
+static void mark_overlaps(struct rsp_requests *r, size_t nt)
+{
+	uint64_t *busy_end = calloc(nt ? nt : 1, sizeof(*busy_end));
+	size_t *last = calloc(nt ? nt : 1, sizeof(*last));
+
+	if (!busy_end || !last)
+		goto out;
+	for (size_t i = 0; i < r->reqs.n; i++) {
+		struct rsp_request_info *q = &r->reqs.v[i];
+
+		if (busy_end[q->thread] > q->start_ns) {
+			q->flags |= RSP_REQ_OVERLAP;
+			r->reqs.v[last[q->thread]].flags |= RSP_REQ_OVERLAP;
+		}
+		if (q->end_ns > busy_end[q->thread]) {
+			busy_end[q->thread] = q->end_ns;
+			last[q->thread] = i;
+		}
+	}
+out:
+	free(busy_end);
+	free(last);
+}
+
+/* Part [x, y) of slice @sl is idle: sleeping, running or other. */
+static void idle_part(struct rsp_requests_time *o, const struct slice *sl, uint64_t x, uint64_t y)
+{
+	if (sl->kind == SLICE_RUN) {
+		o->idle_run_ns += y - x;
+	} else if (sl->kind == SLICE_SLEEP && !(sl->flags & SL_PREEMPTED)) {
+		/* asleep until woken, then runnable */
+		uint64_t wk = sl->wake ? sl->wake : y;
+
+		wk = wk < x ? x : wk > y ? y : wk;
+		o->idle_sleep_ns += wk - x;
+		o->idle_other_ns += y - wk;
+	} else {
+		o->idle_other_ns += y - x;
+	}
+}
+
+/* @th's time outside the union of @w (its requests' windows, by start). */
+static void thread_idle(struct rsp_requests_time *o, const struct thread *th,
+			const struct window *w, size_t nw)
+{
+	size_t j = 0, n = 0;
+	struct window *u = (struct window *)w; /* the union, in place */
+
+	for (size_t i = 0; i < nw; i++) {
+		if (n && w[i].s <= u[n - 1].e) {
+			if (w[i].e > u[n - 1].e)
+				u[n - 1].e = w[i].e;
+		} else {
+			u[n++] = w[i];
+		}
+	}
+	o->span_ns += vec_last(&th->slices)->end - th->slices.v[0].start;
+	for (size_t i = 0; i < n; i++)
+		o->busy_ns += u[i].e - u[i].s;
+	for (size_t k = 0; k < th->slices.n; k++) {
+		const struct slice *sl = &th->slices.v[k];
+		uint64_t x = sl->start;
+
+		while (j < n && u[j].e <= x)
+			j++;
+		for (size_t m = j; m < n && u[m].s < sl->end && x < sl->end; m++) {
+			if (u[m].s > x)
+				idle_part(o, sl, x, u[m].s);
+			if (u[m].e > x)
+				x = u[m].e;
+		}
+		if (x < sl->end)
+			idle_part(o, sl, x, sl->end);
+	}
+}
+
+static int idle_times(struct rsp_requests *r, struct rsp_trace *t, const uint8_t *selected)
+{
+	struct window *w = malloc((r->reqs.n ? r->reqs.n : 1) * sizeof(*w));
+
+	if (!w)
+		return -ENOMEM;
+	for (size_t ti = 0; ti < t->threads.n; ti++) {
+		const struct thread *th = &t->threads.v[ti];
+		size_t nw = 0;
+
+		if (!selected[ti] || !th->slices.n || th->tid == 0)
+			continue;
+		for (size_t i = 0; i < r->reqs.n; i++)
+			if (r->reqs.v[i].thread == ti)
+				w[nw++] = (struct window){ r->reqs.v[i].start_ns, r->reqs.v[i].end_ns };
+		thread_idle(&r->time, th, w, nw);
+	}
+	free(w);
+	return 0;
+}
+
+int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_requests **out)
+{
+	struct rsp_requests *r = calloc(1, sizeof(*r));
+	uint32_t *by_sock = malloc((t->socks.n ? t->socks.n : 1) * sizeof(*by_sock));
+	/* per thread: connections with a request received, not yet answered */
+	uint32_t *open = calloc(t->threads.n ? t->threads.n : 1, sizeof(*open));
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!r || !by_sock || !open)
+		goto fail;
+	for (size_t i = 0; i < t->socks.n; i++)
+		by_sock[i] = RSP_NONE;
+	for (size_t i = 0; i < t->sockops.n; i++) {
+		const struct sock_op *op = &t->sockops.v[i];
+		struct conn *c;
+		uint32_t ci;
+
+		if (op->thread >= t->threads.n || !selected[op->thread] || op->sock >= t->socks.n)
+			continue;
+		ci = conn_of(r, by_sock, op->sock);
+		if (ci == RSP_NONE)
+			goto fail;
+		c = &r->conns.v[ci];
+		if (!c->role) {
+			/* a connection it opened, or its first call inside another
+			 * connection's request: a client there */
+			uint8_t opened = t->socks.v[op->sock].opened;
+
+			c->role = opened == SOCK_CONNECTED		 ? RSP_CONN_CLIENT :
+				  opened == SOCK_ACCEPTED		 ? RSP_CONN_SERVED :
+				  op->send && open[op->thread] ? RSP_CONN_CLIENT :
+								 RSP_CONN_SERVED;
+			c->info.role = c->role;
+			if (c->role == RSP_CONN_SERVED && op->send) {
+				c->phase = PH_CUT_REPLY;
+				c->info.cut_start = 1;
+			}
+		}
+		if (c->role != RSP_CONN_SERVED)
+			continue;
+		if (!op->send) {
+			switch (c->phase) {
+			case PH_REPLYING:
+				if (!emit(t, r, c, ci))
+					goto fail;
+				/* fall through */
+			case PH_IDLE:
+			case PH_CUT_REPLY:
+				begin(c, op);
+				open[op->thread]++;
+				break;
+			case PH_RECEIVED:
+				c->n_recv++;
+				c->in += (uint64_t)op->len;
+				break;
+			}
+			continue;
+		}
+		switch (c->phase) {
+		case PH_RECEIVED:
+			if (open[c->thread])
+				open[c->thread]--;
+			c->phase = PH_REPLYING;
+			/* fall through */
+		case PH_REPLYING:
+			c->last_send_op = i;
+			c->n_send++;
+			c->out += op->len > 0 ? (uint64_t)op->len : 0;
+			c->handed |= op->thread != c->thread;
+			break;
+		case PH_IDLE: /* not reached: a first send makes it PH_CUT_REPLY */
+		case PH_CUT_REPLY:
+			break;
+		}
+	}
+	for (size_t ci = 0; ci < r->conns.n; ci++) {
+		struct conn *c = &r->conns.v[ci];
+
+		if (c->role != RSP_CONN_SERVED)
+			continue;
+		if (c->phase == PH_REPLYING && !emit(t, r, c, (uint32_t)ci))
+			goto fail;
+		if (c->phase == PH_RECEIVED)
+			c->info.cut_end++;
+	}
+	if (r->reqs.n)
+		qsort(r->reqs.v, r->reqs.n, sizeof(*r->reqs.v), cmp_req);
+	mark_overlaps(r, t->threads.n);
+	for (size_t i = 0; i < r->reqs.n; i++)
+		if (!vec_push(&r->lat, r->reqs.v[i].end_ns - r->reqs.v[i].start_ns))
+			goto fail;
+	if (r->lat.n)
+		qsort(r->lat.v, r->lat.n, sizeof(*r->lat.v), cmp_u64);
+	ret = idle_times(r, t, selected);
+	if (ret)
+		goto fail;
+	free(by_sock);
+	free(open);
+	*out = r;
+	return 0;
+fail:
+	free(by_sock);
+	free(open);
+	rsp_requests_free(r);
+	return ret;
+}
+
+void rsp_requests_free(struct rsp_requests *r)
+{
+	if (!r)
+		return;
+	vec_free(&r->reqs);
+	vec_free(&r->conns);
+	vec_free(&r->lat);
+	free(r);
+}
+
+size_t rsp_requests_n(const struct rsp_requests *r)
+{
+	return r->reqs.n;
+}
+
+void rsp_requests_get(const struct rsp_requests *r, size_t i, struct rsp_request_info *out)
+{
+	*out = r->reqs.v[i];
+}
+
+size_t rsp_requests_n_conns(const struct rsp_requests *r)
+{
+	return r->conns.n;
+}
+
+void rsp_requests_conn(const struct rsp_requests *r, size_t i, struct rsp_conn_info *out)
+{
+	*out = r->conns.v[i].info;
+}
+
+void rsp_requests_time(const struct rsp_requests *r, struct rsp_requests_time *out)
+{
+	*out = r->time;
+}
+
+/* Nearest rank, as the test workloads measure themselves (tests/workloads/truth.h). */
+static uint64_t percentile(const uint64_t *v, size_t n, unsigned pct)
+{
+	size_t rank = (n * pct + 99) / 100;
+
+	return v[rank ? rank - 1 : 0];
+}
+
+void rsp_requests_stats(const struct rsp_requests *r, struct rsp_requests_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->count = r->lat.n;
+	if (!r->lat.n)
+		return;
+	for (size_t i = 0; i < r->lat.n; i++)
+		out->sum_ns += r->lat.v[i];
+	out->min_ns = r->lat.v[0];
+	out->max_ns = r->lat.v[r->lat.n - 1];
+	out->p50_ns = percentile(r->lat.v, r->lat.n, 50);
+	out->p90_ns = percentile(r->lat.v, r->lat.n, 90);
+	out->p99_ns = percentile(r->lat.v, r->lat.n, 99);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A server's requests: the target's time split at its socket calls into
+ * requests, from the receive of a request on a connection to the send of its
+ * reply on the same connection, and idle time between them.  For
+ * `rsp report --requests` and the viewer's list of requests; each request's
+ * window is explained by rsp_analyze() with rsp_analysis_opts.windows.
+ * See docs/ANALYSIS.md, "Requests".
+ */
+#ifndef RSP_REQUESTS_H
+#define RSP_REQUESTS_H
+
+#include "rsp-model.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rsp_requests;
+
+/*
+ * Split the socket calls of the threads @selected (rsp_thread_filter_apply())
+ * into requests.  -ENOMEM, or 0 and *out (also when there is no request: the
+ * counts then say why).
+ */
+int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_requests **out);
+void rsp_requests_free(struct rsp_requests *r);
+
+/* a request's window holds part of another request of the same thread (several
+ * connections served at once): its time is not its own alone */
+#define RSP_REQ_OVERLAP 0x01
+/* its reply was sent by another thread than the one that received it */
+#define RSP_REQ_HANDED_OFF 0x02
+/* received in several reads before the reply (a large or slow request, or
+ * pipelined requests that cannot be told apart) */
+#define RSP_REQ_MULTI_READ 0x04
+
+struct rsp_request_info {
+	size_t conn; /* rsp_requests_conn() */
+	size_t thread; /* the thread that received it */
+	uint64_t start_ns; /* its first receive returned */
+	uint64_t end_ns; /* its reply's last send returned */
+	uint32_t n_recv, n_send;
+	uint64_t bytes_in, bytes_out;
+	unsigned flags;
+};
+/* Requests in the order they began. */
+size_t rsp_requests_n(const struct rsp_requests *r);
+void rsp_requests_get(const struct rsp_requests *r, size_t i, struct rsp_request_info *out);
+
+enum rsp_conn_role {
+	RSP_CONN_SERVED = 1, /* the target receives requests and replies */
+	RSP_CONN_CLIENT, /* the target sent first inside a request of another connection:
+			  * it is a client there (a back end, a database); not split */
+};
+
+struct rsp_conn_info {
+	size_t socket; /* rsp_trace_socket() */
+	enum rsp_conn_role role;
+	size_t n_requests;
+	uint32_t cut_start; /* a reply whose request came before the recording */
+	uint32_t cut_end; /* a request received whose reply came after it (or never) */
+};
+size_t rsp_requests_n_conns(const struct rsp_requests *r);
+void rsp_requests_conn(const struct rsp_requests *r, size_t i, struct rsp_conn_info *out);
+
+/*
+ * The target's time besides its requests, per selected thread that has a
+ * slice: its span (first to last slice), the part inside requests (their
+ * union), and the rest, idle: sleeping (waiting for the next request), running
+ * (the loop's own work between requests) and waiting for a CPU or unknown.
+ */
+struct rsp_requests_time {
+	uint64_t span_ns;
+	uint64_t busy_ns; /* inside at least one request */
+	uint64_t idle_sleep_ns, idle_run_ns, idle_other_ns;
+};
+/* Summed over the selected threads. */
+void rsp_requests_time(const struct rsp_requests *r, struct rsp_requests_time *out);
+
+/* The latency distribution of the requests (nearest-rank percentiles). */
+struct rsp_requests_stats {
+	size_t count;
+	uint64_t sum_ns, min_ns, p50_ns, p90_ns, p99_ns, max_ns;
+};
+void rsp_requests_stats(const struct rsp_requests *r, struct rsp_requests_stats *out);
+
+#endif /* RSP_REQUESTS_H */

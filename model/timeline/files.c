@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The files the target's stacks need and that could not be read (rsp-model.h):
+ * every sleep and CPU sample stack of the targets' process trees (of every
+ * thread without targets) unwound and symbolized once, and the frames without
+ * a function counted per file the symbolizer could not use, with the time
+ * their stacks stand for.
+ */
+#include "timeline/trace-private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct missing_file {
+	struct rsp_missing_file info;
+	char id[2 * 20 + 1];
+	uint64_t last_stack; /* the stack counted last, + 1 */
+};
+
+struct missing_files {
+	struct missing_file *v; /* per file index of the symbolizer */
+	size_t n_files;
+	uint32_t *order; /* the listed ones, most costly first */
+	size_t n;
+};
+
+void trace_missing_files_free(struct missing_files *m)
+{
+	if (!m)
+		return;
+	free(m->v);
+	free(m->order);
+	free(m);
+}
+
+static const char *problem_why(enum rsp_file_problem p)
+{
+	switch (p) {
+	case RSP_FILE_MISSING:
+		return "not found";
+	case RSP_FILE_BUILD_ID_DIFFERS:
+		return "build id differs";
+	case RSP_FILE_UNREADABLE:
+		return "not a usable ELF file";
+	case RSP_FILE_NO_SYMBOLS:
+		return "no symbols";
+	}
+	return "?";
+}
+
+static enum rsp_file_problem problem_of(enum rsp_sym_file_state s)
+{
+	switch (s) {
+	case RSP_SYM_FILE_MISSING:
+		return RSP_FILE_MISSING;
+	case RSP_SYM_FILE_BUILD_ID_DIFFERS:
+		return RSP_FILE_BUILD_ID_DIFFERS;
+	case RSP_SYM_FILE_UNREADABLE:
+		return RSP_FILE_UNREADABLE;
+	case RSP_SYM_FILE_NO_SYMBOLS:
+		return RSP_FILE_NO_SYMBOLS;
+	default:
+		return 0;
+	}
+}
+
+/* Count @stack's frames without a function, per file; @key: tells stacks apart */
+static int count_stack(struct rsp_trace *t, struct missing_files *m, uint32_t stack, int pid,
+		       uint64_t time, uint64_t ns, uint64_t key, bool every_frame)
+{
+	const struct stack_entry *e;
+
+	if (!rsp_stack_n_frames(t, stack)) /* unwinds a pending user-stack copy */
+		return 0;
+	stack = trace_stack_resolve(t, stack);
+	if (!stack || stack >= t->stacks.entries.n)
+		return 0;
+	e = &t->stacks.entries.v[stack];
+	for (size_t i = 0; i < e->n; i++) {
+		struct rsp_frame_info o = { .addr = t->stacks.frames.v[e->off + i] };
+		struct rsp_sym_frame f;
+		struct missing_file *mf;
+
+		o.kernel = o.addr >= 0xffff800000000000ull;
+		if (o.kernel)
+			continue;
+		trace_stack_frame_sym(t, e, i, pid, time, &o, &f);
+		if ((f.func && !every_frame) || !f.file)
+			continue;
+		if (f.file > m->n_files) { /* files appear as the walk goes */
+			size_t n = rsp_sym_n_files(t->sym);
+			struct missing_file *v = realloc(m->v, n * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			memset(v + m->n_files, 0, (n - m->n_files) * sizeof(*v));
+			m->v = v;
+			m->n_files = n;
+		}
+		mf = &m->v[f.file - 1];
+		mf->info.frames++;
+		if (mf->last_stack != key + 1) {
+			mf->last_stack = key + 1;
+			mf->info.stacks++;
+			mf->info.ns += ns;
+		}
+	}
+	return 0;
+}
+
+/* The stacks of the threads @sel selects; @every_frame: count every user frame */
+static int walk_threads(struct rsp_trace *t, struct missing_files *m, const uint8_t *sel,
+			bool every_frame)
+{
+	size_t nt = rsp_trace_n_threads(t);
+	uint64_t key = 0;
+	int err = 0;
+
+	for (size_t th = 0; th < nt && !err; th++) {
+		struct rsp_thread_info ti;
+		size_t ns;
+
+		if (!sel[th])
+			continue;
+		rsp_trace_thread(t, th, &ti);
+		ns = rsp_thread_n_slices(t, th);
+		for (size_t k = 0; k < ns && !err; k++) {
+			struct rsp_slice_info s;
+
+			rsp_thread_slice(t, th, k, &s);
+			if (s.kind == RSP_SLICE_SLEEP && s.stack)
+				err = count_stack(t, m, s.stack, ti.pid, s.start_ns,
+						  s.end_ns - s.start_ns, key++, every_frame);
+			for (size_t j = 0; j < s.n_samples && !err; j++) {
+				struct rsp_sample_info si;
+
+				rsp_thread_sample(t, th, s.first_sample + j, &si);
+				if (si.stack)
+					err = count_stack(t, m, si.stack, ti.pid, si.time_ns,
+							  si.period_ns, key++, every_frame);
+			}
+		}
+	}
+	return err;
+}
+
+static int walk(struct rsp_trace *t, struct missing_files *m)
+{
+	size_t n_pids = rsp_trace_n_targets(t);
+	int *pids = calloc(n_pids ? n_pids : 1, sizeof(int));
+	struct rsp_thread_filter flt = { .pids = pids, .n_pids = n_pids, .descendants = true };
+	uint8_t *sel;
+	int err;
+
+	if (!pids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_pids; i++)
+		pids[i] = rsp_trace_target(t, i);
+	sel = rsp_thread_filter_apply(t, &flt);
+	free(pids);
+	if (!sel)
+		return -ENOMEM;
+	err = walk_threads(t, m, sel, false);
+	free(sel);
+	return err;
+}
+
+static const struct missing_files *missing(struct rsp_trace *t)
+{
+	static const struct missing_files none;
+	struct missing_files *m;
+	size_t k = 0;
+
+	if (t->missing)
+		return t->missing;
+	if (!t->sym)
+		return &none;
+	m = calloc(1, sizeof(*m));
+	if (!m || walk(t, m)) {
+		trace_missing_files_free(m);
+		return &none; /* no memory: asked again next time */
+	}
+	m->order = calloc(m->n_files ? m->n_files : 1, sizeof(*m->order));
+	if (!m->order) {
+		trace_missing_files_free(m);
+		return &none;
+	}
+	for (size_t i = 0; i < m->n_files; i++) {
+		struct missing_file *mf = &m->v[i];
+		struct rsp_sym_file sf;
+		enum rsp_file_problem p;
+
+		if (!mf->info.frames)
+			continue;
+		rsp_sym_file(t->sym, i, &sf);
+		p = problem_of(sf.state);
+		if (!p)
+			continue;
+		mf->info.path = sf.path;
+		mf->info.problem = p;
+		mf->info.why = problem_why(p);
+		for (size_t b = 0; b < sf.build_id_len && b < 20; b++)
+			snprintf(mf->id + 2 * b, 3, "%02x", sf.build_id[b]);
+		mf->info.build_id = mf->id;
+		m->order[k++] = (uint32_t)i;
+	}
+	m->n = k;
+	/* most costly first: time, then frames, then the order of appearance */
+	for (size_t i = 1; i < k; i++) {
+		uint32_t x = m->order[i];
+		size_t j = i;
+
+		for (; j > 0; j--) {
+			const struct rsp_missing_file *a = &m->v[x].info,
+						      *b = &m->v[m->order[j - 1]].info;
+
+			if (a->ns < b->ns || (a->ns == b->ns && a->frames <= b->frames))
+				break;
+			m->order[j] = m->order[j - 1];
+		}
+		m->order[j] = x;
+	}
+	t->missing = m;
+	return m;
+}
+
+size_t rsp_trace_n_missing_files(struct rsp_trace *t)
+{
+	return missing(t)->n;
+}
+
+void rsp_trace_missing_file(struct rsp_trace *t, size_t i, struct rsp_missing_file *out)
+{
+	const struct missing_files *m = missing(t);
+
+	memset(out, 0, sizeof(*out));
+	if (i < m->n)
+		*out = m->v[m->order[i]].info;
+}
+
+struct rsp_mapped_file *rsp_trace_mapped_files(struct rsp_trace *t, const int *pids,
+					       size_t n_pids, bool all, size_t *n)
+{
+	struct rsp_thread_filter flt = { .pids = pids, .n_pids = n_pids };
+	struct missing_files m = { 0 };
+	struct rsp_mapped_file *out = NULL;
+	uint8_t *sel;
+	size_t k = 0;
+
+	*n = 0;
+	if (!t->sym || (!all && !n_pids))
+		return NULL;
+	sel = rsp_thread_filter_apply(t, all ? NULL : &flt);
+	if (!sel)
+		return NULL;
+	if (walk_threads(t, &m, sel, true) || !m.n_files ||
+	    !(out = calloc(m.n_files, sizeof(*out))))
+		goto done;
+	for (size_t i = 0; i < m.n_files; i++) {
+		struct rsp_sym_file sf;
+
+		if (!m.v[i].info.frames)
+			continue;
+		rsp_sym_file_find(t->sym, i);
+		rsp_sym_file(t->sym, i, &sf);
+		out[k++] = (struct rsp_mapped_file){
+			.path = sf.path,
+			.build_id = sf.build_id,
+			.build_id_len = sf.build_id_len,
+			.read_from = sf.state == RSP_SYM_FILE_READ || sf.state == RSP_SYM_FILE_NO_SYMBOLS
+					     ? sf.read_from
+					     : NULL,
+			.debug_file = sf.debug_file,
+			.is_file = sf.state != RSP_SYM_FILE_NOT_A_FILE,
+			.frames = m.v[i].info.frames,
+		};
+	}
+	*n = k;
+done:
+	free(m.v);
+	free(sel);
+	return out;
+}

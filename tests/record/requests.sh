@@ -1,0 +1,55 @@
+#!/bin/sh
+# rsp report --requests against a server's own account (issue 20): truthserve, an
+# epoll daemon started before the recording as daemons are, recorded with
+# `rsp record -p PID` while truthclient makes N requests, one at a time, wholly
+# inside the recording; the recorder is stopped (SIGINT) after the client is done.
+# Then the same with two clients at once (two connections served in turn by the
+# one thread).  The server times each request itself (CLOCK_MONOTONIC from after
+# the recv() to after the reply's send(); its fdatasync() calls too);
+# tests/record/requests.py compares: the count exactly, the percentiles and the
+# fdatasync share within the tolerances it states.
+. "$(dirname "$0")/lib.sh"
+
+N=400
+status=0
+for clients in 1 2; do
+  d="$T/c$clients"
+  mkdir "$d"
+  # no timeout(1) around it: -p takes its pid (it gives up by itself after 120 s)
+  RSP_TRUTH="$d/serve.jsonl" "$WL/truthserve" "$d/port" >"$d/serve.out" 2>&1 &
+  server=$!
+  i=0
+  while [ ! -s "$d/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+  [ -s "$d/port" ] || { kill $server 2>/dev/null; cat "$d/serve.out"; fail "truthserve did not start"; }
+  # -v says "set up in ..." once the events are on: the clients start after it
+  timeout 100 "$RSP" record -v -p $server -o "$d/s.data" >"$d/rec.out" 2>&1 &
+  rec=$!
+  i=0
+  while ! grep -q 'set up in' "$d/rec.out" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+  grep -q 'set up in' "$d/rec.out" ||
+    { kill $server $rec 2>/dev/null; cat "$d/rec.out"; fail "rsp record did not start"; }
+  sleep 0.2
+  pids=""
+  for c in $(seq $clients); do
+    RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" "$d/port" $N >"$d/client$c.out" 2>&1 &
+    pids="$pids $!"
+  done
+  for p in $pids; do
+    wait $p || { kill $server $rec 2>/dev/null; cat "$d"/client*.out; fail "truthclient failed"; }
+  done
+  sleep 0.2
+  kill -INT $rec
+  wait $rec || { kill $server 2>/dev/null; cat "$d/rec.out"; fail "rsp record failed"; }
+  # SIGTERM: the server writes its side file and exits 0
+  kill -TERM $server
+  wait $server || { cat "$d/serve.out"; fail "truthserve did not stop cleanly"; }
+  "$RSP" report "$d/s.data" --requests --format json --top 3 >"$d/req.json" ||
+    fail "rsp report --requests failed"
+  "$RSP" report "$d/s.data" --requests >"$d/req.txt" || fail "rsp report --requests (text) failed"
+  note "$clients client(s):"
+  sed -n '1,20p' "$d/req.txt" | sed 's/^/#   /'
+  "$RSP" export "$d/s.data" --folded pseudo -o "$d/s.folded" || fail "rsp export failed"
+  python3 "$(dirname "$0")/requests.py" "$d/req.json" "$d/s.folded" "$d/serve.jsonl" \
+    "$d/client.jsonl" $((N * clients)) $clients || status=1
+done
+exit $status

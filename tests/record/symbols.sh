@@ -1,0 +1,152 @@
+#!/bin/sh
+# Record here, explain elsewhere (issue 18): a workload copied into a temporary
+# directory is recorded, then its binary is moved away.  The warning names the
+# file with its build id, its frames read rpcchain+0xADDR in every output, each
+# ADDR inside one of the binary's functions (nm, the ground truth); a file of
+# another build at the path is not used ("build id differs"); --symfs,
+# --debug-dir (a build-id tree made with objcopy --only-keep-debug) and
+# FILE.archive (rsp archive) each give back, byte for byte, the report of the
+# recording machine.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || fail "python3 not installed (setup.sh installs it)"
+command -v objcopy >/dev/null || fail "objcopy not installed (binutils)"
+
+mkdir -p "$T/bin"
+cp "$WL/rpcchain" "$T/bin/rpcchain"
+BIN="$T/bin/rpcchain"
+ID=$(readelf -n "$BIN" | awk '/Build ID/ { print $3 }')
+[ -n "$ID" ] || fail "the workload has no build id"
+
+"$RSP" record -q -o "$T/x.data" -- "$BIN" >/dev/null 2>"$T/rec.err" || { cat "$T/rec.err"; fail "record"; }
+
+# what every reading verb says of x.data, in files named $1.*
+outputs() { # name [options...]
+  n=$1; shift
+  "$RSP" report "$T/x.data" "$@" >"$T/$n.txt" 2>"$T/$n.err" || { cat "$T/$n.err"; fail "$n: report"; }
+  "$RSP" report "$T/x.data" -f json "$@" >"$T/$n.json" 2>/dev/null || fail "$n: report json"
+  "$RSP" report "$T/x.data" -f csv "$@" >"$T/$n.csv" 2>/dev/null || fail "$n: report csv"
+  "$RSP" export "$T/x.data" --folded cpu -o "$T/$n.folded" "$@" 2>/dev/null || fail "$n: folded"
+  "$RSP" export "$T/x.data" --chrome-json -o "$T/$n.chrome" "$@" 2>/dev/null || fail "$n: chrome"
+  "$RSP" offcpu "$T/x.data" -f json "$@" >"$T/$n.offcpu" 2>/dev/null || fail "$n: offcpu"
+  "$RSP" info "$T/x.data" --json "$@" >"$T/$n.info" 2>/dev/null || fail "$n: info"
+}
+same() { # name: the same outputs as on the recording machine
+  for ext in txt json csv folded offcpu; do
+    cmp -s "$T/here.$ext" "$T/$1.$ext" || { diff "$T/here.$ext" "$T/$1.$ext" | head -20; fail "$1: $ext differs"; }
+  done
+  grep -q 'without symbols' "$T/$1.err" && { cat "$T/$1.err"; fail "$1: still warns of missing files"; }
+  note "$1: the same report, byte for byte, as where it was recorded"
+}
+
+outputs here
+grep -q 'client_main' "$T/here.chrome" || fail "the recording machine's stacks name no client_main"
+cat "$T"/here.* | grep -q 'rpcchain+0x' && fail "rpcchain has unsymbolized frames where it was recorded"
+grep -q 'without symbols' "$T/here.err" && { cat "$T/here.err"; fail "missing files where it was recorded"; }
+
+# --- moved away ---------------------------------------------------------------------
+mkdir -p "$T/root$T/bin"
+mv "$BIN" "$T/root$BIN"
+outputs gone
+grep -q "$BIN (build id $ID: not found)" "$T/gone.err" || { cat "$T/gone.err"; fail "the warning names no $BIN with its build id"; }
+for ext in txt json csv folded chrome offcpu; do
+  grep -q 'rpcchain+0x[0-9a-f]' "$T/gone.$ext" || fail "gone.$ext: no rpcchain+0xADDR frame"
+  grep -q '\[rpcchain\]' "$T/gone.$ext" && fail "gone.$ext: a bare [rpcchain] frame"
+done
+python3 - "$T" "$BIN" "$ID" "$T/root$BIN" <<'EOF' || fail "rpcchain+0xADDR"
+import json, re, subprocess, sys
+T, path, bid, binary = sys.argv[1:]
+info = json.load(open(T + "/gone.info"))
+m = [f for f in info["missing_files"] if f["path"] == path]
+assert m and m[0]["build_id"] == bid and m[0]["problem"] == "not found", info["missing_files"]
+assert m[0]["frames"] > 0 and m[0]["ns"] > 0, m[0]
+# nm: the functions of the binary, the ground truth of what an address is
+funcs = []
+for line in subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True,
+                           text=True, check=True).stdout.splitlines():
+    p = line.split()
+    if len(p) == 4 and p[2] in "tTwW":
+        funcs.append((int(p[0], 16), int(p[1], 16), p[3]))
+def func_at(a):
+    # a return address may be one past its call's function (a noreturn call)
+    for lo, size, name in funcs:
+        if lo <= a < lo + size or lo < a == lo + size:
+            return name
+here = "".join(open("%s/here.%s" % (T, e)).read() for e in ("txt", "folded", "chrome", "offcpu"))
+seen = set()
+for ext in ("txt", "folded", "chrome", "offcpu"):
+    for a in re.findall(r"rpcchain\+0x([0-9a-f]+)", open("%s/gone.%s" % (T, ext)).read()):
+        f = func_at(int(a, 16))
+        assert f, "rpcchain+0x%s (%s) is in no function of rpcchain" % (a, ext)
+        assert f in here, "rpcchain+0x%s is %s, which the recording machine never named" % (a, f)
+        seen.add(f)
+assert {"client_main", "server_main"} & seen, seen
+print("# %d functions of rpcchain behind its file+0xADDR frames: %s" % (len(seen), " ".join(sorted(seen))))
+EOF
+
+# --- another build at the path --------------------------------------------------------
+cp "$WL/pass" "$BIN"
+outputs other
+grep -q "$BIN (build id $ID: build id differs)" "$T/other.err" || { cat "$T/other.err"; fail "no 'build id differs' for $BIN"; }
+grep -q 'rpcchain+0x' "$T/other.txt" || fail "a file of another build was used"
+note "another build at the path: not used, the warning says build id differs"
+
+# --- found again ------------------------------------------------------------------------
+outputs symfs --symfs "$T/root"
+same symfs
+
+# the viewer, started by rsp view: the same options, the same files said missing
+VIEWER="$(dirname "$RSP")/../viewer/rsp-viewer"
+XVFB="$(dirname "$0")/../gui/xvfb-run.sh"
+if [ -x "$VIEWER" ] && command -v Xvfb >/dev/null 2>&1; then
+  view_missing() { # [options...]: the viewer's count of missing files
+    GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=disabled: GSETTINGS_BACKEND=memory \
+    GSK_RENDERER=cairo RSP_VIEWER_TEST=1 timeout 60 "$XVFB" sh -c '
+      log=$1; shift
+      "$@" >"$log" 2>&1 &
+      pid=$!
+      n=0
+      while ! grep -q "^SYMBOLS" "$log" && [ $n -lt 400 ] && kill -0 $pid 2>/dev/null; do
+        sleep 0.1; n=$((n + 1))
+      done
+      kill $pid 2>/dev/null; wait $pid 2>/dev/null; true' sh "$T/view.log" "$RSP" view "$@" "$T/x.data"
+    awk '/^SYMBOLS missing/ { print $3 }' "$T/view.log"
+  }
+  n=$(view_missing)
+  [ "${n:-0}" -ge 1 ] || { cat "$T/view.log"; fail "the viewer finds no missing file"; }
+  n=$(view_missing --symfs "$T/root")
+  [ "$n" = 0 ] || { cat "$T/view.log"; fail "rsp view --symfs: the viewer still misses $n files"; }
+  note "rsp view: the viewer misses the binary, and finds it with --symfs"
+else
+  note "no viewer or no Xvfb: rsp view not tried"
+fi
+rm "$BIN"
+
+mkdir -p "$T/debug/.build-id/$(echo "$ID" | cut -c1-2)"
+objcopy --only-keep-debug "$T/root$BIN" "$T/debug/.build-id/$(echo "$ID" | cut -c1-2)/$(echo "$ID" | cut -c3-).debug"
+st=0; "$RSP" report "$T/x.data" --debug-dir "$T/none" >/dev/null 2>"$T/none.err" || st=$?
+[ "$st" -eq 2 ] && [ "$(wc -l <"$T/none.err")" -eq 1 ] && grep -q "^rsp report: --debug-dir $T/none: " "$T/none.err" ||
+  { cat "$T/none.err"; fail "--debug-dir of a missing directory: status $st"; }
+mkdir -p "$T/empty"
+outputs debugdir --debug-dir "$T/empty" --debug-dir "$T/debug"
+same debugdir
+
+mv "$T/root$BIN" "$BIN"
+"$RSP" archive "$T/x.data" >"$T/archive.out" 2>"$T/archive.err" || { cat "$T/archive.err"; fail "rsp archive"; }
+tar -tf "$T/x.data.archive" | grep -qx ".build-id/$(echo "$ID" | cut -c1-2)/$(echo "$ID" | cut -c3-)" ||
+  fail "the archive holds no $BIN by build id"
+note "$(cat "$T/archive.out")"
+rm "$BIN"
+outputs archive
+same archive
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["missing_files"] == []' "$T/archive.info" ||
+  fail "rsp info lists missing files with the archive"
+
+# a damaged archive: the members before the damage, never a crash
+size=$(stat -c %s "$T/x.data.archive")
+head -c $((size / 2 + 100)) "$T/x.data.archive" >"$T/cut.archive"
+mv "$T/cut.archive" "$T/x.data.archive"
+"$RSP" report "$T/x.data" >/dev/null 2>"$T/cut.err" || { cat "$T/cut.err"; fail "a cut archive"; }
+head -c 70000 /dev/urandom >"$T/x.data.archive"
+"$RSP" report "$T/x.data" >"$T/junk.txt" 2>"$T/junk.err" || { cat "$T/junk.err"; fail "an archive of junk"; }
+grep -q "$BIN (build id $ID: not found)" "$T/junk.err" || { cat "$T/junk.err"; fail "junk archive: the warning"; }
+note "a cut archive and one of junk: read up to the damage, the binary said missing"

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A server's requests (rsp-requests.h) from a synthetic trace with a known
+ * answer, and each request's window explained (rsp_analysis_opts.windows).
+ * Times in microseconds.
+ *
+ * srv (pid 500, CPU 0) serves connection A (socket 0xa000):
+ *   1005  a send on B (0xb000): the reply of a request received before the
+ *         trace: B is served, its one request cut at the start
+ *   1006  srv connects E (0xe000: SYN_SENT), sends on it at 1007 and receives
+ *         the answer at 1008: a connection it opened, srv is a client there
+ *   1010  asleep (waiting for work) until 1100
+ *   1110  request 1 received on A (1112: a receive failing with EAGAIN: no data)
+ *   1150  a read inserted; 1200 asleep in D; 1210 issued (kworker); 1490
+ *         completed, srv woken at 1492, runs at 1500
+ *   1600  the reply sent; 1610 asleep (waiting for work) until 3000
+ *   3010  request 2 received; 3050 a send on D (0xd000) inside it, 3100 its
+ *         answer: srv is a client on D; 3200 a second read of request 2
+ *   3505  srv wakes cli; 3510 the reply sent; 3515 srv preempted by cli on
+ *         the way back from the send, runs again at 3519
+ *   3520  request 3 received on A, never answered: cut at the end
+ *   3600  asleep to the end of the trace (4000)
+ *
+ * Requests: [1110, 1600] 490 and [3010, 3519] 509 (the preemption at the
+ * send's return is the server's own time: it ends when send() returned).
+ * Distribution: min = p50 = 490, p90 = p99 = max = 509, sum 999.
+ * Request 1: CPU 90 + 100, I/O queue 10 (asleep at 1200, issued at 1210),
+ * disk 280, kernel 2 (completion to waking), scheduler 8; request 2: CPU 505
+ * and cli's 4 (srv woke it, it took srv's CPU: a hand-off, its run).
+ */
+#include "rsp-analysis.h"
+#include "rsp-requests.h"
+#include "synth-perf.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define US(x) (1000000000ull + (uint64_t)(x) * 1000ull)
+#define NS(us) ((uint64_t)(us) * 1000ull)
+#define S_INT 1
+#define S_UNINT 2
+#define SRV 500
+#define CLI 600
+#define SK_A 0xffff8000a000ull
+#define SK_B 0xffff8000b000ull
+#define SK_D 0xffff8000d000ull
+#define SK_E 0xffff8000e000ull
+#define SK_F 0xffff8000f000ull
+
+static void existing(struct synth *s, int pid, int tid, const char *comm)
+{
+	synth_fork(s, 0, pid, pid == tid ? 1 : pid, tid, pid == tid ? 1 : pid);
+	synth_comm(s, 0, pid, tid, comm, false);
+}
+
+static struct rsp_trace *build(struct synth *s)
+{
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	char err[256];
+	size_t len;
+	const void *buf;
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	existing(s, 9, 9, "kworker/1:1H");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_sock_send(s, 0, US(1005), SRV, SK_B, 2, 64);
+	synth_sock_state(s, 0, US(1006), SRV, SK_E, lo, 40000, lo, 5432, 2 /* SYN_SENT */);
+	synth_sock_send(s, 0, US(1007), SRV, SK_E, 2, 16);
+	synth_sock_recv(s, 0, US(1008), SRV, SK_E, 2, 16);
+	synth_switch(s, 0, US(1010), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1090), 0, "swapper/1", 0, CLI, "cli");
+	synth_switch(s, 1, US(1098), CLI, "cli", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1100), 0, "swapper/0", 0, SRV, "srv");
+	synth_sock_recv(s, 0, US(1110), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 0, US(1112), SRV, SK_A, 2, -11);
+	synth_block(s, SE_BLK_INSERT, 0, US(1150), SRV, 0, 0x800001, 4096, 8, "R");
+	synth_switch(s, 0, US(1200), SRV, "srv", S_UNINT, 0, "swapper/0");
+	synth_switch(s, 1, US(1205), 0, "swapper/1", 0, 9, "kworker/1:1H");
+	synth_block(s, SE_BLK_ISSUE, 1, US(1210), 9, 0, 0x800001, 4096, 8, "R");
+	synth_switch(s, 1, US(1215), 9, "kworker/1:1H", S_INT, 0, "swapper/1");
+	synth_irq(s, SE_IRQ_ENTRY, 1, US(1488), 25, "virtio0-requests");
+	synth_irq(s, SE_IRQ_EXIT, 1, US(1488), 25, NULL);
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(1489), 0, 4);
+	synth_block(s, SE_BLK_COMPLETE, 1, US(1490), 0, SYN_SOFTIRQ, 0x800001, 4096, 8, "R");
+	synth_waking(s, 1, US(1492), 0, SYN_SOFTIRQ, SRV, "srv", 0, false, NULL, 0);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(1493), 0, 4);
+	synth_switch(s, 0, US(1500), 0, "swapper/0", 0, SRV, "srv");
+	synth_sock_send(s, 0, US(1600), SRV, SK_A, 2, 64);
+	synth_switch(s, 0, US(1610), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 0, US(3000), 0, "swapper/0", 0, SRV, "srv");
+	synth_sock_recv(s, 0, US(3010), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(3050), SRV, SK_D, 2, 32);
+	synth_sock_recv(s, 0, US(3100), SRV, SK_D, 2, 32);
+	synth_sock_recv(s, 0, US(3200), SRV, SK_A, 2, 64);
+	synth_waking(s, 0, US(3505), SRV, 0, CLI, "cli", 0, false, NULL, 0);
+	synth_sock_send(s, 0, US(3510), SRV, SK_A, 2, 64);
+	synth_switch(s, 0, US(3515), SRV, "srv", 0, CLI, "cli");
+	synth_switch(s, 0, US(3519), CLI, "cli", S_INT, SRV, "srv");
+	synth_sock_recv(s, 0, US(3520), SRV, SK_A, 2, 100);
+	synth_switch(s, 0, US(3600), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(4000), 0, "swapper/1", 0, CLI, "cli");
+	buf = synth_finish(s, &len);
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err))) {
+		CHECK(0, "open: %s", err);
+		return NULL;
+	}
+	return t;
+}
+
+static void check_requests(struct rsp_trace *t, struct rsp_requests *r)
+{
+	struct rsp_request_info q[2];
+	struct rsp_requests_stats st;
+	size_t served = 0, client = 0, cut_start = 0, cut_end = 0, a_reqs = 0;
+
+	CHECK(rsp_requests_n(r) == 2, "two requests (got %zu)", rsp_requests_n(r));
+	if (rsp_requests_n(r) != 2)
+		return;
+	rsp_requests_get(r, 0, &q[0]);
+	rsp_requests_get(r, 1, &q[1]);
+	CHECK(q[0].start_ns == US(1110) && q[0].end_ns == US(1600),
+	      "request 1: [1110, 1600] (got [%.3f, %.3f])", (q[0].start_ns - US(0)) / 1e3,
+	      (q[0].end_ns - US(0)) / 1e3);
+	CHECK(q[1].start_ns == US(3010) && q[1].end_ns == US(3519),
+	      "request 2: [3010, 3519], to the end of the preemption at the send's return "
+	      "(got [%.3f, %.3f])",
+	      (q[1].start_ns - US(0)) / 1e3, (q[1].end_ns - US(0)) / 1e3);
+	CHECK(q[0].n_recv == 1 && q[0].bytes_in == 64 && q[0].n_send == 1 && !q[0].flags,
+	      "request 1: one read of 64 bytes (the EAGAIN not counted), one send");
+	CHECK(q[1].n_recv == 2 && q[1].bytes_in == 128 && q[1].flags == RSP_REQ_MULTI_READ,
+	      "request 2: two reads, flagged (the back end's answer on D not counted)");
+	CHECK(q[0].conn == q[1].conn, "both on one connection");
+	for (size_t i = 0; i < rsp_requests_n_conns(r); i++) {
+		struct rsp_conn_info ci;
+		struct rsp_socket_info si;
+
+		rsp_requests_conn(r, i, &ci);
+		rsp_trace_socket(t, ci.socket, &si);
+		served += ci.role == RSP_CONN_SERVED;
+		client += ci.role == RSP_CONN_CLIENT && (si.sk == SK_D || si.sk == SK_E);
+		cut_start += ci.cut_start && si.sk == SK_B;
+		cut_end += ci.cut_end && si.sk == SK_A;
+		if (si.sk == SK_A)
+			a_reqs = ci.n_requests;
+	}
+	CHECK(served == 2 && client == 2,
+	      "A and B served; D (first used inside a request) and E (it connected) the "
+	      "server's own connections");
+	CHECK(cut_start == 1 && cut_end == 1 && a_reqs == 2,
+	      "B's reply cut at the start, A's third request cut at the end");
+	rsp_requests_stats(r, &st);
+	CHECK(st.count == 2 && st.min_ns == NS(490) && st.p50_ns == NS(490) &&
+		      st.p90_ns == NS(509) && st.p99_ns == NS(509) && st.max_ns == NS(509) &&
+		      st.sum_ns == NS(999),
+	      "distribution: min = p50 490, p90 = p99 = max 509, sum 999 (got %.3f %.3f %.3f "
+	      "%.3f %.3f)",
+	      st.min_ns / 1e3, st.p50_ns / 1e3, st.p90_ns / 1e3, st.max_ns / 1e3, st.sum_ns / 1e3);
+}
+
+static void check_time(struct rsp_trace *t, struct rsp_requests *r)
+{
+	struct rsp_requests_time tm;
+	size_t th = rsp_trace_find_thread(t, SRV, US(1000));
+	struct rsp_slice_info first, last;
+	uint64_t span;
+
+	rsp_requests_time(r, &tm);
+	rsp_thread_slice(t, th, 0, &first);
+	rsp_thread_slice(t, th, rsp_thread_n_slices(t, th) - 1, &last);
+	span = last.end_ns - first.start_ns;
+	CHECK(tm.span_ns == span && tm.busy_ns == NS(999),
+	      "span %.3f = the thread's slices, in requests 999 (got %.3f)", tm.span_ns / 1e3,
+	      tm.busy_ns / 1e3);
+	CHECK(tm.busy_ns + tm.idle_sleep_ns + tm.idle_run_ns + tm.idle_other_ns == tm.span_ns,
+	      "requests + idle = span");
+	/* running outside requests: [1000,1010] [1100,1110] [1600,1610] [3000,3010]
+	 * [3519,3600] (request 3 was not answered) */
+	CHECK(tm.idle_run_ns == NS(10 + 10 + 10 + 10 + 81),
+	      "running between requests 121 (got %.3f)", tm.idle_run_ns / 1e3);
+	/* waiting: [1010,1100], [1610,3000], [3600, end]; before 1000 as recorded */
+	CHECK(tm.idle_sleep_ns >= NS(90 + 1390 + 400) && tm.idle_other_ns == 0,
+	      "waiting for work >= 1880 (got %.3f), nothing else", tm.idle_sleep_ns / 1e3);
+}
+
+static void check_cats(const struct rsp_explanation *e, const char *what, const uint64_t *want)
+{
+	bool exact = true;
+	uint64_t sum = 0;
+
+	for (int c = 0; c < RSP_CAT__COUNT; c++) {
+		exact &= e->cat_ns[c] == NS(want[c]);
+		sum += e->cat_ns[c];
+		if (e->cat_ns[c] != NS(want[c]))
+			printf("# %s: %s %.3f, want %llu\n", what, rsp_category_key(c), e->cat_ns[c] / 1e3,
+			     (unsigned long long)want[c]);
+	}
+	CHECK(exact && sum == e->total_ns, "%s: the table is exact and sums to its total", what);
+}
+
+static void check_windows(struct rsp_trace *t, struct rsp_requests *r)
+{
+	struct rsp_window w[2];
+	struct rsp_analysis_opts o = { .tolerance_ns = NS(100) };
+	struct rsp_analysis *a = NULL;
+	struct rsp_explanation e;
+	uint64_t w1[RSP_CAT__COUNT] = { 0 }, w2[RSP_CAT__COUNT] = { 0 }, all[RSP_CAT__COUNT];
+	int pid = SRV;
+	char err[256];
+
+	for (size_t i = 0; i < 2; i++) {
+		struct rsp_request_info q;
+
+		rsp_requests_get(r, i, &q);
+		w[i] = (struct rsp_window){ q.thread, q.start_ns, q.end_ns };
+	}
+	o.windows = w;
+	o.n_windows = 2;
+	if (rsp_analyze(t, &pid, 1, 0, &o, &a, err, sizeof(err))) {
+		CHECK(0, "analyze the windows: %s", err);
+		return;
+	}
+	w1[RSP_CAT_CPU_UNSAMPLED] = 190;
+	w1[RSP_CAT_IO_QUEUE] = 10;
+	w1[RSP_CAT_DISK] = 280;
+	w1[RSP_CAT_KERNEL] = 2;
+	w1[RSP_CAT_SCHED] = 8;
+	/* srv woke cli, which took its CPU: the preemption is cli's run (a hand-off) */
+	w2[RSP_CAT_CPU_UNSAMPLED] = 509;
+	for (int c = 0; c < RSP_CAT__COUNT; c++)
+		all[c] = w1[c] + w2[c];
+	CHECK(rsp_analysis_n_paths(a) == 2, "one control path per window");
+	rsp_analysis_explanation(a, &e);
+	CHECK(e.total_ns == NS(999), "total = the sum of the latencies, 999 (got %.3f)",
+	      e.total_ns / 1e3);
+	check_cats(&e, "all requests", all);
+	rsp_analysis_path_explanation(a, 0, &e);
+	check_cats(&e, "request 1", w1);
+	rsp_analysis_path_explanation(a, 1, &e);
+	check_cats(&e, "request 2", w2);
+	{
+		bool cli = false;
+
+		for (size_t i = 0; i < rsp_analysis_n_contributors(a, RSP_CAT_CPU_UNSAMPLED); i++) {
+			struct rsp_contributor k;
+
+			rsp_analysis_contributor(a, RSP_CAT_CPU_UNSAMPLED, i, &k);
+			cli |= !strcmp(k.what, "cli") && k.ns == NS(4);
+		}
+		CHECK(cli, "the preemption at the send's return: cli's run, 4");
+	}
+	rsp_analysis_free(a);
+	/* a window of a thread outside the target: refused */
+	w[0].thread = rsp_trace_find_thread(t, CLI, US(1000));
+	o.n_windows = 1;
+	CHECK(rsp_analyze(t, &pid, 1, 0, &o, &a, err, sizeof(err)) < 0 && !a,
+	      "a window of a thread outside the target is refused (%s)", err);
+}
+
+/*
+ * Two connections served in one turn of the loop: srv reads A at 1100 and F at
+ * 1110, answers A at 1200 and F at 1300.  Requests [1100, 1200] and [1110,
+ * 1300], both overlapping; in requests: their union, 200; running [1000, 1100]
+ * and [1300, 1400] idle.
+ */
+static void test_overlap(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	struct rsp_requests *r = NULL;
+	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	uint8_t *sel = NULL;
+	char err[256];
+	size_t len;
+	const void *buf;
+
+	existing(s, SRV, SRV, "srv");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_sock_recv(s, 0, US(1100), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 0, US(1110), SRV, SK_F, 2, 64);
+	synth_sock_send(s, 0, US(1200), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1300), SRV, SK_F, 2, 64);
+	synth_switch(s, 0, US(1400), SRV, "srv", S_INT, 0, "swapper/0");
+	buf = synth_finish(s, &len);
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
+		CHECK(0, "open: %s", err);
+	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
+	if (sel && !rsp_requests_find(t, sel, &r)) {
+		struct rsp_request_info q[2];
+		struct rsp_requests_time tm;
+
+		CHECK(rsp_requests_n(r) == 2, "interleaved: two requests (got %zu)",
+		      rsp_requests_n(r));
+		if (rsp_requests_n(r) == 2) {
+			rsp_requests_get(r, 0, &q[0]);
+			rsp_requests_get(r, 1, &q[1]);
+			CHECK(q[0].start_ns == US(1100) && q[0].end_ns == US(1200) &&
+				      q[1].start_ns == US(1110) && q[1].end_ns == US(1300) &&
+				      q[0].conn != q[1].conn,
+			      "interleaved: one request per connection, [1100,1200] and [1110,1300]");
+			CHECK((q[0].flags & RSP_REQ_OVERLAP) && (q[1].flags & RSP_REQ_OVERLAP),
+			      "interleaved: both flagged overlapping");
+		}
+		rsp_requests_time(r, &tm);
+		CHECK(tm.busy_ns == NS(200) && tm.idle_run_ns == NS(200) && tm.span_ns == NS(400),
+		      "interleaved: in requests their union 200, running idle 200 (got %.3f %.3f)",
+		      tm.busy_ns / 1e3, tm.idle_run_ns / 1e3);
+	} else {
+		CHECK(0, "interleaved: rsp_requests_find");
+	}
+	rsp_requests_free(r);
+	free(sel);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+int main(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t = build(s);
+	struct rsp_requests *r = NULL;
+	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	uint8_t *sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
+
+	if (sel && !rsp_requests_find(t, sel, &r)) {
+		check_requests(t, r);
+		check_time(t, r);
+		if (rsp_requests_n(r) == 2)
+			check_windows(t, r);
+	} else {
+		CHECK(0, "rsp_requests_find");
+	}
+	rsp_requests_free(r);
+	free(sel);
+	rsp_trace_free(t);
+	synth_free(s);
+	test_overlap();
+	return tap_done();
+}
