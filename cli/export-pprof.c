@@ -124,6 +124,7 @@ struct psample {
 struct pmapping {
 	int64_t filename;
 	uint64_t limit;
+	uint64_t frames; /* frames of the entries in it */
 };
 
 struct plocation {
@@ -246,6 +247,7 @@ static int mapping_id(struct pp *p, const char *dso, uint64_t addr, uint64_t *id
 			return -ENOMEM;
 		p->mv[p->n_m].filename = str(p, dso);
 		p->mv[p->n_m].limit = 0;
+		p->mv[p->n_m].frames = 0;
 		if (p->mv[p->n_m].filename < 0)
 			return -ENOMEM;
 		p->n_m++;
@@ -338,6 +340,12 @@ static int visit(const struct rsp_folded_entry *e, void *ctx)
 		p->sv[p->n_s++] = s;
 	}
 	p->sv[idx].v[vi] += (int64_t)e->value;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t m = p->lv[p->ids[i] - 1].mapping;
+
+		if (m)
+			p->mv[m - 1].frames++;
+	}
 	return 0;
 }
 
@@ -432,6 +440,16 @@ static int thread_labels(struct pp *p, const struct psample *s, Perftools__Profi
 	return n;
 }
 
+/* a program rather than a shared library or a pseudo-file ("[kernel.kallsyms]") */
+static bool is_executable(const struct pp *p, const struct pmapping *m)
+{
+	const char *f = p->strtab[m->filename], *base = strrchr(f, '/');
+
+	base = base ? base + 1 : f;
+	return f[0] != '[' && !strstr(base, ".so.") &&
+	       !(strlen(base) > 3 && !strcmp(base + strlen(base) - 3, ".so"));
+}
+
 static int encode(struct pp *p, struct enc *e, const char *source, bool have_pseudo)
 {
 	static const char *const types[N_VALUES][2] = {
@@ -523,6 +541,19 @@ static int encode(struct pp *p, struct enc *e, const char *source, bool have_pse
 		m->filename = p->mv[i].filename;
 		m->has_functions = true; /* pprof must not symbolize again */
 		e->mp[i] = m;
+	}
+	/* mapping[0] is the main binary: the executable (not a library, not "[...]") with the
+	 * most frames; the ids stay as the locations have them */
+	for (size_t i = 1; i < p->n_m; i++) {
+		const struct pmapping *a = &p->mv[i], *b = &p->mv[e->mp[0]->id - 1];
+
+		if (is_executable(p, a) > is_executable(p, b) ||
+		    (is_executable(p, a) == is_executable(p, b) && a->frames > b->frames)) {
+			Perftools__Profiles__Mapping *first = e->mp[0];
+
+			e->mp[0] = e->mp[i];
+			e->mp[i] = first;
+		}
 	}
 	e->prof.n_mapping = p->n_m;
 	e->prof.mapping = e->mp;

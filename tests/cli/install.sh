@@ -18,6 +18,7 @@
 #   *.data not, and rsp-viewer's desktop entry the default application for the type
 set -eu
 B=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
 TRACE=$2
 T=$(mktemp -d /tmp/rsp-install.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -117,7 +118,19 @@ for v in $verbs; do
 done
 if command -v zsh >/dev/null; then
   zsh -n "$R"/share/zsh/*/_rsp || fail "zsh cannot parse _rsp"
-  note "completions: bash completes verbs, options, choices, traces; zsh parses _rsp"
+  # zsh's completion through a pty, TAB pressed: what each line becomes or lists
+  (cd "$T/cwd" && timeout 60 zsh -f "$HERE/zsh-complete.zsh" "$(dirname "$R"/share/zsh/*/_rsp)" \
+    "rsp ex" "rsp export --pp" "rsp report --format " "rsp info ") >"$T/zsh.out" 2>&1 ||
+    { cat "$T/zsh.out"; fail "zsh completion driver"; }
+  zpart() { awk -v l="=== $1" '$0 == l { on = 1; next } /^=== end$/ { on = 0 } on' "$T/zsh.out"; }
+  zpart "rsp ex" | grep -q 'rsp export ' || { cat "$T/zsh.out"; fail "zsh: rsp ex<TAB> is not rsp export"; }
+  zpart "rsp export --pp" | grep -q 'rsp export --pprof' || { cat "$T/zsh.out"; fail "zsh: --pp<TAB> is not --pprof"; }
+  for c in csv json md text; do
+    zpart "rsp report --format " | grep -v "^BEGIN" | grep -q "$c" || { cat "$T/zsh.out"; fail "zsh: --format lists no $c"; }
+  done
+  zpart "rsp info " | grep -q 'one.data' && zpart "rsp info " | grep -q 'two.data.zst' &&
+    ! zpart "rsp info " | grep -q 'other.txt' || { cat "$T/zsh.out"; fail "zsh: rsp info<TAB> does not list the traces only"; }
+  note "completions: bash completes verbs, options, choices, traces; so does zsh (through a pty)"
 else
   note "completions: bash completes verbs, options, choices, traces (no zsh here to parse _rsp)"
 fi

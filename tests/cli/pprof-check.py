@@ -142,6 +142,13 @@ def main():
            l.line[0].function_id not in funcs]
     ok(not bad, "every location has its mapping and function", bad[:10])
     ok(all(st[m.filename] for m in prof.mapping), "every mapping has a file name")
+    def is_exe(m):
+        f = st[m.filename]
+        base = f.rsplit("/", 1)[-1]
+        return not f.startswith("[") and ".so." not in base and not base.endswith(".so")
+    exes = [m for m in prof.mapping if is_exe(m)]
+    ok(not exes or is_exe(prof.mapping[0]), "mapping[0] is a program, not a library",
+       [st[m.filename] for m in prof.mapping])
     mapped = [l for l in prof.location if l.mapping_id]
     ok(len(mapped) > 0 and all(st[funcs[l.line[0].function_id].filename] ==
                                st[maps[l.mapping_id].filename] for l in mapped),
