@@ -70,8 +70,11 @@ struct _rsp_dso *_rsp_dso_get(struct rsp_sym *sym, const char *path, const uint8
 		memcpy(d->want_id, id, id_len);
 	d->want_id_len = id_len;
 	d->deleted = ends_with(path, DELETED_SUFFIX);
+	/* memfd_create()'s and System V shared memory's mappings (JITs, sandboxes):
+	 * their "(deleted)" is not a binary deleted after the recording */
+	d->anon = !strncmp(path, "/memfd:", 7) || !strncmp(path, "/SYSV", 5);
 	/* [vdso], [heap], //anon, anon_inode:..., devices: never opened */
-	d->openable = path[0] == '/' && path[1] != '/' && !d->deleted &&
+	d->openable = path[0] == '/' && path[1] != '/' && !d->deleted && !d->anon &&
 		      (strncmp(path, "/dev/", 5) || !strncmp(path, "/dev/shm/", 9)) &&
 		      strlen(path) < PATH_MAX;
 	if (sym->n_files == sym->cap_files) {

@@ -88,6 +88,7 @@ struct _rsp_dso {
 	bool id_in_key; /* the map carried want_id */
 	bool openable; /* a path to a file (not [vdso], //anon, /dev/...) */
 	bool deleted; /* "... (deleted)": only a build-id debug file can serve */
+	bool anon; /* /memfd:NAME, /SYSV...: memory named like a file, never one on disk */
 	bool counted_mismatch, counted_missing;
 	uint32_t index; /* in sym->files: rsp_sym_file()'s i */
 	bool no_functions; /* READY, but its symbol table has no function (stripped) */

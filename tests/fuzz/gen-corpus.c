@@ -123,5 +123,21 @@ int main(int argc, char **argv)
 			return 1;
 		synth_free(s);
 	}
+	{
+		/* perf record's own lost-samples counts, written at its end with time 0 */
+		struct synth_opts o = { 0 };
+		struct synth *s = synth_new(&o);
+		size_t len;
+		const void *buf;
+
+		events(s);
+		synth_shed(s, 0, 0, 7, false);
+		synth_shed(s, 0, 1, 0, false);
+		synth_round(s);
+		buf = synth_finish(s, &len);
+		if (!put_file(dir, "synth-lost-untimed.data", buf, len))
+			return 1;
+		synth_free(s);
+	}
 	return 0;
 }

@@ -280,6 +280,20 @@ static void ustack(void)
 	}
 	rsp_ustack_forget(u, pid);
 	rsp_ustack_free(u);
+	/* the recorder's: /proc read by a thread of its own, the caller never waits */
+	u = rsp_ustack_new_async();
+	CHECK(rsp_ustack_keep(u, pid, pid, sp, 1u << 20, NULL, 0) == 1u << 20,
+	      "async: a thread's first copy, its lookup under way, is kept whole");
+	rsp_ustack_settle(u);
+	v = rsp_ustack_keep(u, pid, pid, sp, 1u << 20, NULL, 0);
+	CHECK(v == keep, "async: once answered, the same live stack as looked up at once (%llu, %llu)",
+	      (unsigned long long)v, (unsigned long long)keep);
+	CHECK(rsp_ustack_keep(u, 999999999, 999999999, sp, 4096, NULL, 0) == 4096,
+	      "async: an unknown task keeps its whole copy");
+	rsp_ustack_settle(u);
+	CHECK(rsp_ustack_keep(u, 999999999, 999999999, sp, 4096, NULL, 0) == 4096,
+	      "async: and after its lookup failed");
+	rsp_ustack_free(u);
 }
 
 /* /proc/self/stat's startstack and the top of the [stack] mapping */

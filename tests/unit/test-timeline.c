@@ -144,6 +144,38 @@ static void test_lost(void)
 	synth_free(s);
 }
 
+/* perf record's own lost-samples count, written at its end with time 0: the
+ * whole recording is uncertain for that type, never a span ending before it starts */
+static void test_lost_samples_untimed(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+	uint64_t ip = 0x401000;
+
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_sample(s, 0, US(1100), 100, 100, &ip, 1);
+	synth_switch(s, 0, US(1800), 100, "a", S_INT, 0, "swapper/0");
+	synth_shed(s, 0, 0, 7, false); /* no begin mark, time 0 */
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens");
+	if (t) {
+		struct rsp_lost_info l;
+		struct rsp_trace_summary sum;
+
+		rsp_trace_get_summary(t, &sum);
+		CHECK(rsp_trace_n_lost(t) == 1, "one lost span");
+		rsp_trace_lost(t, 0, &l);
+		CHECK(l.event && l.lost == 7 && !l.shed, "of one event type, 7 lost, not shed");
+		CHECK(l.start_ns <= US(1000) && l.end_ns >= US(1800) && l.end_ns >= l.start_ns,
+		      "over the whole recording (%llu..%llu)", (unsigned long long)l.start_ns,
+		      (unsigned long long)l.end_ns);
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
 static void test_pid_reuse_and_exec(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -838,6 +870,7 @@ int main(void)
 	test_scrambled();
 	test_missing_switch_in();
 	test_lost();
+	test_lost_samples_untimed();
 	test_pid_reuse_and_exec();
 	test_block();
 	test_irq_and_timers();
