@@ -7,6 +7,7 @@
  * their stacks stand for.
  */
 #include "timeline/trace-private.h"
+#include "base/hashmap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +17,12 @@
 struct missing_file {
 	struct rsp_missing_file info;
 	char id[2 * 20 + 1];
-	uint64_t last_stack; /* the stack counted last, + 1 */
+};
+
+/* a stack's frames without a function in one file */
+struct file_frames {
+	uint32_t file; /* the symbolizer's index + 1 */
+	uint32_t frames;
 };
 
 struct missing_files {
@@ -24,12 +30,30 @@ struct missing_files {
 	size_t n_files;
 	uint32_t *order; /* the listed ones, most costly first */
 	size_t n;
+	/* per (stack, process) seen: its files' counts, looked up once (a
+	 * ping-pong's 200,000 sleeps have a handful of stacks): seen[] indexes
+	 * runs of ff[], begin[k]..begin[k + 1] */
+	struct _rsp_u64map seen;
+	struct file_frames *ff;
+	size_t n_ff, cap_ff;
+	uint32_t *begin;
+	size_t n_begin, cap_begin;
 };
+
+static void memo_free(struct missing_files *m)
+{
+	_rsp_u64map_free(&m->seen);
+	free(m->ff);
+	free(m->begin);
+	m->ff = NULL;
+	m->begin = NULL;
+}
 
 void trace_missing_files_free(struct missing_files *m)
 {
 	if (!m)
 		return;
+	memo_free(m);
 	free(m->v);
 	free(m->order);
 	free(m);
@@ -66,22 +90,43 @@ static enum rsp_file_problem problem_of(enum rsp_sym_file_state s)
 	}
 }
 
-/* Count @stack's frames without a function, per file; @key: tells stacks apart */
-static int count_stack(struct rsp_trace *t, struct missing_files *m, uint32_t stack, int pid,
-		       uint64_t time, uint64_t ns, uint64_t key, bool every_frame)
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 256;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	nv = realloc(*v, c * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+/* The files of @stack's frames without a function (every user frame with
+ * @every_frame), looked up once per stack and process: a run of m->ff. */
+static int stack_files(struct rsp_trace *t, struct missing_files *m, uint32_t stack, int pid,
+		       uint64_t time, bool every_frame, size_t *first, size_t *n)
 {
 	const struct stack_entry *e;
+	uint64_t key = (uint64_t)stack << 32 | (uint32_t)pid;
+	uint32_t k;
+	size_t start = m->n_ff;
 
-	if (!rsp_stack_n_frames(t, stack)) /* unwinds a pending user-stack copy */
+	if (_rsp_u64map_get(&m->seen, key, &k)) {
+		*first = m->begin[k];
+		*n = m->begin[k + 1] - m->begin[k];
 		return 0;
-	stack = trace_stack_resolve(t, stack);
-	if (!stack || stack >= t->stacks.entries.n)
-		return 0;
+	}
 	e = &t->stacks.entries.v[stack];
 	for (size_t i = 0; i < e->n; i++) {
 		struct rsp_frame_info o = { .addr = t->stacks.frames.v[e->off + i] };
 		struct rsp_sym_frame f;
-		struct missing_file *mf;
+		size_t j;
 
 		o.kernel = o.addr >= 0xffff800000000000ull;
 		if (o.kernel)
@@ -89,23 +134,58 @@ static int count_stack(struct rsp_trace *t, struct missing_files *m, uint32_t st
 		trace_stack_frame_sym(t, e, i, pid, time, &o, &f);
 		if ((f.func && !every_frame) || !f.file)
 			continue;
-		if (f.file > m->n_files) { /* files appear as the walk goes */
-			size_t n = rsp_sym_n_files(t->sym);
-			struct missing_file *v = realloc(m->v, n * sizeof(*v));
+		for (j = start; j < m->n_ff && m->ff[j].file != f.file; j++)
+			;
+		if (j == m->n_ff) {
+			if (grow((void **)&m->ff, &m->cap_ff, m->n_ff + 1, sizeof(*m->ff)))
+				return -ENOMEM;
+			m->ff[m->n_ff++] = (struct file_frames){ (uint32_t)f.file, 0 };
+		}
+		m->ff[j].frames++;
+	}
+	if (grow((void **)&m->begin, &m->cap_begin, m->n_begin + 2, sizeof(*m->begin)))
+		return -ENOMEM;
+	if (!m->n_begin)
+		m->begin[m->n_begin++] = (uint32_t)start;
+	m->begin[m->n_begin++] = (uint32_t)m->n_ff;
+	if (_rsp_u64map_put(&m->seen, key, (uint32_t)(m->n_begin - 2)))
+		return -ENOMEM;
+	*first = start;
+	*n = m->n_ff - start;
+	return 0;
+}
+
+/* Count @stack's frames without a function, per file. */
+static int count_stack(struct rsp_trace *t, struct missing_files *m, uint32_t stack, int pid,
+		       uint64_t time, uint64_t ns, bool every_frame)
+{
+	size_t first, n;
+
+	if (!rsp_stack_n_frames(t, stack)) /* unwinds a pending user-stack copy */
+		return 0;
+	stack = trace_stack_resolve(t, stack);
+	if (!stack || stack >= t->stacks.entries.n)
+		return 0;
+	if (stack_files(t, m, stack, pid, time, every_frame, &first, &n))
+		return -ENOMEM;
+	for (size_t i = first; i < first + n; i++) {
+		uint32_t file = m->ff[i].file;
+		struct missing_file *mf;
+
+		if (file > m->n_files) { /* files appear as the walk goes */
+			size_t nf = rsp_sym_n_files(t->sym);
+			struct missing_file *v = realloc(m->v, nf * sizeof(*v));
 
 			if (!v)
 				return -ENOMEM;
-			memset(v + m->n_files, 0, (n - m->n_files) * sizeof(*v));
+			memset(v + m->n_files, 0, (nf - m->n_files) * sizeof(*v));
 			m->v = v;
-			m->n_files = n;
+			m->n_files = nf;
 		}
-		mf = &m->v[f.file - 1];
-		mf->info.frames++;
-		if (mf->last_stack != key + 1) {
-			mf->last_stack = key + 1;
-			mf->info.stacks++;
-			mf->info.ns += ns;
-		}
+		mf = &m->v[file - 1];
+		mf->info.frames += m->ff[i].frames;
+		mf->info.stacks++;
+		mf->info.ns += ns;
 	}
 	return 0;
 }
@@ -115,7 +195,6 @@ static int walk_threads(struct rsp_trace *t, struct missing_files *m, const uint
 			bool every_frame)
 {
 	size_t nt = rsp_trace_n_threads(t);
-	uint64_t key = 0;
 	int err = 0;
 
 	for (size_t th = 0; th < nt && !err; th++) {
@@ -132,14 +211,14 @@ static int walk_threads(struct rsp_trace *t, struct missing_files *m, const uint
 			rsp_thread_slice(t, th, k, &s);
 			if (s.kind == RSP_SLICE_SLEEP && s.stack)
 				err = count_stack(t, m, s.stack, ti.pid, s.start_ns,
-						  s.end_ns - s.start_ns, key++, every_frame);
+						  s.end_ns - s.start_ns, every_frame);
 			for (size_t j = 0; j < s.n_samples && !err; j++) {
 				struct rsp_sample_info si;
 
 				rsp_thread_sample(t, th, s.first_sample + j, &si);
 				if (si.stack)
 					err = count_stack(t, m, si.stack, ti.pid, si.time_ns,
-							  si.period_ns, key++, every_frame);
+							  si.period_ns, every_frame);
 			}
 		}
 	}
@@ -182,6 +261,7 @@ static const struct missing_files *missing(struct rsp_trace *t)
 		trace_missing_files_free(m);
 		return &none; /* no memory: asked again next time */
 	}
+	memo_free(m);
 	m->order = calloc(m->n_files ? m->n_files : 1, sizeof(*m->order));
 	if (!m->order) {
 		trace_missing_files_free(m);
@@ -279,6 +359,7 @@ struct rsp_mapped_file *rsp_trace_mapped_files(struct rsp_trace *t, const int *p
 	}
 	*n = k;
 done:
+	memo_free(&m);
 	free(m.v);
 	free(sel);
 	return out;
