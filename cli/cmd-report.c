@@ -445,20 +445,26 @@ static void json_expl(struct json *j, const struct report *r, const struct rsp_e
 	json_end_array(j);
 }
 
+/* Both JSON documents open with the file, the target and its processes. */
+static void json_head(struct json *j, const struct report *r)
+{
+	json_init(j, stdout, true);
+	json_begin_object(j, NULL);
+	json_string(j, "file", r->path);
+	json_string(j, "target", r->target_desc);
+	json_begin_array(j, "pids");
+	for (size_t i = 0; i < r->n_pids; i++)
+		json_i64(j, NULL, r->pids[i]);
+	json_end_array(j);
+}
+
 static void print_json(const struct report *r, bool threads)
 {
 	struct rsp_explanation e;
 	struct json j;
 
 	rsp_analysis_explanation(r->an, &e);
-	json_init(&j, stdout, true);
-	json_begin_object(&j, NULL);
-	json_string(&j, "file", r->path);
-	json_string(&j, "target", r->target_desc);
-	json_begin_array(&j, "pids");
-	for (size_t i = 0; i < r->n_pids; i++)
-		json_i64(&j, NULL, r->pids[i]);
-	json_end_array(&j);
+	json_head(&j, r);
 	json_u64(&j, "tolerance_ns", e.tolerance_ns);
 	json_u64(&j, "control_paths", e.n_paths);
 	json_u64(&j, "processes", e.n_processes);
@@ -763,14 +769,7 @@ static void print_requests_json(struct req_report *q)
 	rsp_requests_stats(q->rq, &st);
 	rsp_requests_time(q->rq, &tm);
 	rsp_trace_get_summary(r->t, &sum);
-	json_init(&j, stdout, true);
-	json_begin_object(&j, NULL);
-	json_string(&j, "file", r->path);
-	json_string(&j, "target", r->target_desc);
-	json_begin_array(&j, "pids");
-	for (size_t i = 0; i < r->n_pids; i++)
-		json_i64(&j, NULL, r->pids[i]);
-	json_end_array(&j);
+	json_head(&j, r);
 	if (why)
 		json_string(&j, "no_requests", why);
 	else
