@@ -716,8 +716,21 @@ void builder_finish(struct builder *b)
 
 	for (size_t i = 0; i < b->t->threads.n; i++) {
 		struct thread *th = &b->t->threads.v[i];
-		struct slice *s = cur_slice(th);
+		struct slice *s;
 
+		/* a trace without scheduler events: a thread born or dead in it (a fork,
+		 * an exit) but never sampled still lived then, in a state not recorded
+		 * (perf record -F 97 of a parent that waits for its children: its few
+		 * milliseconds of CPU often get no sample) */
+		if (!b->t->recorded[TP_SWITCH] && !th->slices.n && (th->birth || th->exited)) {
+			uint64_t start = th->birth > b->t->t_start ? th->birth : b->t->t_start;
+			struct slice *u = _rsp_push_slice(th, SLICE_UNKNOWN, start, 0, SL_NOT_RECORDED);
+
+			th->st = TS_UNKNOWN;
+			if (u && th->exited && th->death >= start)
+				u->end = th->death > start ? th->death : start + 1;
+		}
+		s = cur_slice(th);
 		if (s && s->end == 0) {
 			s->end = end > s->start ? end : s->start;
 			s->flags |= SL_OPEN_END;

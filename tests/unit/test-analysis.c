@@ -1336,6 +1336,50 @@ static void test_net_sender_run(void)
 }
 
 /*
+ * A samples-only file (perf record -F 97 -g) of a parent that forks a child and
+ * waits for it: the child has samples, the parent none (its few milliseconds
+ * of CPU fell between two samples).  The parent still lived from its fork to
+ * its exit, in a state not recorded: the analysis explains it (unaccounted,
+ * and the child's estimated CPU), it does not refuse the target as having no
+ * recorded activity.
+ */
+static void test_samples_only_unsampled_parent(void)
+{
+	struct synth_opts o = { .kallsyms = sites_kallsyms,
+				.samples_only = true,
+				.clock_period = NS(1000) };
+	struct synth *s = synth_new(&o);
+	const uint64_t WORK[] = { 0xffffffff81000410ull };
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+
+	synth_fork(s, US(0), 100, 1, 100, 1);
+	synth_comm(s, US(0), 100, 100, "parent", false);
+	synth_fork(s, US(100), 200, 100, 200, 100);
+	synth_comm(s, US(100), 200, 200, "child", false);
+	for (int i = 1; i <= 4; i++)
+		synth_sample(s, 0, US(1000 * i), 200, 200, WORK, 1);
+	synth_exit(s, US(5000), 200, 200);
+	synth_exit(s, US(6000), 100, 100);
+	t = open_synth_sym(s, true);
+	a = t ? analyze(t, 100, 100) : NULL;
+	CHECK(a != NULL, "a parent without samples is analysed");
+	if (a) {
+		struct rsp_explanation e;
+
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.total_ns >= NS(6000) && e.total_ns < NS(6000) + NS(5000),
+		      "its life, fork to exit, is in the total (%.3f ms)", e.total_ns / 1e6);
+		CHECK(has_contributor(a, RSP_CAT_UNACCOUNTED, "parent: scheduler events not recorded",
+				      NULL),
+		      "the parent's time is unaccounted: scheduler events not recorded");
+		rsp_analysis_free(a);
+	}
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * CPU samples only (perf record -g): app lives [0, 100000] us, sampled every
  * 1000 us of its CPU at 500 (the period is clipped at its birth, kept whole
  * after it: [0,1000]), 10000, 10900 (a late timer: its period overlaps the one
@@ -1464,6 +1508,7 @@ int main(void)
 	test_callee_holds_cpu();
 	test_net_sender_run();
 	test_samples_only(false);
+	test_samples_only_unsampled_parent();
 	test_samples_only(true);
 	return tap_done();
 }
