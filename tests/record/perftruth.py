@@ -17,7 +17,10 @@ samples"), so the checks are:
   - CPU of each named function (user-space loops): within 0.5x-2x of what it
     measured when that is >= 20 samples' worth, within 15% when >= 200 (the
     sampler runs on the task's own clock: the count is its CPU time / period,
-    give or take the last sample);
+    give or take the last sample); where perf's own samples (perf script's leaf
+    functions) already misstate the function beyond 0.5x-2x, rsp is judged
+    against what they hold, within two periods (it cannot read what the file
+    does not hold: seen once in six runs of truthrpc, 12 of server_parse's 48);
   - CPU of each program (threads of one name summed, kernel time included):
     within 0.5x-2x when >= 20 samples' worth.  Not closer: the sampling timer
     cannot fire while the kernel runs with interrupts off (a virtio disk kick
@@ -38,7 +41,7 @@ KNOWABLE = ('cpu', 'cpu_unsampled', 'unaccounted')
 
 
 def main():
-    label, report, truth, period, sampled = sys.argv[1:6]
+    label, report, truth, period, sampled, leaf = sys.argv[1:7]
     period, sampled = int(period), int(sampled)
     r = json.load(open(report))
     lines = [json.loads(l) for l in open(truth) if l.strip()]
@@ -79,12 +82,29 @@ def main():
         want[(l['comm'], None)] = want.get((l['comm'], None), 0) + l['cpu_ns']
         for fn, m in l['functions'].items():
             want[(l['comm'], fn)] = want.get((l['comm'], fn), 0) + m['cpu_ns']
+    # what perf's own samples hold per program and leaf function (perf script)
+    held = {}
+    for line in open(leaf):
+        f = line.split()
+        if len(f) >= 4 and f[1].isdigit():  # comm, period, ip, leaf function
+            held[(f[0], f[3])] = held.get((f[0], f[3]), 0) + int(f[1])
     checked = 0
     for (comm, fn), ns in sorted(want.items(), key=lambda x: (x[0][0], x[0][1] or '')):
         got = got_comm.get(comm, 0) if fn is None else got_fn.get((comm, fn), 0)
         n = ns / period
         what = '%s: %s%s: rsp %.3f ms, measured %.3f ms (%.0f samples\' worth)' % (
             label, comm, ' CPU' if fn is None else ' ' + fn, got / MS, ns / MS, n)
+        h = held.get((comm, fn)) if fn is not None else None
+        if h is not None and n >= 20 and not 0.5 * ns <= h <= 2 * ns:
+            # perf's samples themselves misstate the function (its timer's phase
+            # against a short periodic function: a run of truthrpc held 12 of
+            # server_parse's 48 samples' worth in perf report too): rsp can only
+            # read what the file holds, so it is judged against that, to a period
+            t.check(abs(got - h) <= 2 * period,
+                    what + '; perf\'s own samples hold %.3f ms: rsp within 2 periods of them'
+                    % (h / MS))
+            checked += 1
+            continue
         if n >= 200 and fn is not None:
             t.check(abs(got - ns) <= 0.15 * ns, what + ', +-15%')
         elif n >= 20:

@@ -21,9 +21,12 @@ for spec in "truthfork 40 -g" "truthpoll 60 -g" "truthrpc 120 -g" \
   perf script -i "$f" -F period 2>/dev/null | awk 'NF { if (!p) p = $1; s += $1 }
     END { print p + 0, s + 0 }' >"$f.periods"
   read -r period sampled <"$f.periods"
+  # each sample's program, period and leaf function, as perf script reads them
+  perf script -i "$f" -F comm,period,ip,sym -G 2>/dev/null >"$f.leaf" || true
   [ "$period" -gt 0 ] || fail "$label: perf script reads no sample"
   "$RSP" report "$f" --format json --top 1000 >"$f.json" || fail "$label: rsp report failed"
-  python3 "$(dirname "$0")/perftruth.py" "$label" "$f.json" "$f.jsonl" "$period" "$sampled" || status=1
+  python3 "$(dirname "$0")/perftruth.py" "$label" "$f.json" "$f.jsonl" "$period" "$sampled" \
+    "$f.leaf" || status=1
   # the verbs that tell when threads were off the CPU: one line saying why they
   # cannot, exit 1, nothing on standard output, rather than an empty table
   for verb in causes offcpu; do
