@@ -169,6 +169,18 @@ typedef struct {
 	double fraction;
 } ProgressMsg;
 
+static gboolean unref_idle(gpointer obj)
+{
+	g_object_unref(obj);
+	return G_SOURCE_REMOVE;
+}
+
+/*
+ * The task's data may go with the worker thread's last reference to the task.
+ * The progress receiver is a widget (the load page): if its tab was closed
+ * while loading, this may be its last reference, and GTK objects are finalized
+ * on the GTK thread only, so that reference goes back there.
+ */
 static void load_data_free(gpointer p)
 {
 	LoadData *ld = p;
@@ -176,7 +188,8 @@ static void load_data_free(gpointer p)
 	if (ld->cancellable && ld->handler)
 		g_cancellable_disconnect(ld->cancellable, ld->handler);
 	g_clear_object(&ld->cancellable);
-	g_clear_object(&ld->progress_data);
+	if (ld->progress_data)
+		g_idle_add_full(G_PRIORITY_DEFAULT, unref_idle, ld->progress_data, NULL);
 	g_free(ld);
 }
 

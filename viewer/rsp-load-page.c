@@ -7,6 +7,9 @@ struct _RspLoadPage {
 	GtkWidget *title, *bar, *cancel, *error, *close;
 	GCancellable *cancellable;
 	char *message;
+	/* disposed (its tab closed): its children are gone, while a load that was
+	 * under way may still report progress or its end to it (they hold a ref) */
+	gboolean disposed;
 };
 
 G_DEFINE_TYPE(RspLoadPage, rsp_load_page, GTK_TYPE_BOX)
@@ -33,6 +36,8 @@ static void rsp_load_page_dispose(GObject *obj)
 	if (p->cancellable && !p->message)
 		g_cancellable_cancel(p->cancellable);
 	g_clear_object(&p->cancellable);
+	p->disposed = TRUE;
+	p->title = p->bar = p->cancel = p->error = p->close = NULL;
 	G_OBJECT_CLASS(rsp_load_page_parent_class)->dispose(obj);
 }
 
@@ -89,18 +94,21 @@ GtkWidget *rsp_load_page_new(const char *name)
 
 void rsp_load_page_set_fraction(RspLoadPage *p, double fraction)
 {
-	gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(p->bar), fraction);
+	if (!p->disposed)
+		gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(p->bar), fraction);
 }
 
 double rsp_load_page_get_fraction(RspLoadPage *p)
 {
-	return gtk_progress_bar_get_fraction(GTK_PROGRESS_BAR(p->bar));
+	return p->disposed ? 0 : gtk_progress_bar_get_fraction(GTK_PROGRESS_BAR(p->bar));
 }
 
 void rsp_load_page_set_error(RspLoadPage *p, const char *message)
 {
 	g_free(p->message);
 	p->message = g_strdup(message);
+	if (p->disposed)
+		return;
 	gtk_label_set_text(GTK_LABEL(p->title), "This file cannot be shown");
 	gtk_label_set_text(GTK_LABEL(p->error), message);
 	gtk_widget_set_visible(p->error, TRUE);

@@ -882,10 +882,16 @@ static void test_cancel(void)
 	p = gtk_notebook_get_nth_page(nb, 0);
 	g_assert_true(RSP_IS_LOAD_PAGE(p));
 	g_assert_nonnull(strstr(rsp_load_page_get_error(RSP_LOAD_PAGE(p)), "cancelled"));
-	/* closing a tab while it loads */
+	/* closing a tab while it loads: the load still holds the page and may report
+	 * progress or its end to it; its last reference goes on the GTK thread */
 	open_path(w, path);
+	p = g_object_ref(rsp_window_get_current(w));
+	g_assert_true(RSP_IS_LOAD_PAGE(p));
 	g_action_group_activate_action(G_ACTION_GROUP(w), "close-tab", NULL);
 	g_assert_cmpint(gtk_notebook_get_n_pages(nb), ==, 1);
+	rsp_load_page_set_fraction(RSP_LOAD_PAGE(p), 0.5);
+	rsp_load_page_set_error(RSP_LOAD_PAGE(p), "too late");
+	g_object_unref(p);
 	for (int i = 0; i < 200; i++) {
 		g_main_context_iteration(NULL, FALSE);
 		g_usleep(2000);
