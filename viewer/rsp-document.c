@@ -252,6 +252,12 @@ void rsp_document_set_symbol_paths(const char *symfs, const char *const *debug_d
 	symbol_debug_dirs = debug_dirs;
 }
 
+void rsp_document_get_symbol_paths(const char **symfs, const char *const **debug_dirs)
+{
+	*symfs = symbol_symfs;
+	*debug_dirs = symbol_debug_dirs;
+}
+
 /* The symbol options of every load (rsp_document_set_symbol_paths()); @archive: a
  * buffer for PATH.archive */
 static void symbol_opts(struct rsp_trace_opts *o, const char *path, char **archive)

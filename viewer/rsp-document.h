@@ -41,6 +41,8 @@ RspDocument *rsp_document_new(GFile *file);
  * DEBUGINFOD_URLS is set.
  */
 void rsp_document_set_symbol_paths(const char *symfs, const char *const *debug_dirs);
+/* What rsp_document_set_symbol_paths() set last (NULL: none). */
+void rsp_document_get_symbol_paths(const char **symfs, const char *const **debug_dirs);
 GFile *rsp_document_get_file(RspDocument *doc);
 /* "rpcchain.data" */
 const char *rsp_document_get_name(RspDocument *doc);

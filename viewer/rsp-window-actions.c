@@ -242,6 +242,126 @@ static void act_export_md(GSimpleAction *a, GVariant *p, gpointer data)
 	export_as(RSP_WINDOW(data), ".md");
 }
 
+/* ---- Symbol Paths ---------------------------------------------------------------------- */
+
+gboolean rsp_window_apply_symbol_paths(RspWindow *w, const char *symfs, const char *debug_dirs,
+				       char **error)
+{
+	g_auto(GStrv) parts = g_strsplit(debug_dirs ? debug_dirs : "", ":", -1);
+	GPtrArray *dirs = g_ptr_array_new();
+	const char *root = symfs && *symfs ? symfs : NULL;
+	GtkWidget *cur;
+
+	if (root && !g_file_test(root, G_FILE_TEST_IS_DIR)) {
+		*error = g_strdup_printf("%s is not a directory", root);
+		g_ptr_array_free(dirs, TRUE);
+		return FALSE;
+	}
+	for (char **d = parts; *d; d++) {
+		if (!**d)
+			continue;
+		if (!g_file_test(*d, G_FILE_TEST_IS_DIR)) {
+			*error = g_strdup_printf("%s is not a directory", *d);
+			g_ptr_array_free(dirs, TRUE);
+			return FALSE;
+		}
+		g_ptr_array_add(dirs, (gpointer)g_intern_string(*d));
+	}
+	g_ptr_array_add(dirs, NULL);
+	/* loads under way may still read the last ones: interned strings, and the
+	 * arrays are kept (a few bytes a change) */
+	rsp_document_set_symbol_paths(root ? g_intern_string(root) : NULL,
+				      dirs->len > 1 ? (const char *const *)g_ptr_array_free(dirs, FALSE)
+						    : (g_ptr_array_free(dirs, TRUE), NULL));
+	cur = rsp_window_get_current(w);
+	if (cur && RSP_IS_PAGE(cur))
+		rsp_window_open(w, rsp_document_get_file(rsp_page_get_document(RSP_PAGE(cur))));
+	rsp_testlog("SYMBOL-PATHS symfs=%s debug-dirs=%s", root ? root : "",
+		    debug_dirs ? debug_dirs : "");
+	return TRUE;
+}
+
+typedef struct {
+	RspWindow *w;
+	GtkWidget *dialog, *symfs, *dirs, *error;
+} SymbolsDialog;
+
+static void on_symbols_apply(GtkButton *b, SymbolsDialog *d)
+{
+	g_autofree char *err = NULL;
+
+	if (!rsp_window_apply_symbol_paths(d->w, gtk_editable_get_text(GTK_EDITABLE(d->symfs)),
+					   gtk_editable_get_text(GTK_EDITABLE(d->dirs)), &err)) {
+		gtk_label_set_text(GTK_LABEL(d->error), err);
+		gtk_widget_set_visible(d->error, TRUE);
+		return;
+	}
+	gtk_window_destroy(GTK_WINDOW(d->dialog));
+}
+
+static void on_symbols_cancel(GtkButton *b, SymbolsDialog *d)
+{
+	gtk_window_destroy(GTK_WINDOW(d->dialog));
+}
+
+static void act_symbol_paths(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	RspWindow *w = RSP_WINDOW(data);
+	SymbolsDialog *d = g_new0(SymbolsDialog, 1);
+	GtkWidget *grid = gtk_grid_new(), *box, *apply, *cancel;
+	const char *symfs;
+	const char *const *dirs;
+
+	rsp_document_get_symbol_paths(&symfs, &dirs);
+	d->w = w;
+	d->dialog = gtk_window_new();
+	gtk_window_set_title(GTK_WINDOW(d->dialog), "Symbol Paths");
+	gtk_window_set_transient_for(GTK_WINDOW(d->dialog), GTK_WINDOW(w));
+	gtk_window_set_modal(GTK_WINDOW(d->dialog), TRUE);
+	g_object_set_data_full(G_OBJECT(d->dialog), "rsp-symbols", d, g_free);
+	gtk_grid_set_row_spacing(GTK_GRID(grid), 6);
+	gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
+	gtk_widget_set_margin_start(grid, 12);
+	gtk_widget_set_margin_end(grid, 12);
+	gtk_widget_set_margin_top(grid, 12);
+	gtk_widget_set_margin_bottom(grid, 12);
+	gtk_grid_attach(GTK_GRID(grid),
+			gtk_label_new("Where the recording machine's files are (rsp --symfs): a "
+				      "directory holding its file tree"),
+			0, 0, 2, 1);
+	d->symfs = gtk_entry_new();
+	gtk_widget_set_name(d->symfs, "symfs");
+	gtk_editable_set_text(GTK_EDITABLE(d->symfs), symfs ? symfs : "");
+	gtk_grid_attach(GTK_GRID(grid), d->symfs, 0, 1, 2, 1);
+	gtk_grid_attach(GTK_GRID(grid),
+			gtk_label_new("Debug directories (rsp --debug-dir: build-id trees or "
+				      "/usr/lib/debug layouts), separated by ':'"),
+			0, 2, 2, 1);
+	d->dirs = gtk_entry_new();
+	gtk_widget_set_name(d->dirs, "debug-dirs");
+	if (dirs) {
+		g_autofree char *joined = g_strjoinv(":", (char **)dirs);
+
+		gtk_editable_set_text(GTK_EDITABLE(d->dirs), joined);
+	}
+	gtk_grid_attach(GTK_GRID(grid), d->dirs, 0, 3, 2, 1);
+	d->error = gtk_label_new(NULL);
+	gtk_widget_set_visible(d->error, FALSE);
+	gtk_grid_attach(GTK_GRID(grid), d->error, 0, 4, 2, 1);
+	box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	gtk_widget_set_halign(box, GTK_ALIGN_END);
+	cancel = gtk_button_new_with_mnemonic("_Cancel");
+	apply = gtk_button_new_with_mnemonic("_Apply and Reopen");
+	gtk_widget_set_name(apply, "apply");
+	g_signal_connect(cancel, "clicked", G_CALLBACK(on_symbols_cancel), d);
+	g_signal_connect(apply, "clicked", G_CALLBACK(on_symbols_apply), d);
+	gtk_box_append(GTK_BOX(box), cancel);
+	gtk_box_append(GTK_BOX(box), apply);
+	gtk_grid_attach(GTK_GRID(grid), box, 0, 5, 2, 1);
+	gtk_window_set_child(GTK_WINDOW(d->dialog), grid);
+	gtk_window_present(GTK_WINDOW(d->dialog));
+}
+
 void _rsp_window_add_actions(RspWindow *w)
 {
 	static const GActionEntry entries[] = {
@@ -258,6 +378,7 @@ void _rsp_window_add_actions(RspWindow *w)
 	    {"export-pdf", act_export_pdf, NULL, NULL, NULL, {0}},
 	    {"export-csv", act_export_csv, NULL, NULL, NULL, {0}},
 	    {"export-md", act_export_md, NULL, NULL, NULL, {0}},
+	    {"symbol-paths", act_symbol_paths, NULL, NULL, NULL, {0}},
 	};
 
 	g_action_map_add_action_entries(G_ACTION_MAP(w), entries, G_N_ELEMENTS(entries), w);

@@ -402,7 +402,7 @@ static void rsp_window_class_init(RspWindowClass *klass)
 static GtkWidget *menu_button(void)
 {
 	GMenu *menu = g_menu_new(), *export = g_menu_new(), *table = g_menu_new(),
-	      *help = g_menu_new();
+	      *symbols = g_menu_new(), *help = g_menu_new();
 	GtkWidget *b = gtk_menu_button_new();
 
 	g_menu_append(export, "Export View as _PNG\xe2\x80\xa6", "win.export-png");
@@ -410,10 +410,12 @@ static GtkWidget *menu_button(void)
 	g_menu_append(export, "Export View as P_DF\xe2\x80\xa6", "win.export-pdf");
 	g_menu_append(table, "Export Table as _CSV\xe2\x80\xa6", "win.export-csv");
 	g_menu_append(table, "Export Table as _Markdown\xe2\x80\xa6", "win.export-md");
+	g_menu_append(symbols, "Symbol _Paths\xe2\x80\xa6", "win.symbol-paths");
 	g_menu_append(help, "_Keyboard Shortcuts", "win.show-help-overlay");
 	g_menu_append(help, "_About rsp", "app.about");
 	g_menu_append_section(menu, NULL, G_MENU_MODEL(export));
 	g_menu_append_section(menu, NULL, G_MENU_MODEL(table));
+	g_menu_append_section(menu, NULL, G_MENU_MODEL(symbols));
 	g_menu_append_section(menu, NULL, G_MENU_MODEL(help));
 	gtk_menu_button_set_icon_name(GTK_MENU_BUTTON(b), "open-menu-symbolic");
 	gtk_menu_button_set_menu_model(GTK_MENU_BUTTON(b), G_MENU_MODEL(menu));

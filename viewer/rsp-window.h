@@ -25,6 +25,14 @@ GtkNotebook *rsp_window_get_notebook(RspWindow *w);
 /* The current tab's page: an RspPage, an RspLoadPage, or NULL. */
 GtkWidget *rsp_window_get_current(RspWindow *w);
 void rsp_window_close_current(RspWindow *w);
+/*
+ * Symbols > Symbol Paths: where later loads look for the files traces name, as
+ * rsp's --symfs DIR and --debug-dir DIR ("" or NULL: none; @debug_dirs
+ * separated by ':'); then the current tab's recording is opened again with
+ * them.  FALSE and *@error (g_free) if a directory does not exist.
+ */
+gboolean rsp_window_apply_symbol_paths(RspWindow *w, const char *symfs, const char *debug_dirs,
+				       char **error);
 
 G_END_DECLS
 

@@ -900,6 +900,74 @@ static void test_cancel(void)
 	gtk_window_destroy(GTK_WINDOW(w));
 }
 
+static GtkWidget *find_name(GtkWidget *w, const char *name)
+{
+	if (!g_strcmp0(gtk_widget_get_name(w), name))
+		return w;
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+		GtkWidget *f = find_name(c, name);
+
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+/* Symbol Paths: a missing directory refused in words, then set and the recording
+ * reopened with them; the dialog shows what is set */
+static void test_symbol_paths(void)
+{
+	RspWindow *w = window_with("rpcchain.data");
+	GtkNotebook *nb = rsp_window_get_notebook(w);
+	int pages = gtk_notebook_get_n_pages(nb);
+	g_autofree char *dirs = g_strconcat(data_dir, ":", corpus_dir, NULL);
+	char *err = NULL;
+	const char *symfs;
+	const char *const *dd;
+	GListModel *tops;
+	GtkWidget *dialog = NULL, *e;
+
+	g_assert_false(rsp_window_apply_symbol_paths(w, "/nonexistent-rsp-dir", "", &err));
+	g_assert_nonnull(strstr(err, "/nonexistent-rsp-dir is not a directory"));
+	g_free(err);
+	g_assert_false(rsp_window_apply_symbol_paths(w, NULL, "/nonexistent-rsp-dir", &err));
+	g_free(err);
+	g_assert_cmpint(gtk_notebook_get_n_pages(nb), ==, pages);
+	g_assert_true(rsp_window_apply_symbol_paths(w, data_dir, dirs, &err));
+	g_assert_cmpint(gtk_notebook_get_n_pages(nb), ==, pages + 1); /* opened again */
+	g_assert_true(wait_until(all_settled, w, 30000));
+	rsp_document_get_symbol_paths(&symfs, &dd);
+	g_assert_cmpstr(symfs, ==, data_dir);
+	g_assert_nonnull(dd);
+	g_assert_cmpstr(dd[0], ==, data_dir);
+	g_assert_cmpstr(dd[1], ==, corpus_dir);
+	g_assert_null(dd[2]);
+	/* the dialog shows them */
+	g_action_group_activate_action(G_ACTION_GROUP(w), "symbol-paths", NULL);
+	tops = gtk_window_get_toplevels();
+	for (guint i = 0; i < g_list_model_get_n_items(tops) && !dialog; i++) {
+		GtkWidget *t = g_list_model_get_item(tops, i);
+
+		if (!g_strcmp0(gtk_window_get_title(GTK_WINDOW(t)), "Symbol Paths"))
+			dialog = t;
+		g_object_unref(t);
+	}
+	g_assert_nonnull(dialog);
+	e = find_name(dialog, "symfs");
+	g_assert_nonnull(e);
+	g_assert_cmpstr(gtk_editable_get_text(GTK_EDITABLE(e)), ==, data_dir);
+	e = find_name(dialog, "debug-dirs");
+	g_assert_cmpstr(gtk_editable_get_text(GTK_EDITABLE(e)), ==, dirs);
+	gtk_window_destroy(GTK_WINDOW(dialog));
+	/* back to none, for the tests after */
+	g_assert_true(rsp_window_apply_symbol_paths(w, "", "", &err));
+	g_assert_true(wait_until(all_settled, w, 30000));
+	rsp_document_get_symbol_paths(&symfs, &dd);
+	g_assert_null(symfs);
+	g_assert_null(dd);
+	gtk_window_destroy(GTK_WINDOW(w));
+}
+
 int main(int argc, char **argv)
 {
 	gtk_test_init(&argc, &argv, NULL);
@@ -923,6 +991,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/widgets/export-tooltip", test_export_tooltip);
 	g_test_add_func("/widgets/sleep-labels", test_sleep_labels);
 	g_test_add_func("/widgets/bad-files", test_bad_files);
+	g_test_add_func("/widgets/symbol-paths", test_symbol_paths);
 	g_test_add_func("/widgets/cancel", test_cancel);
 	return g_test_run();
 }
