@@ -6,10 +6,8 @@ struct _RspLoadPage {
 	GtkBox parent_instance;
 	GtkWidget *title, *bar, *cancel, *error, *close;
 	GCancellable *cancellable;
-	char *message;
-	/* disposed (its tab closed): its children are gone, while a load that was
-	 * under way may still report progress or its end to it (they hold a ref) */
-	gboolean disposed;
+	char *message; /* its children NULL once disposed: a load under way may still
+			* report progress or its end to it (it holds a reference) */
 };
 
 G_DEFINE_TYPE(RspLoadPage, rsp_load_page, GTK_TYPE_BOX)
@@ -36,7 +34,6 @@ static void rsp_load_page_dispose(GObject *obj)
 	if (p->cancellable && !p->message)
 		g_cancellable_cancel(p->cancellable);
 	g_clear_object(&p->cancellable);
-	p->disposed = TRUE;
 	p->title = p->bar = p->cancel = p->error = p->close = NULL;
 	G_OBJECT_CLASS(rsp_load_page_parent_class)->dispose(obj);
 }
@@ -94,20 +91,20 @@ GtkWidget *rsp_load_page_new(const char *name)
 
 void rsp_load_page_set_fraction(RspLoadPage *p, double fraction)
 {
-	if (!p->disposed)
+	if (p->bar)
 		gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(p->bar), fraction);
 }
 
 double rsp_load_page_get_fraction(RspLoadPage *p)
 {
-	return p->disposed ? 0 : gtk_progress_bar_get_fraction(GTK_PROGRESS_BAR(p->bar));
+	return !p->bar ? 0 : gtk_progress_bar_get_fraction(GTK_PROGRESS_BAR(p->bar));
 }
 
 void rsp_load_page_set_error(RspLoadPage *p, const char *message)
 {
 	g_free(p->message);
 	p->message = g_strdup(message);
-	if (p->disposed)
+	if (!p->bar)
 		return;
 	gtk_label_set_text(GTK_LABEL(p->title), "This file cannot be shown");
 	gtk_label_set_text(GTK_LABEL(p->error), message);

@@ -267,12 +267,16 @@ gboolean rsp_window_apply_symbol_paths(RspWindow *w, const char *symfs, const ch
 		}
 		g_ptr_array_add(dirs, (gpointer)g_intern_string(*d));
 	}
-	g_ptr_array_add(dirs, NULL);
 	/* loads under way may still read the last ones: interned strings, and the
 	 * arrays are kept (a few bytes a change) */
-	rsp_document_set_symbol_paths(root ? g_intern_string(root) : NULL,
-				      dirs->len > 1 ? (const char *const *)g_ptr_array_free(dirs, FALSE)
-						    : (g_ptr_array_free(dirs, TRUE), NULL));
+	if (dirs->len) {
+		g_ptr_array_add(dirs, NULL);
+		rsp_document_set_symbol_paths(root ? g_intern_string(root) : NULL,
+					      (const char *const *)g_ptr_array_free(dirs, FALSE));
+	} else {
+		g_ptr_array_free(dirs, TRUE);
+		rsp_document_set_symbol_paths(root ? g_intern_string(root) : NULL, NULL);
+	}
 	cur = rsp_window_get_current(w);
 	if (cur && RSP_IS_PAGE(cur))
 		rsp_window_open(w, rsp_document_get_file(rsp_page_get_document(RSP_PAGE(cur))));

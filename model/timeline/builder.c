@@ -691,9 +691,9 @@ void builder_lost_type(struct builder *b, uint64_t t, uint32_t cpu, int32_t attr
 	if (!begin && (t == 0 || t < ls.start)) {
 		/* perf record's own count at its end (read_format's lost, time 0 or
 		 * before the CPU's last event): when they were lost is not known, so
-		 * the whole recording is uncertain for this type (to its end, below) */
+		 * the whole recording is uncertain for this type */
 		ls.start = b->t->t_start;
-		ls.end = UINT64_MAX;
+		ls.end = b->t->t_end > ls.start ? b->t->t_end : ls.start;
 	}
 	ls.lost = n;
 	ls.attr = attr;
@@ -707,12 +707,9 @@ void builder_finish(struct builder *b)
 	uint64_t end = b->t->t_end;
 
 	/* a shed span still open at the end (a recorder killed): it lasted to the end */
-	for (size_t i = 0; i < b->t->lost.n; i++) {
+	for (size_t i = 0; i < b->t->lost.n; i++)
 		if (b->t->lost.v[i].open && b->t->lost.v[i].start <= end)
 			b->t->lost.v[i].end = end;
-		if (b->t->lost.v[i].end == UINT64_MAX)
-			b->t->lost.v[i].end = end > b->t->lost.v[i].start ? end : b->t->lost.v[i].start;
-	}
 
 	for (size_t i = 0; i < b->t->threads.n; i++) {
 		struct thread *th = &b->t->threads.v[i];
