@@ -284,8 +284,19 @@ static void ustack(void)
 	u = rsp_ustack_new_async();
 	CHECK(rsp_ustack_keep(u, pid, pid, sp, 1u << 20, NULL, 0) == 1u << 20,
 	      "async: a thread's first copy, its lookup under way, is kept whole");
-	rsp_ustack_settle(u);
-	v = rsp_ustack_keep(u, pid, pid, sp, 1u << 20, NULL, 0);
+	/*
+	 * The reader never waits for the resolver's lock: a question it could not
+	 * post (the resolver, just started, holding its lock) is asked again at
+	 * the thread's next sample, and an answer it could not take is taken at a
+	 * later one.  So a few samples, each after the resolver settled.
+	 */
+	v = 1u << 20;
+	for (int i = 0; i < 50 && v != keep; i++) {
+		rsp_ustack_settle(u);
+		v = rsp_ustack_keep(u, pid, pid, sp, 1u << 20, NULL, 0);
+		if (v != keep)
+			usleep(2000);
+	}
 	CHECK(v == keep, "async: once answered, the same live stack as looked up at once (%llu, %llu)",
 	      (unsigned long long)v, (unsigned long long)keep);
 	CHECK(rsp_ustack_keep(u, 999999999, 999999999, sp, 4096, NULL, 0) == 4096,
