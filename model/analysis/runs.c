@@ -36,9 +36,17 @@ struct uframe {
 	const char *func; /* never NULL */
 };
 
-/* The user frames of @stack root first; without any, the kernel's (not the scheduler's). */
+/* a frame's name made up as "file+0xADDR": kept by the caller while it reads the frames */
+#define SITE_NAME_LEN 160
+
+/*
+ * The user frames of @stack root first; without any, the kernel's (not the
+ * scheduler's).  Names made up for frames without a symbol are written to
+ * @names (MAX_SITE_FRAMES of SITE_NAME_LEN), not interned: an intern may move
+ * the trace's strings, and with them every name taken before it.
+ */
 static size_t site_frames(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
-			  struct uframe *out)
+			  struct uframe *out, char (*names)[SITE_NAME_LEN])
 {
 	struct uframe leaf_first[MAX_SITE_FRAMES];
 	size_t n = stack ? rsp_stack_n_frames(an->t, stack) : 0, nu = 0, nk = 0;
@@ -54,13 +62,11 @@ static size_t site_frames(struct rsp_analysis *an, uint32_t stack, int pid, uint
 			continue;
 		}
 		if (nu < MAX_SITE_FRAMES) {
-			char buf[160];
-			const char *name = rsp_frame_name(&f, buf, sizeof(buf));
+			const char *name = rsp_frame_name(&f, names[nu], SITE_NAME_LEN);
 
-			/* "file+0xADDR" lives as long as the trace */
-			if (name == buf && strcmp(buf, "[unknown]"))
-				name = trace_str(an->t, trace_intern(an->t, buf));
-			leaf_first[nu++] = (struct uframe){ f.addr, name == buf ? "[unknown]" : name };
+			if (name == names[nu] && !strcmp(name, "[unknown]"))
+				name = "[unknown]";
+			leaf_first[nu++] = (struct uframe){ f.addr, name };
 		}
 	}
 	if (!nu) {
@@ -302,6 +308,7 @@ static uint32_t site_of(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 	int pid = (int)th->pid;
 	uint32_t a, b, i;
 	struct uframe fa[MAX_SITE_FRAMES], fb[MAX_SITE_FRAMES];
+	char names_a[MAX_SITE_FRAMES][SITE_NAME_LEN], names_b[MAX_SITE_FRAMES][SITE_NAME_LEN];
 	size_t na, nb;
 	struct site_shape sh;
 	char key[1024], coarse[1024], words[400];
@@ -313,8 +320,8 @@ static uint32_t site_of(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 	i = site_find(an, a, b, pid);
 	if (i != RSP_NONE)
 		return i;
-	na = site_frames(an, a, pid, k > 0 ? th->slices.v[k - 1].start : r->start, fa);
-	nb = site_frames(an, b, pid, r->end, fb);
+	na = site_frames(an, a, pid, k > 0 ? th->slices.v[k - 1].start : r->start, fa, names_a);
+	nb = site_frames(an, b, pid, r->end, fb, names_b);
 	sh = shape(fa, na, fb, nb);
 	site_keys(&sh, key, sizeof(key), coarse, sizeof(coarse));
 	memset(&s, 0, sizeof(s));
@@ -597,7 +604,9 @@ static uint32_t run_words(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 		const char *l = trace_str(an->t, an->sites.v[si].label);
 		const char *colon = strstr(l, ": ");
 
-		what = trace_intern(an->t, colon ? colon + 2 : l);
+		/* a copy: interning may move the string it is taken from */
+		snprintf(buf, sizeof(buf), "%s", colon ? colon + 2 : l);
+		what = trace_intern(an->t, buf);
 	}
 	if (!what)
 		return 0;
