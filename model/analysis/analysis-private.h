@@ -68,7 +68,7 @@ struct run_site {
 /* A run on a CPU (cpus.c). */
 struct cpu_run {
 	uint64_t start, end;
-	uint32_t thread;
+	uint32_t thread, slice;
 };
 
 struct site_slot {

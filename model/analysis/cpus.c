@@ -45,7 +45,7 @@ static bool index_cpus(struct rsp_analysis *an)
 			continue;
 		for (size_t k = 0; k < th->slices.n; k++) {
 			const struct slice *s = &th->slices.v[k];
-			struct cpu_run r = { s->start, s->end, ti };
+			struct cpu_run r = { s->start, s->end, ti, (uint32_t)k };
 
 			if (s->kind != SLICE_RUN || s->end <= s->start || s->cpu >= ncpu)
 				continue;
@@ -118,6 +118,35 @@ static void piece(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t
 	analysis_explained_ns(an, e - s);
 }
 
+/*
+ * The thread whose wakeup (or data) ended sleep @k of @thread, if its run on
+ * the CPU the thread was woken to is part of the wait: a thread walked in
+ * no other place at that time (not a target thread, whose own path counts
+ * it; not a caller on the walk's stack), seen from a target thread's path
+ * (an async path's waits are of its own; the run of the thread that woke it
+ * may be a call in the target's path at that time).
+ */
+static uint32_t waker_holding(const struct rsp_analysis *an, uint32_t thread, uint32_t k)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	const struct slice *s = k < th->slices.n ? &th->slices.v[k] : NULL;
+	const struct link *l;
+	uint32_t w;
+
+	if (!s || s->kind != SLICE_SLEEP || s->link == RSP_NONE || an->cur_path >= an->paths.n ||
+	    an->paths.v[an->cur_path].async)
+		return RSP_NONE;
+	l = &an->t->links.v[s->link];
+	if (l->kind != LINK_WAKEUP && l->kind != LINK_NET)
+		return RSP_NONE;
+	w = l->waker;
+	if (w == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
+		w = an->t->nets.v[l->extra].sender;
+	if (w == RSP_NONE || w == thread || an->is_target[w] || an->on_stack[w])
+		return RSP_NONE;
+	return w;
+}
+
 void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
 		       uint64_t hi, uint32_t parent, uint32_t depth)
 {
@@ -126,6 +155,7 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 	uint64_t cur = lo;
 	size_t i, pieces = 0;
 	bool capped = false;
+	uint32_t waker;
 	uint16_t cpu;
 
 	if (hi <= lo)
@@ -136,6 +166,7 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 		return;
 	}
 	cpu = next->cpu;
+	waker = waker_holding(an, thread, k);
 	for (i = first_after(an, cpu, lo); i < an->cpu_runs[cpu].n && cur < hi; i++) {
 		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
 		uint64_t s = r->start > cur ? r->start : cur, e = r->end < hi ? r->end : hi;
@@ -152,7 +183,18 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 			piece(an, thread, cur, s, parent, depth, RSP_NONE, true);
 			pieces++;
 		}
-		piece(an, thread, s, e, parent, depth, r->thread, true);
+		if (r->thread == waker) {
+			/*
+			 * Its waker went on running on the CPU it woke it to: the wait
+			 * goes on in the waker's code (its work after a spurious or
+			 * early wakeup, the rest of a reply's send), not in the
+			 * scheduler.  That run is the waker's CPU, one layer up.
+			 */
+			analysis_run_leaf(an, waker, r->slice, s, e, parent, depth);
+			analysis_claim_holder(an, waker, s, e);
+		} else {
+			piece(an, thread, s, e, parent, depth, r->thread, true);
+		}
 		pieces++;
 		cur = e;
 	}

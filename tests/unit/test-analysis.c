@@ -156,15 +156,16 @@ static void existing(struct synth *s, int pid, int tid, const char *comm)
 
 /*
  * A wakes B and sleeps; B runs and wakes A.  A's sleep [1101,1300] holds B's
- * run up to its wakeup [1101,1290]; A is runnable [1290,1300].
- * CPU: A 101 + B 189 + A 100 = 390; scheduler 10; total 400.
+ * run up to its wakeup [1101,1290]; A is runnable [1290,1300] while its
+ * waker B goes on running on A's CPU: B's CPU too, not the scheduler's.
+ * CPU: A 101 + B 189 + B 10 + A 100 = 400; total 400.
  */
 static void test_pingpong(void)
 {
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
 	struct rsp_analysis *a;
-	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 390 }, { RSP_CAT_SCHED, 10 } };
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 400 } };
 
 	existing(s, 100, 100, "a");
 	existing(s, 200, 200, "b");
@@ -179,7 +180,7 @@ static void test_pingpong(void)
 	if (a) {
 		struct rsp_explanation e;
 
-		check_table(a, "ping-pong", 400, want, 2);
+		check_table(a, "ping-pong", 400, want, 1);
 		rsp_analysis_explanation(a, &e);
 		CHECK(e.n_paths == 1 && e.n_processes == 2, "one control path through both processes");
 		CHECK(has_contributor(a, RSP_CAT_CPU_UNSAMPLED, "b", NULL),
@@ -195,8 +196,9 @@ static void test_pingpong(void)
  * called B at 1101: only C's part after 1101 counts (cut).  A's sleep
  * [1101,1500] holds C [1101,1480]: C's cut sleep [1101,1201] holds B
  * (runnable [1101,1102], running [1102,1200]) then C runnable [1200,1201],
- * C running [1201,1480]; A runnable [1480,1500].
- * CPU: A 201 + B 98 + C 279 + A 100 = 678; scheduler 1 + 1 + 20 = 22; total 700.
+ * C running [1201,1480]; A runnable [1480,1500].  C's runnable [1200,1201]
+ * is B, its waker, still on C's CPU: B's CPU.
+ * CPU: A 201 + B 98 + B 1 + C 279 + A 100 = 679; scheduler 1 + 20 = 21; total 700.
  */
 /*
  * A long ping-pong with preemptions, timeouts and runs with samples: many
@@ -245,7 +247,7 @@ static void test_triangle(void)
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
 	struct rsp_analysis *a;
-	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 678 }, { RSP_CAT_SCHED, 22 } };
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 679 }, { RSP_CAT_SCHED, 21 } };
 
 	existing(s, 100, 100, "a");
 	existing(s, 200, 200, "b");
@@ -1236,17 +1238,18 @@ static void test_fork_holds_cpu(void)
  * A callee that keeps the CPU its caller was woken to.  p forks c at 1005
  * (c starts up on CPU 1 [1010,1050], then waits).  p wakes c at 1100 onto
  * CPU 0 and waits at 1120; c runs there [1120,1300], answering at 1250.  p
- * waits for its CPU [1250,1300] while c finishes: that run of c's is why p
- * waited, counted there once.  p: CPU 120 + 100, c's call 130, runnable 50;
- * c's path: its start-up, runnable 5 and CPU 40.  Total 445 (before: c's
- * [1250,1300] counted again in its path, 495).
+ * waits for its CPU [1250,1300] while c, its waker, finishes: that run of
+ * c's is why p waited, c's CPU one layer up (not the scheduler's), counted
+ * there once.  p: CPU 120 + 100, c's call 130 + 50; c's path: its start-up,
+ * runnable 5 and CPU 40.  Total 445 (before: c's [1250,1300] counted again in
+ * its path, 495).
  */
 static void test_callee_holds_cpu(void)
 {
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
 	struct rsp_analysis *a;
-	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 390 }, { RSP_CAT_SCHED, 55 } };
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 440 }, { RSP_CAT_SCHED, 5 } };
 
 	existing(s, 100, 100, "p");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "p");
@@ -1267,14 +1270,69 @@ static void test_callee_holds_cpu(void)
 		struct rsp_explanation e;
 
 		check_table(a, "a callee holding the CPU its caller was woken to", 445, want, 2);
-		CHECK(has_contributor(a, RSP_CAT_SCHED, "p: runnable while c ran", NULL),
-		      "p's wait for its CPU names c");
+		CHECK(!has_contributor(a, RSP_CAT_SCHED, "p: runnable while c ran", NULL) &&
+			      has_contributor(a, RSP_CAT_CPU_UNSAMPLED, "c", NULL),
+		      "p's wait for its CPU is c's CPU, not the scheduler's");
 		rsp_analysis_explanation(a, &e);
 		if (e.n_paths == 2) {
 			rsp_analysis_path_explanation(a, 1, &e);
 			CHECK(e.total_ns == NS(45), "c's own path: its start-up only (%.3f us)",
 			      e.total_ns / 1e3);
 		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A callee that wakes its caller early and works on, holding the caller's CPU
+ * (the other CPU busy): truthrpc's backend under load, whose recv of the
+ * request wakes the server blocked in recv on the same socket.  p wakes c at
+ * 1100 onto CPU 0 and waits at 1110; c runs [1110,1500] (its two samples in
+ * its work), waking p at 1120 without an answer; p runs [1500,1510], waits
+ * again, and c, woken by a timer at 1600, answers at 1700 from CPU 1.  c's
+ * CPU [1120,1500] is the work p waited for, measured (its samples), not "p:
+ * runnable while c ran".  p: CPU 110 + 10 + 100; c: [1110,1500] 390 CPU
+ * (sampled); p's second wait: c's timeout [1510,1600] and its run
+ * [1600,1700]; p runnable [1700,1710].  Total 810, p's span.
+ */
+static void test_callee_woke_early(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	uint64_t work[2] = { 0x401000, 0x401100 };
+
+	existing(s, 100, 100, "p");
+	existing(s, 200, 200, "c");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "p");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "c", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1110), 100, "p", S_INT, 200, "c");
+	synth_waking(s, 0, US(1120), 200, 0, 100, "p", 0, false, NULL, 0);
+	synth_sample(s, 0, US(1200), 200, 200, work, 2);
+	synth_sample(s, 0, US(1400), 200, 200, work, 2);
+	synth_switch(s, 0, US(1500), 200, "c", S_INT, 100, "p");
+	synth_switch(s, 0, US(1510), 100, "p", S_INT, 0, "swapper/0");
+	synth_waking(s, 1, US(1600), 0, SYN_HARDIRQ, 200, "c", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1600), 0, "swapper/1", 0, 200, "c");
+	synth_waking(s, 1, US(1700), 200, 0, 100, "p", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1700), 200, "c", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1710), 0, "swapper/0", 0, 100, "p");
+	synth_switch(s, 0, US(1810), 100, "p", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.cat_ns[RSP_CAT_CPU] == NS(390),
+		      "c's work after its early wakeup is its measured CPU (%.3f us)",
+		      e.cat_ns[RSP_CAT_CPU] / 1e3);
+		CHECK(!has_contributor(a, RSP_CAT_SCHED, "runnable while c ran", NULL),
+		      "not p's wait for the scheduler");
+		CHECK(e.total_ns == NS(810), "counted once: total %.3f us = p's span",
+		      e.total_ns / 1e3);
 	}
 	rsp_analysis_free(a);
 	rsp_trace_free(t);
@@ -1506,6 +1564,7 @@ int main(void)
 	test_async_overhang();
 	test_fork_holds_cpu();
 	test_callee_holds_cpu();
+	test_callee_woke_early();
 	test_net_sender_run();
 	test_samples_only(false);
 	test_samples_only_unsampled_parent();
