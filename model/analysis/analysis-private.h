@@ -229,6 +229,8 @@ void analysis_cpus_free(struct rsp_analysis *an);
 /* A run's leaf: its samples' functions, or its site */
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
+uint32_t analysis_tail_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
+			    uint32_t from, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 /* A wait [@lo, @hi] ended by another control path's thread @w (link @l):
  * other_path, named by what that run was doing */
 void analysis_other_path(struct rsp_analysis *an, uint32_t w, const struct link *l, uint64_t lo,

@@ -126,7 +126,8 @@ static void piece(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t
  * (an async path's waits are of its own; the run of the thread that woke it
  * may be a call in the target's path at that time).
  */
-static uint32_t waker_holding(const struct rsp_analysis *an, uint32_t thread, uint32_t k)
+static uint32_t waker_holding(const struct rsp_analysis *an, uint32_t thread, uint32_t k,
+			      uint32_t *stack)
 {
 	const struct thread *th = &an->t->threads.v[thread];
 	const struct slice *s = k < th->slices.n ? &th->slices.v[k] : NULL;
@@ -144,6 +145,8 @@ static uint32_t waker_holding(const struct rsp_analysis *an, uint32_t thread, ui
 		w = an->t->nets.v[l->extra].sender;
 	if (w == RSP_NONE || w == thread || an->is_target[w] || an->on_stack[w])
 		return RSP_NONE;
+	/* the stack it woke the thread from: its own, not an interrupt's on an idle CPU */
+	*stack = l->waker == w ? l->stack : 0;
 	return w;
 }
 
@@ -155,7 +158,7 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 	uint64_t cur = lo;
 	size_t i, pieces = 0;
 	bool capped = false;
-	uint32_t waker;
+	uint32_t waker, waker_stack = 0;
 	uint16_t cpu;
 
 	if (hi <= lo)
@@ -166,7 +169,7 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 		return;
 	}
 	cpu = next->cpu;
-	waker = waker_holding(an, thread, k);
+	waker = waker_holding(an, thread, k, &waker_stack);
 	for (i = first_after(an, cpu, lo); i < an->cpu_runs[cpu].n && cur < hi; i++) {
 		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
 		uint64_t s = r->start > cur ? r->start : cur, e = r->end < hi ? r->end : hi;
@@ -188,9 +191,10 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 			 * Its waker went on running on the CPU it woke it to: the wait
 			 * goes on in the waker's code (its work after a spurious or
 			 * early wakeup, the rest of a reply's send), not in the
-			 * scheduler.  That run is the waker's CPU, one layer up.
+			 * scheduler.  That run is the waker's CPU, one layer up: its
+			 * samples there, else its code from where it woke the thread.
 			 */
-			analysis_run_leaf(an, waker, r->slice, s, e, parent, depth);
+			analysis_tail_leaf(an, waker, r->slice, waker_stack, s, e, parent, depth);
 			analysis_claim_holder(an, waker, s, e);
 		} else {
 			piece(an, thread, s, e, parent, depth, r->thread, true);

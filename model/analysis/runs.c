@@ -300,13 +300,19 @@ static void site_insert(struct rsp_analysis *an, uint32_t a, uint32_t b, int pid
 	}
 }
 
-/* The site of run @k of thread @ti (made on first sight); RSP_NONE on ENOMEM. */
-static uint32_t site_of(struct rsp_analysis *an, uint32_t ti, uint32_t k)
+/*
+ * The site between stacks @a (at @ta) and @b (at @tb) of thread @ti (made on
+ * first sight); RSP_NONE on ENOMEM.  A @tail site (a waker's run after its
+ * wakeup: cpus.c) is estimated from samples at its own place only, not from
+ * its common frames' (those are the whole run's), and is kept apart from the
+ * runs' sites.
+ */
+static uint32_t site_at(struct rsp_analysis *an, uint32_t ti, uint32_t a, uint64_t ta, uint32_t b,
+			uint64_t tb, bool tail)
 {
 	const struct thread *th = &an->t->threads.v[ti];
-	const struct slice *r = &th->slices.v[k];
-	int pid = (int)th->pid;
-	uint32_t a, b, i;
+	int pid = (int)th->pid, key_pid = tail ? -pid - 1 : pid;
+	uint32_t i;
 	struct uframe fa[MAX_SITE_FRAMES], fb[MAX_SITE_FRAMES];
 	char names_a[MAX_SITE_FRAMES][SITE_NAME_LEN], names_b[MAX_SITE_FRAMES][SITE_NAME_LEN];
 	size_t na, nb;
@@ -314,14 +320,13 @@ static uint32_t site_of(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 	char key[1024], coarse[1024], words[400];
 	struct run_site s;
 
-	bounds(an, th, k, &a, &b);
 	a = a ? analysis_stack_id(an, a) : 0;
 	b = b ? analysis_stack_id(an, b) : 0;
-	i = site_find(an, a, b, pid);
+	i = site_find(an, a, b, key_pid);
 	if (i != RSP_NONE)
 		return i;
-	na = site_frames(an, a, pid, k > 0 ? th->slices.v[k - 1].start : r->start, fa, names_a);
-	nb = site_frames(an, b, pid, r->end, fb, names_b);
+	na = site_frames(an, a, pid, ta, fa, names_a);
+	nb = site_frames(an, b, pid, tb, fb, names_b);
 	sh = shape(fa, na, fb, nb);
 	site_keys(&sh, key, sizeof(key), coarse, sizeof(coarse));
 	memset(&s, 0, sizeof(s));
@@ -335,19 +340,30 @@ static uint32_t site_of(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 		for (size_t j = 0; j < sh.n_chain; j++)
 			ips[j] = sh.chain[sh.n_chain - 1 - j].addr;
 		s.stack = stacks_intern(&an->t->stacks, ips, sh.n_chain);
-		s.time = sh.chain == fa ? (k > 0 ? th->slices.v[k - 1].start : r->start) : r->end;
+		s.time = sh.chain == fa ? ta : tb;
 	}
 	s.label = analysis_with_comm(an, ti, s.named ? trace_intern(an->t, words) : 0);
 	s.pool = pool_of(an, pid, trace_intern(an->t, key));
 	/* no frame in common: the coarse key would hold every such site of the process */
-	s.coarse = sh.n_chain ? pool_of(an, pid, trace_intern(an->t, coarse)) : RSP_NONE;
+	s.coarse = sh.n_chain && !tail ? pool_of(an, pid, trace_intern(an->t, coarse)) : RSP_NONE;
 	if (!vec_push(&an->sites, s)) {
 		an->nomem = true;
 		return RSP_NONE;
 	}
 	i = (uint32_t)(an->sites.n - 1);
-	site_insert(an, a, b, pid, i);
+	site_insert(an, a, b, key_pid, i);
 	return i;
+}
+
+/* The site of run @k of thread @ti: between the stacks of the sleeps around it. */
+static uint32_t site_of(struct rsp_analysis *an, uint32_t ti, uint32_t k)
+{
+	const struct thread *th = &an->t->threads.v[ti];
+	const struct slice *r = &th->slices.v[k];
+	uint32_t a, b;
+
+	bounds(an, th, k, &a, &b);
+	return site_at(an, ti, a, k > 0 ? th->slices.v[k - 1].start : r->start, b, r->end, false);
 }
 
 /* The samples of run @k of @ti and its end (the first sample of the next run). */
@@ -461,6 +477,12 @@ static uint32_t site_pool(const struct rsp_analysis *an, const struct run_site *
 
 /* ---- run leaves --------------------------------------------------------------------------- */
 
+/* a sample this late after its run's end still belongs to it (the builder's rule) */
+#define SAMPLE_LATE_NS 20000ull
+
+static uint32_t unsampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
+			       uint32_t site, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
+
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
 {
@@ -491,12 +513,75 @@ uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t sl
 		}
 		return n;
 	}
-	n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU_UNSAMPLED, lo, hi, parent, depth, thread);
+	pool_process(an, (int)th->pid);
+	return unsampled_leaf(an, thread, slice, site_of(an, thread, slice), lo, hi, parent, depth);
+}
+
+/*
+ * A waker's run on its wakee's CPU after the wakeup [@lo, @hi] (cpus.c): the
+ * samples that fell in it, if any (each stands for the part of the run it
+ * landed in, not for the whole run, whose code before the wakeup is
+ * another's); else its code between the stack it woke the thread from
+ * (@from) and the one it stopped at.
+ */
+uint32_t analysis_tail_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
+			    uint32_t from, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	size_t end, first = run_samples(th, slice, &end), in = first, n_in = 0;
+	uint32_t a, b, n, site, best = 0;
+
+	if (!from)
+		return analysis_run_leaf(an, thread, slice, lo, hi, parent, depth);
+	for (size_t i = first; i < end; i++) {
+		if (th->samples.v[i].time < lo || th->samples.v[i].time > hi + SAMPLE_LATE_NS)
+			continue;
+		if (!n_in++)
+			in = i;
+	}
+	if (n_in) {
+		uint64_t share = (hi - lo) / n_in, rest = (hi - lo) % n_in;
+
+		n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, lo, hi, parent, depth, thread);
+		for (size_t i = in, k = 0; i < end && k < n_in; i++) {
+			uint32_t what, l;
+			uint64_t ns;
+
+			if (th->samples.v[i].time < lo || th->samples.v[i].time > hi + SAMPLE_LATE_NS)
+				continue;
+			what = analysis_cached_label(an, th->samples.v[i].stack, (int)th->pid,
+						     th->samples.v[i].time, false);
+			l = analysis_with_comm(an, thread, what);
+			ns = share + (k++ == 0 ? rest : 0);
+			analysis_contribute(an, RSP_CAT_CPU, l, ns, 1, RSP_SHARE_MEASURED);
+			if (what)
+				analysis_explained_ns(an, ns);
+			if (!best)
+				best = l;
+		}
+		if (n != RSP_NONE) {
+			analysis_node(an, n)->slice = slice;
+			analysis_node(an, n)->label = best;
+		}
+		return n;
+	}
+	bounds(an, th, slice, &a, &b);
+	pool_process(an, (int)th->pid);
+	site = site_at(an, thread, from, lo, b, th->slices.v[slice].end, true);
+	return unsampled_leaf(an, thread, slice, site, lo, hi, parent, depth);
+}
+
+/* A run's part without samples, its code estimated or inferred from @site. */
+static uint32_t unsampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
+			       uint32_t site, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
+{
+	uint32_t n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU_UNSAMPLED, lo, hi, parent, depth,
+				   thread);
+
 	if (n == RSP_NONE)
 		return n;
 	analysis_node(an, n)->slice = slice;
-	pool_process(an, (int)th->pid);
-	analysis_node(an, n)->site = site_of(an, thread, slice);
+	analysis_node(an, n)->site = site;
 	if (analysis_node(an, n)->site != RSP_NONE) {
 		const struct run_site *s = &an->sites.v[analysis_node(an, n)->site];
 

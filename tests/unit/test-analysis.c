@@ -1340,6 +1340,44 @@ static void test_callee_woke_early(void)
 }
 
 /*
+ * The same, c's one sample before its wakeup of p (at 1115): the part of c's
+ * run after the wakeup [1120,1500] holds no sample of its own, so it is not
+ * that sample's code (c's run divided among its samples would say so): it is
+ * CPU without a sample, its place the stack c woke p from (p: 110 + 100
+ * unsampled; c: 10 sampled, 380 not).
+ */
+static void test_callee_tail_unsampled(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	uint64_t work[2] = { 0x401000, 0x401100 }, wake[2] = { 0x402000, 0x401100 };
+
+	existing(s, 100, 100, "p");
+	existing(s, 200, 200, "c");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "p");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "c", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1110), 100, "p", S_INT, 200, "c");
+	synth_sample(s, 0, US(1115), 200, 200, work, 2);
+	synth_waking(s, 0, US(1120), 200, 0, 100, "p", 0, false, wake, 2);
+	synth_switch(s, 0, US(1500), 200, "c", S_INT, 100, "p");
+	synth_switch(s, 0, US(1600), 100, "p", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.cat_ns[RSP_CAT_CPU] == NS(10) && e.cat_ns[RSP_CAT_CPU_UNSAMPLED] == NS(590),
+		      "c's run after its wakeup is not its earlier sample's (cpu %.3f, unsampled %.3f us)",
+		      e.cat_ns[RSP_CAT_CPU] / 1e3, e.cat_ns[RSP_CAT_CPU_UNSAMPLED] / 1e3);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A server's reply woken where its run was not known.  The client c runs from
  * 700 (the server s from 800 to 900, then waits for requests); c sends a
  * request at 1100 (its data wakes the server s, asleep since 900, from c's
@@ -1565,6 +1603,7 @@ int main(void)
 	test_fork_holds_cpu();
 	test_callee_holds_cpu();
 	test_callee_woke_early();
+	test_callee_tail_unsampled();
 	test_net_sender_run();
 	test_samples_only(false);
 	test_samples_only_unsampled_parent();
