@@ -483,36 +483,51 @@ static uint32_t site_pool(const struct rsp_analysis *an, const struct run_site *
 static uint32_t unsampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			       uint32_t site, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 
+/*
+ * A leaf of [@lo, @hi] of run @slice, its time divided among the run's samples
+ * in [@first, @end) taken in [@t_lo, @t_hi] (@n_in of them: the paper's rule).
+ */
+static uint32_t sampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
+			     size_t first, size_t end, uint64_t t_lo, uint64_t t_hi, size_t n_in,
+			     uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	uint64_t share = (hi - lo) / n_in, rest = (hi - lo) % n_in;
+	uint32_t n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, lo, hi, parent, depth, thread);
+	uint32_t best = 0;
+
+	for (size_t i = first, k = 0; i < end && k < n_in; i++) {
+		uint32_t what, l;
+		uint64_t ns;
+
+		if (th->samples.v[i].time < t_lo || th->samples.v[i].time > t_hi)
+			continue;
+		what = analysis_cached_label(an, th->samples.v[i].stack, (int)th->pid,
+					     th->samples.v[i].time, false);
+		l = analysis_with_comm(an, thread, what);
+		ns = share + (k++ == 0 ? rest : 0);
+		analysis_contribute(an, RSP_CAT_CPU, l, ns, 1, RSP_SHARE_MEASURED);
+		if (what)
+			analysis_explained_ns(an, ns);
+		if (!best)
+			best = l;
+	}
+	if (n != RSP_NONE) {
+		analysis_node(an, n)->slice = slice;
+		analysis_node(an, n)->label = best;
+	}
+	return n;
+}
+
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
 {
 	const struct thread *th = &an->t->threads.v[thread];
 	size_t end, first = run_samples(th, slice, &end);
-	uint32_t n, best = 0;
 
-	if (end > first) {
-		/* the run's time is divided among its samples (the paper's rule) */
-		uint64_t share = (hi - lo) / (end - first), rest = (hi - lo) % (end - first);
-
-		n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, lo, hi, parent, depth, thread);
-		for (size_t i = first; i < end; i++) {
-			uint32_t what = analysis_cached_label(an, th->samples.v[i].stack, (int)th->pid,
-							      th->samples.v[i].time, false);
-			uint32_t l = analysis_with_comm(an, thread, what);
-			uint64_t ns = share + (i == first ? rest : 0);
-
-			analysis_contribute(an, RSP_CAT_CPU, l, ns, 1, RSP_SHARE_MEASURED);
-			if (what)
-				analysis_explained_ns(an, ns);
-			if (!best)
-				best = l;
-		}
-		if (n != RSP_NONE) {
-			analysis_node(an, n)->slice = slice;
-			analysis_node(an, n)->label = best;
-		}
-		return n;
-	}
+	if (end > first)
+		return sampled_leaf(an, thread, slice, first, end, 0, UINT64_MAX, end - first, lo,
+				    hi, parent, depth);
 	pool_process(an, (int)th->pid);
 	return unsampled_leaf(an, thread, slice, site_of(an, thread, slice), lo, hi, parent, depth);
 }
@@ -528,43 +543,16 @@ uint32_t analysis_tail_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t s
 			    uint32_t from, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
 {
 	const struct thread *th = &an->t->threads.v[thread];
-	size_t end, first = run_samples(th, slice, &end), in = first, n_in = 0;
-	uint32_t a, b, n, site, best = 0;
+	size_t end, first = run_samples(th, slice, &end), n_in = 0;
+	uint32_t a, b, site;
 
 	if (!from)
 		return analysis_run_leaf(an, thread, slice, lo, hi, parent, depth);
-	for (size_t i = first; i < end; i++) {
-		if (th->samples.v[i].time < lo || th->samples.v[i].time > hi + SAMPLE_LATE_NS)
-			continue;
-		if (!n_in++)
-			in = i;
-	}
-	if (n_in) {
-		uint64_t share = (hi - lo) / n_in, rest = (hi - lo) % n_in;
-
-		n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, lo, hi, parent, depth, thread);
-		for (size_t i = in, k = 0; i < end && k < n_in; i++) {
-			uint32_t what, l;
-			uint64_t ns;
-
-			if (th->samples.v[i].time < lo || th->samples.v[i].time > hi + SAMPLE_LATE_NS)
-				continue;
-			what = analysis_cached_label(an, th->samples.v[i].stack, (int)th->pid,
-						     th->samples.v[i].time, false);
-			l = analysis_with_comm(an, thread, what);
-			ns = share + (k++ == 0 ? rest : 0);
-			analysis_contribute(an, RSP_CAT_CPU, l, ns, 1, RSP_SHARE_MEASURED);
-			if (what)
-				analysis_explained_ns(an, ns);
-			if (!best)
-				best = l;
-		}
-		if (n != RSP_NONE) {
-			analysis_node(an, n)->slice = slice;
-			analysis_node(an, n)->label = best;
-		}
-		return n;
-	}
+	for (size_t i = first; i < end; i++)
+		n_in += th->samples.v[i].time >= lo && th->samples.v[i].time <= hi + SAMPLE_LATE_NS;
+	if (n_in)
+		return sampled_leaf(an, thread, slice, first, end, lo, hi + SAMPLE_LATE_NS, n_in, lo,
+				    hi, parent, depth);
 	bounds(an, th, slice, &a, &b);
 	pool_process(an, (int)th->pid);
 	site = site_at(an, thread, from, lo, b, th->slices.v[slice].end, true);
