@@ -19,7 +19,8 @@ static const struct {
 	[RSP_CAT_CPU_UNSAMPLED] = { "Running but not sampled", "cpu_unsampled",
 				    "short runs between sampler ticks, their code estimated from the "
 				    "samples at the same place (or inferred from it): raise --target-freq "
-				    "to measure them, or look at what wakes these processes so often" },
+				    "(the target's processes) or -F (all) to measure them, or look at "
+				    "what wakes these processes so often" },
 	[RSP_CAT_DISK] = { "In blocking disk I/O", "disk",
 			   "synchronous disk access: cache, batch, or avoid the reads/fsyncs "
 			   "listed" },
