@@ -687,7 +687,8 @@ static void print_requests_text(struct req_report *q)
 	for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++)
 		printf("  warning: %s\n", rsp_trace_warning(r->t, i));
 	printf("\n  %-34s %12s %7s\n", "the target's threads' time", "ms", "%");
-	printf("  %-34s %12.3f %6.1f%%\n", "Span (first to last event)", ms(tm.span_ns), 100.0);
+	printf("  %-34s %12.3f %6.1f%%\n", "Its threads' spans, summed", ms(tm.span_ns),
+	       100.0);
 	printf("  %-34s %12.3f %6.1f%%\n", "In requests", ms(tm.busy_ns),
 	       pct(tm.busy_ns, tm.span_ns));
 	printf("  %-34s %12.3f %6.1f%%\n", "Idle, between requests", ms(idle), pct(idle, tm.span_ns));
