@@ -58,7 +58,8 @@
  *   alarm(120). SIGALRM and SIGHUP (killed by the signal) and a failed
  *   system call (exit 1) are failures: the data file and PORTFILE are
  *   removed and no line of the main thread is written. A client that is
- *   still connected when the server stops sees its connection closed.
+ *   still connected when the server stops sees its connection closed (or
+ *   reset, when its request was still unread).
  *
  *   usage: truthpool PORTFILE [WORKERS]   (default 2, 1..16)
  *
@@ -69,7 +70,8 @@
  *       of pool_io_loop(); count = calls, including those that returned at
  *       once);
  *     role "worker" comm tpool-wN: functions pool_parse, pool_compute,
- *       pool_store; waits fsync (each fdatasync()), lock (each wait to
+ *       pool_store (its arithmetic only, timed inside it: the CPU of its
+ *       pwrite() and fdatasync() is in no function); waits fsync (each fdatasync()), lock (each wait to
  *       acquire store_lock: CLOCK_MONOTONIC just before and just after
  *       pthread_mutex_lock(), count = requests the worker did, uncontended
  *       ones included), queue (per request the worker popped: from when
@@ -117,19 +119,20 @@
  *   with two, two requests are in flight and the workers overlap their CPU
  *   but serialize on store_lock: each request's lock wait is the other's
  *   pool_store() + fdatasync().
- *   Measured (2 vCPU EPYC VM, ext4 on virtio, load average 0.7-2 from
+ *   Measured (2 vCPU EPYC VM, ext4 on virtio, load average 0.2-2 from
  *   other work; 3 runs of each; the commands and the whole table: README.md,
- *   "truthpool"), per call: pool_parse() 30-31 µs, pool_compute() 198-216
- *   µs, pool_store() 90-96 µs of CPU (its pwrite() and fdatasync() system
- *   calls included), fdatasync() 105-121 µs.
- *     one truthclient of 300 requests: service time mean 425-440 µs, client
- *     latency 436-459 µs; store_lock never contended (0 µs), queue wait
- *     16-20 µs; server CPU 109-110 ms over a 183-190 ms wall.
- *     two truthclients of 300 at once: service time 481-490 µs, latency
- *     496-515 µs (truthserve in the same minutes: 648-671 µs, each client
- *     waiting for the other's requests); store_lock waits 30-32 µs mean
- *     (18-20 ms over 600), queue 9-11 µs; CPU 224-227 ms over a 201-207
- *     ms wall (the two workers in parallel).
+ *   "truthpool"), per call: pool_parse() 30-31 µs, pool_compute() 198-212
+ *   µs, pool_store() 49-50 µs of CPU, fdatasync() 108-118 µs.
+ *     one truthclient of 300 requests: service time mean 425-434 µs, client
+ *     latency 435-450 µs; store_lock never contended (0 µs), queue wait
+ *     17-25 µs; server CPU 107-108 ms over a 183-187 ms wall.
+ *     two truthclients of 300 at once: service time 465-501 µs, latency
+ *     480-520 µs (truthserve in the same minutes: 648-671 µs, each client
+ *     waiting for the other's requests); store_lock waits 18-27 µs mean
+ *     (10.8-16.4 ms over 600: the two requests mostly drift apart), queue
+ *     9-12 µs; CPU 218-222 ms over a 196-208 ms wall (the two workers in
+ *     parallel). Four clients: the queue (2 workers: 473 µs per request)
+ *     or, with 4 workers, store_lock (489 µs) dominates the wait.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -449,14 +452,20 @@ WL_STACK_FN void pool_compute(uint64_t reqno, unsigned char *reply)
 	reply[17] = 'C';
 }
 
-/* Called with store_lock held. */
+/*
+ * Called with store_lock held. Its CPU is timed around its arithmetic
+ * only: the system calls' CPU would be in other leaves of its samples
+ * (pwrite64, fdatasync), so it is in no named function, as in truthserve.
+ */
 WL_STACK_FN void pool_store(struct pool_thread *me, uint64_t reqno)
 {
 	unsigned char block[BLOCK_SIZE];
 	uint64_t t0;
 	ssize_t n;
 
+	t0 = truth_cpu();
 	wl_burn(STORE_ITERS);
+	truth_cpu_end(&me->tr, FN_STORE, t0);
 	memset(block, (int)(reqno & 0xff), sizeof(block));
 	n = pwrite(data_fd, block, sizeof(block), 0);
 	if (n < 0)
@@ -528,9 +537,7 @@ WL_STACK_FN void pool_request(struct pool_thread *me, struct conn *c)
 	lock(&store_lock);
 	me->lock.ns += truth_mono() - t0;
 	me->lock.count++;
-	t0 = truth_cpu();
 	pool_store(me, reqno);
-	truth_cpu_end(&me->tr, FN_STORE, t0);
 	unlock(&store_lock);
 
 	c->out[18] = 'W';
