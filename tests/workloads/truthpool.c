@@ -71,8 +71,8 @@
  *       once);
  *     role "worker" comm tpool-wN: functions pool_parse, pool_compute,
  *       pool_store (its arithmetic only, timed inside it: the CPU of its
- *       pwrite() and fdatasync() is in no function); waits fsync (each fdatasync()), lock (each wait to
- *       acquire store_lock: CLOCK_MONOTONIC just before and just after
+ *       pwrite() and fdatasync() is in no function); waits fsync (each
+ *       fdatasync()), lock (each wait to acquire store_lock: CLOCK_MONOTONIC just before and just after
  *       pthread_mutex_lock(), count = requests the worker did, uncontended
  *       ones included), queue (per request the worker popped: from when
  *       tpool-io linked it into the queue to when the worker unlinked it,
@@ -83,7 +83,7 @@
  *     requests served and the distribution of their service time
  *     (CLOCK_MONOTONIC from just after the recv() that completed the
  *     request to just after the send() that completed the reply: the time
- *     in the queue, both functions, the wait for store_lock, pool_store()
+ *     in the queue, pool_parse() and pool_compute(), the wait for store_lock, pool_store()
  *     with its fdatasync() and the reply), count, sum, mean, min, p50, p90,
  *     p99, max in ns, plus "connections" and "workers";
  *   role "server" comm truthpool (the main thread's tid), last: the
@@ -117,8 +117,8 @@
  *   own fdatasync() (disk) and sends the reply. With one client the queue
  *   is mostly empty and store_lock uncontended (one request in flight);
  *   with two, two requests are in flight and the workers overlap their CPU
- *   but serialize on store_lock: each request's lock wait is the other's
- *   pool_store() + fdatasync().
+ *   but serialize on store_lock: when they collide, a request's lock wait
+ *   is the other's pool_store() + fdatasync().
  *   Measured (2 vCPU EPYC VM, ext4 on virtio, load average 0.2-2 from
  *   other work; 3 runs of each; the commands and the whole table: README.md,
  *   "truthpool"), per call: pool_parse() 30-31 µs, pool_compute() 198-212
