@@ -72,10 +72,11 @@
  *     role "worker" comm tpool-wN: functions pool_parse, pool_compute,
  *       pool_store (its arithmetic only, timed inside it: the CPU of its
  *       pwrite() and fdatasync() is in no function); waits fsync (each
- *       fdatasync()), lock (each wait to acquire store_lock: CLOCK_MONOTONIC just before and just after
- *       pthread_mutex_lock(), count = requests the worker did, uncontended
- *       ones included), queue (per request the worker popped: from when
- *       tpool-io linked it into the queue to when the worker unlinked it,
+ *       fdatasync()), lock (each wait to acquire store_lock:
+ *       CLOCK_MONOTONIC just before and just after pthread_mutex_lock(),
+ *       count = requests the worker did, uncontended ones included),
+ *       queue (per request the worker popped: from when tpool-io linked
+ *       it into the queue to when the worker unlinked it,
  *       both under queue_lock), idle (each time the worker found the queue
  *       empty: from then until it held a request or was told to stop, its
  *       pthread_cond_wait()s and the mutex re-acquisitions included);
@@ -83,9 +84,10 @@
  *     requests served and the distribution of their service time
  *     (CLOCK_MONOTONIC from just after the recv() that completed the
  *     request to just after the send() that completed the reply: the time
- *     in the queue, pool_parse() and pool_compute(), the wait for store_lock, pool_store()
- *     with its fdatasync() and the reply), count, sum, mean, min, p50, p90,
- *     p99, max in ns, plus "connections" and "workers";
+ *     in the queue, pool_parse() and pool_compute(), the wait for
+ *     store_lock, pool_store() with its fdatasync() and the reply),
+ *     count, sum, mean, min, p50, p90, p99, max in ns, plus
+ *     "connections" and "workers";
  *   role "server" comm truthpool (the main thread's tid), last: the
  *     process as a whole: functions pool_parse, pool_compute, pool_store
  *     summed over the workers; waits fsync, lock, queue, idle summed over
