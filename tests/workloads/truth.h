@@ -55,11 +55,13 @@ enum truth_wait {
 	TRUTH_WAIT_CHILDREN, /* "wait_children": each waitpid() of a child  */
 	TRUTH_IDLE,	     /* "idle": each blocking read for the next
 				request/item (incl. the final end-of-file)  */
+	TRUTH_LOCK,	     /* "lock": each wait to take a mutex           */
+	TRUTH_QUEUE,	     /* "queue": each request's time in a queue     */
 	TRUTH_NWAITS
 };
 
 static const char *const truth_wait_key[TRUTH_NWAITS] = {
-	"fsync", "nanosleep", "poll_timeout", "call", "wait_children", "idle",
+	"fsync", "nanosleep", "poll_timeout", "call", "wait_children", "idle", "lock", "queue",
 };
 
 struct truth_sum {
@@ -267,16 +269,17 @@ static inline void truth_stats(const char *role, const char *what, const char *k
 }
 
 /*
- * Finish: take the wall and thread CPU time and, if $RSP_TRUTH is open,
- * append the line with a single write(). The comm is read back from the
+ * Finish: take the wall time and, with @cpu_ns (the thread's CPU time, or
+ * another clock's), if $RSP_TRUTH is open, append the line with a single
+ * write(). The comm is read back from the
  * kernel (prctl(PR_GET_NAME): the calling thread's name), so it is what a
  * profiler shows. Names are the program's own identifiers and comms, which
  * need no JSON escaping (checked).
  */
-static inline void truth_finish(struct truth *t)
+static inline void truth_finish_cpu(struct truth *t, uint64_t cpu_ns)
 {
 	char line[TRUTH_LINE_MAX], comm[17];
-	uint64_t end_ns = truth_mono(), cpu_ns = truth_cpu();
+	uint64_t end_ns = truth_mono();
 	size_t len = 0;
 	const char *sep = "";
 	unsigned int k;
@@ -313,6 +316,12 @@ static inline void truth_finish(struct truth *t)
 	}
 	truth_put(line, sizeof(line), &len, "}}\n");
 	truth_write_line(line, len, sizeof(line));
+}
+
+/* The same with the calling thread's CPU time. */
+static inline void truth_finish(struct truth *t)
+{
+	truth_finish_cpu(t, truth_cpu());
 }
 
 #endif /* RSP_WORKLOAD_TRUTH_H */

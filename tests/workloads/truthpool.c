@@ -205,7 +205,6 @@ struct pool_thread {
 	pthread_t id;
 	int index;		/* worker number; -1 for tpool-io */
 	struct truth tr;
-	struct truth_sum lock, queue;
 	uint64_t *service_ns;	/* one per reply this thread completed */
 	size_t nserved, service_cap;
 };
@@ -370,67 +369,6 @@ static void sum_add(struct truth_sum *to, const struct truth_sum *s)
 	to->count += s->count;
 }
 
-/*
- * A truth line as truth_finish() writes it (truth.h), with two more wait
- * kinds that truth.h does not have: "lock" and "queue" (listed after the
- * others when @lk, @q are given), and the CPU time given by the caller.
- */
-static void pool_truth_line(const struct truth *t, uint64_t cpu_ns,
-			    const struct truth_sum *lk,
-			    const struct truth_sum *q)
-{
-	char line[TRUTH_LINE_MAX], comm[17];
-	uint64_t end_ns = truth_mono();
-	size_t len = 0;
-	const char *sep = "";
-	unsigned int k;
-
-	if (truth_fd < 0)
-		return;
-	truth_comm(comm);
-	truth_put(line, sizeof(line), &len,
-		  "{\"prog\":\"%s\",\"role\":\"%s\",\"comm\":\"%s\","
-		  "\"pid\":%ld,\"tid\":%ld,\"start_ns\":%" PRIu64
-		  ",\"end_ns\":%" PRIu64 ",\"wall_ns\":%" PRIu64
-		  ",\"cpu_ns\":%" PRIu64 ",\"clock_overhead_ns\":%" PRIu64
-		  ",\"functions\":{",
-		  WL_NAME, t->role, comm, (long)getpid(), (long)gettid(),
-		  t->start_ns, end_ns, end_ns - t->start_ns, cpu_ns,
-		  t->clock_overhead_ns);
-	for (k = 0; k < t->nfn; k++) {
-		truth_put(line, sizeof(line), &len,
-			  "%s\"%s\":{\"cpu_ns\":%" PRIu64 ",\"calls\":%" PRIu64
-			  "}",
-			  sep, t->fn_name[k], t->fn[k].ns, t->fn[k].count);
-		sep = ",";
-	}
-	truth_put(line, sizeof(line), &len, "},\"waits\":{");
-	sep = "";
-	for (k = 0; k < TRUTH_NWAITS; k++) {
-		if (!(t->wait_mask & (1u << k)))
-			continue;
-		truth_put(line, sizeof(line), &len,
-			  "%s\"%s\":{\"ns\":%" PRIu64 ",\"count\":%" PRIu64 "}",
-			  sep, truth_wait_key[k], t->wait[k].ns,
-			  t->wait[k].count);
-		sep = ",";
-	}
-	if (lk) {
-		truth_put(line, sizeof(line), &len,
-			  "%s\"lock\":{\"ns\":%" PRIu64 ",\"count\":%" PRIu64
-			  "}",
-			  sep, lk->ns, lk->count);
-		sep = ",";
-	}
-	if (q)
-		truth_put(line, sizeof(line), &len,
-			  "%s\"queue\":{\"ns\":%" PRIu64 ",\"count\":%" PRIu64
-			  "}",
-			  sep, q->ns, q->count);
-	truth_put(line, sizeof(line), &len, "}}\n");
-	truth_write_line(line, len, sizeof(line));
-}
-
 /* ---- the workers -------------------------------------------------------- */
 
 WL_STACK_FN void pool_parse(const unsigned char *req)
@@ -537,8 +475,7 @@ WL_STACK_FN void pool_request(struct pool_thread *me, struct conn *c)
 
 	t0 = truth_mono();
 	lock(&store_lock);
-	me->lock.ns += truth_mono() - t0;
-	me->lock.count++;
+	truth_wait_end(&me->tr, TRUTH_LOCK, t0);
 	pool_store(me, reqno);
 	unlock(&store_lock);
 
@@ -576,8 +513,7 @@ WL_STACK_FN struct conn *pool_take(struct pool_thread *me)
 	if (!queue_head)
 		queue_tail = NULL;
 	c->qnext = NULL;
-	me->queue.ns += truth_mono() - c->queued_ns;
-	me->queue.count++;
+	truth_wait_end(&me->tr, TRUTH_QUEUE, c->queued_ns);
 	unlock(&queue_lock);
 	return c;
 }
@@ -597,11 +533,13 @@ WL_STACK_FN void *pool_worker(void *arg)
 	truth_fn(&me->tr, "pool_store");
 	truth_measures(&me->tr, TRUTH_FSYNC);
 	truth_measures(&me->tr, TRUTH_IDLE);
+	truth_measures(&me->tr, TRUTH_LOCK);
+	truth_measures(&me->tr, TRUTH_QUEUE);
 
 	while ((c = pool_take(me)))
 		pool_request(me, c);
 
-	pool_truth_line(&me->tr, truth_cpu(), &me->lock, &me->queue);
+	truth_finish(&me->tr);
 	return NULL;
 }
 
@@ -768,7 +706,7 @@ WL_STACK_FN void *pool_io(void *arg)
 	queue_stop = 1;
 	pthread_cond_broadcast(&queue_cond);
 	unlock(&queue_lock);
-	pool_truth_line(&me->tr, truth_cpu(), NULL, NULL);
+	truth_finish(&me->tr);
 	return NULL;
 }
 
@@ -822,7 +760,6 @@ static void join_thread(struct pool_thread *t)
 /* The stats line (README.md, "Stats lines"), then the server's line. */
 static void write_server_lines(struct truth *srv)
 {
-	struct truth_sum lk = { 0, 0 }, q = { 0, 0 };
 	uint64_t *all;
 	size_t n = io_thread.nserved, k;
 	char extra[96];
@@ -851,17 +788,15 @@ static void write_server_lines(struct truth *srv)
 		}
 		sum_add(&srv->wait[TRUTH_FSYNC], &w->tr.wait[TRUTH_FSYNC]);
 		sum_add(&srv->wait[TRUTH_IDLE], &w->tr.wait[TRUTH_IDLE]);
-		sum_add(&lk, &w->lock);
-		sum_add(&q, &w->queue);
+		sum_add(&srv->wait[TRUTH_LOCK], &w->tr.wait[TRUTH_LOCK]);
+		sum_add(&srv->wait[TRUTH_QUEUE], &w->tr.wait[TRUTH_QUEUE]);
 	}
 	snprintf(extra, sizeof(extra),
 		 "\"connections\":%" PRIu64 ",\"workers\":%d,", accepted,
 		 nworkers);
 	truth_stats("server", "service", "service_ns", all, n, extra);
-	pool_truth_line(srv,
-			truth_clock(CLOCK_PROCESS_CPUTIME_ID,
-				    "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)"),
-			&lk, &q);
+	truth_finish_cpu(srv, truth_clock(CLOCK_PROCESS_CPUTIME_ID,
+					  "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)"));
 	free(all);
 }
 
@@ -914,6 +849,8 @@ int main(int argc, char **argv)
 	truth_fn(&srv, "pool_store");
 	truth_measures(&srv, TRUTH_FSYNC);
 	truth_measures(&srv, TRUTH_IDLE);
+	truth_measures(&srv, TRUTH_LOCK);
+	truth_measures(&srv, TRUTH_QUEUE);
 
 	wl_on_die = server_on_die;
 	wl_path(data_path, "%s/rsp-truthpool.%ld.dat", wl_scratch_dir(),
