@@ -50,6 +50,8 @@
 #define WL_NAME "truthclient"
 #include "wl.h"
 #include "truth.h"
+#define DAEMON_PROTOCOL_ONLY
+#include "daemon.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -58,9 +60,6 @@
 
 #define DEFAULT_REQUESTS 300UL
 #define MAX_REQUESTS 1000000UL
-#define MSG_SIZE 64
-#define REQ_FILL 0x5a
-#define STOP_REQUEST UINT64_MAX
 
 static const char usage[] =
 	"usage: truthclient [--stop] PORTFILE [REQUESTS]\n"
@@ -75,25 +74,6 @@ static uint64_t *latency_ns; /* one per request */
 
 void client_call(int fd, unsigned char *msg, uint64_t reqno);
 void client_run(int fd, unsigned long requests);
-
-static uint64_t get_u64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-/* The check value truthserve's serve_compute() returns. */
-static uint64_t check_value(uint64_t reqno)
-{
-	return reqno * 0x9e3779b97f4a7c15ULL + 1;
-}
 
 static void make_request(unsigned char *msg, uint64_t reqno)
 {

@@ -142,6 +142,7 @@
 #define WL_NAME "truthpool"
 #include "wl.h"
 #include "truth.h"
+#include "daemon.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -152,9 +153,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 
-#define MSG_SIZE 64
-#define REQ_FILL 0x5a
-#define STOP_REQUEST UINT64_MAX
 #define BLOCK_SIZE 4096
 #define PARSE_ITERS (30UL * WL_ITERS_PER_US)
 #define COMPUTE_ITERS (200UL * WL_ITERS_PER_US)
@@ -209,10 +207,6 @@ struct pool_thread {
 	size_t nserved, service_cap;
 };
 
-static char data_path[PATH_MAX], port_path[PATH_MAX], port_tmp[PATH_MAX];
-static volatile sig_atomic_t data_created, port_tmp_created, port_published;
-static int epfd = -1, listen_fd = -1, sig_fd = -1, data_fd = -1;
-static int listen_tag, signal_tag; /* their epoll data.ptr */
 static uint64_t accepted;	   /* connections accepted (tpool-io) */
 static int nworkers = DEFAULT_WORKERS;
 static struct pool_thread io_thread, workers[MAX_WORKERS];
@@ -242,35 +236,9 @@ void pool_accept(void);
 void pool_io_loop(void);
 void *pool_io(void *arg);
 
-/* wl_on_die: only unlink(), so it is safe from the SIGALRM handler. */
-static void server_on_die(void)
-{
-	if (port_published)
-		unlink(port_path);
-	if (port_tmp_created)
-		unlink(port_tmp);
-	if (data_created)
-		unlink(data_path);
-}
 
-static uint64_t get_u64(const unsigned char *p)
-{
-	uint64_t v;
 
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
-static void put_u64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-/* The check value pool_compute() returns (truthclient checks it). */
-static uint64_t check_value(uint64_t reqno)
-{
-	return reqno * 0x9e3779b97f4a7c15ULL + 1;
-}
 
 static void lock(pthread_mutex_t *m)
 {
@@ -292,17 +260,6 @@ static void unlock(pthread_mutex_t *m)
 	}
 }
 
-static void epoll_set(int fd, uint32_t events, void *ptr, int op,
-		      const char *what)
-{
-	struct epoll_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.events = events;
-	ev.data.ptr = ptr;
-	if (epoll_ctl(epfd, op, fd, &ev) < 0)
-		wl_die(what);
-}
 
 /*
  * Before a worker arms c in epoll (hands it to tpool-io): its writes to c
@@ -712,30 +669,6 @@ WL_STACK_FN void *pool_io(void *arg)
 
 /* ---- setup and exit --------------------------------------------------- */
 
-static void publish_port(uint16_t port)
-{
-	char buf[16];
-	int fd, len;
-	ssize_t n;
-
-	wl_path(port_tmp, "%s.tmp.%ld", port_path, (long)getpid());
-	fd = open(port_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		wl_die("create temporary port file");
-	port_tmp_created = 1;
-	len = snprintf(buf, sizeof(buf), "%u\n", (unsigned int)port);
-	n = write(fd, buf, (size_t)len);
-	if (n < 0)
-		wl_die("write temporary port file");
-	if (n != len)
-		wl_fail("short write to temporary port file");
-	if (close(fd) < 0)
-		wl_die("close temporary port file");
-	if (rename(port_tmp, port_path) < 0)
-		wl_die("rename temporary port file to PORTFILE");
-	port_published = 1;
-	port_tmp_created = 0;
-}
 
 static void start_thread(struct pool_thread *t, void *(*fn)(void *))
 {
@@ -819,10 +752,8 @@ static int parse_workers(const char *arg)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in sin;
-	socklen_t slen = sizeof(sin);
 	struct truth srv;
-	sigset_t mask;
+	uint16_t port;
 	int i;
 
 	wl_catch_signals();
@@ -839,7 +770,6 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3)
 		nworkers = parse_workers(argv[2]);
-	wl_path(port_path, "%s", argv[1]);
 	if (prctl(PR_SET_NAME, "truthpool", 0, 0, 0) < 0)
 		wl_die("prctl(PR_SET_NAME)");
 	truth_open();
@@ -852,48 +782,7 @@ int main(int argc, char **argv)
 	truth_measures(&srv, TRUTH_LOCK);
 	truth_measures(&srv, TRUTH_QUEUE);
 
-	wl_on_die = server_on_die;
-	wl_path(data_path, "%s/rsp-truthpool.%ld.dat", wl_scratch_dir(),
-		(long)getpid());
-	data_fd = open(data_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		       0600);
-	if (data_fd < 0)
-		wl_die("create data file");
-	data_created = 1;
-
-	/* SIGTERM/SIGINT: blocked in every thread (inherited), read from a
-	 * signalfd by tpool-io. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		wl_die("sigprocmask");
-	sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (sig_fd < 0)
-		wl_die("signalfd");
-
-	listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			   0);
-	if (listen_fd < 0)
-		wl_die("socket(AF_INET)");
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sin.sin_port = 0;
-	if (bind(listen_fd, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
-		wl_die("bind 127.0.0.1:0");
-	if (listen(listen_fd, 128) < 0)
-		wl_die("listen");
-	if (getsockname(listen_fd, (struct sockaddr *)&sin, &slen) < 0)
-		wl_die("getsockname");
-
-	epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (epfd < 0)
-		wl_die("epoll_create1");
-	epoll_set(sig_fd, EPOLLIN, &signal_tag, EPOLL_CTL_ADD,
-		  "epoll_ctl(ADD, signalfd)");
-	epoll_set(listen_fd, EPOLLIN, &listen_tag, EPOLL_CTL_ADD,
-		  "epoll_ctl(ADD, listening socket)");
+	port = daemon_open("truthpool", argv[1]);
 
 	for (i = 0; i < nworkers; i++) {
 		workers[i].index = i;
@@ -901,7 +790,7 @@ int main(int argc, char **argv)
 	}
 	io_thread.index = -1;
 	start_thread(&io_thread, pool_io);
-	publish_port(ntohs(sin.sin_port));
+	daemon_publish(port);
 
 	join_thread(&io_thread);
 	for (i = 0; i < nworkers; i++)
@@ -909,18 +798,7 @@ int main(int argc, char **argv)
 
 	while (conns)
 		conn_close(conns);
-	close(listen_fd);
-	close(sig_fd);
-	close(epfd);
-	if (close(data_fd) < 0)
-		wl_die("close data file");
-	if (unlink(data_path) < 0)
-		wl_die("unlink data file");
-	data_created = 0;
-	if (unlink(port_path) < 0)
-		wl_die("unlink PORTFILE");
-	port_published = 0;
-	wl_on_die = NULL;
+	daemon_close();
 	write_server_lines(&srv);
 	free(io_thread.service_ns);
 	for (i = 0; i < nworkers; i++)

@@ -77,6 +77,7 @@
 #define WL_NAME "truthserve"
 #include "wl.h"
 #include "truth.h"
+#include "daemon.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -85,9 +86,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 
-#define MSG_SIZE 64
-#define REQ_FILL 0x5a
-#define STOP_REQUEST UINT64_MAX
 #define BLOCK_SIZE 4096
 #define PARSE_ITERS (30UL * WL_ITERS_PER_US)
 #define COMPUTE_ITERS (200UL * WL_ITERS_PER_US)
@@ -121,10 +119,6 @@ struct conn {
 	unsigned char out[MSG_SIZE];
 };
 
-static char data_path[PATH_MAX], port_path[PATH_MAX], port_tmp[PATH_MAX];
-static volatile sig_atomic_t data_created, port_tmp_created, port_published;
-static int epfd = -1, listen_fd = -1, sig_fd = -1, data_fd = -1;
-static int listen_tag, signal_tag; /* their epoll data.ptr */
 static struct conn *conns;	   /* all open connections */
 static int stopping;
 static uint64_t accepted;	   /* connections accepted */
@@ -142,47 +136,10 @@ void serve_readable(struct conn *c);
 void serve_accept(void);
 void serve_loop(void);
 
-/* wl_on_die: only unlink(), so it is safe from the SIGALRM handler. */
-static void server_on_die(void)
-{
-	if (port_published)
-		unlink(port_path);
-	if (port_tmp_created)
-		unlink(port_tmp);
-	if (data_created)
-		unlink(data_path);
-}
 
-static uint64_t get_u64(const unsigned char *p)
-{
-	uint64_t v;
 
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
-static void put_u64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
 
-/* The check value serve_compute() returns for a request number. */
-static uint64_t check_value(uint64_t reqno)
-{
-	return reqno * 0x9e3779b97f4a7c15ULL + 1;
-}
-
-static void epoll_set(int fd, uint32_t events, void *ptr, int op,
-		      const char *what)
-{
-	struct epoll_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.events = events;
-	ev.data.ptr = ptr;
-	if (epoll_ctl(epfd, op, fd, &ev) < 0)
-		wl_die(what);
-}
 
 static void conn_close(struct conn *c)
 {
@@ -429,30 +386,6 @@ WL_STACK_FN void serve_loop(void)
 
 /* ---- setup and exit --------------------------------------------------- */
 
-static void publish_port(uint16_t port)
-{
-	char buf[16];
-	int fd, len;
-	ssize_t n;
-
-	wl_path(port_tmp, "%s.tmp.%ld", port_path, (long)getpid());
-	fd = open(port_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		wl_die("create temporary port file");
-	port_tmp_created = 1;
-	len = snprintf(buf, sizeof(buf), "%u\n", (unsigned int)port);
-	n = write(fd, buf, (size_t)len);
-	if (n < 0)
-		wl_die("write temporary port file");
-	if (n != len)
-		wl_fail("short write to temporary port file");
-	if (close(fd) < 0)
-		wl_die("close temporary port file");
-	if (rename(port_tmp, port_path) < 0)
-		wl_die("rename temporary port file to PORTFILE");
-	port_published = 1;
-	port_tmp_created = 0;
-}
 
 /* The stats line (README.md, "Stats lines"). */
 static void write_stats_line(void)
@@ -465,10 +398,6 @@ static void write_stats_line(void)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in sin;
-	socklen_t slen = sizeof(sin);
-	sigset_t mask;
-
 	wl_catch_signals();
 	alarm(FAILSAFE_S);
 	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
@@ -480,7 +409,6 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	wl_path(port_path, "%s", argv[1]);
 	if (prctl(PR_SET_NAME, "truthserve", 0, 0, 0) < 0)
 		wl_die("prctl(PR_SET_NAME)");
 	truth_open();
@@ -490,65 +418,13 @@ int main(int argc, char **argv)
 	truth_measures(&tr, TRUTH_FSYNC);
 	truth_measures(&tr, TRUTH_IDLE);
 
-	wl_on_die = server_on_die;
-	wl_path(data_path, "%s/rsp-truthserve.%ld.dat", wl_scratch_dir(),
-		(long)getpid());
-	data_fd = open(data_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		       0600);
-	if (data_fd < 0)
-		wl_die("create data file");
-	data_created = 1;
-
-	/* SIGTERM/SIGINT: blocked, read from a signalfd in the loop. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		wl_die("sigprocmask");
-	sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (sig_fd < 0)
-		wl_die("signalfd");
-
-	listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			   0);
-	if (listen_fd < 0)
-		wl_die("socket(AF_INET)");
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sin.sin_port = 0;
-	if (bind(listen_fd, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
-		wl_die("bind 127.0.0.1:0");
-	if (listen(listen_fd, 128) < 0)
-		wl_die("listen");
-	if (getsockname(listen_fd, (struct sockaddr *)&sin, &slen) < 0)
-		wl_die("getsockname");
-
-	epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (epfd < 0)
-		wl_die("epoll_create1");
-	epoll_set(sig_fd, EPOLLIN, &signal_tag, EPOLL_CTL_ADD,
-		  "epoll_ctl(ADD, signalfd)");
-	epoll_set(listen_fd, EPOLLIN, &listen_tag, EPOLL_CTL_ADD,
-		  "epoll_ctl(ADD, listening socket)");
-	publish_port(ntohs(sin.sin_port));
+	daemon_publish(daemon_open("truthserve", argv[1]));
 
 	serve_loop();
 
 	while (conns)
 		conn_close(conns);
-	close(listen_fd);
-	close(sig_fd);
-	close(epfd);
-	if (close(data_fd) < 0)
-		wl_die("close data file");
-	if (unlink(data_path) < 0)
-		wl_die("unlink data file");
-	data_created = 0;
-	if (unlink(port_path) < 0)
-		wl_die("unlink PORTFILE");
-	port_published = 0;
-	wl_on_die = NULL;
+	daemon_close();
 	write_stats_line();
 	truth_finish(&tr);
 	free(service_ns);
