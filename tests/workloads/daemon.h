@@ -43,9 +43,11 @@ static inline uint64_t check_value(uint64_t reqno)
 #ifndef DAEMON_PROTOCOL_ONLY
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/epoll.h>
@@ -130,6 +132,26 @@ static inline uint16_t daemon_open(const char *name, const char *port_file)
 	epoll_set(listen_fd, EPOLLIN, &listen_tag, EPOLL_CTL_ADD,
 		  "epoll_ctl(ADD, listening socket)");
 	return ntohs(sin.sin_port);
+}
+
+/* A connection waiting on the listening socket, TCP_NODELAY; -1 when none is left. */
+static inline int daemon_accept(void)
+{
+	int fd, one = 1;
+
+	for (;;) {
+		fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0)
+			break;
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return -1;
+		wl_die("accept4");
+	}
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+		wl_die("setsockopt(TCP_NODELAY)");
+	return fd;
 }
 
 /* "PORT\n" in PORTFILE, through a temporary file renamed: never seen partial. */

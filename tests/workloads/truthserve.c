@@ -315,21 +315,9 @@ WL_STACK_FN void serve_readable(struct conn *c)
 WL_STACK_FN void serve_accept(void)
 {
 	struct conn *c;
-	int fd, one = 1;
+	int fd;
 
-	for (;;) {
-		fd = accept4(listen_fd, NULL, NULL,
-			     SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return;
-			wl_die("accept4");
-		}
-		if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
-			       sizeof(one)) < 0)
-			wl_die("setsockopt(TCP_NODELAY)");
+	while ((fd = daemon_accept()) >= 0) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
 			wl_fail("out of memory (connection)");
