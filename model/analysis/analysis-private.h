@@ -100,6 +100,10 @@ struct rsp_analysis {
 
 	VEC(struct anode) nodes; /* summary: a ring of NODE_RING, node i at i % NODE_RING */
 	bool summary;
+	/* rsp_analysis_opts.windows: each window is one piece of work (a request)
+	 * that counts its own time, so another target thread's work inside it (a
+	 * worker the request was handed to) is a call, not a path of its own */
+	bool windows;
 	size_t n_made; /* nodes made (summary: more than the ring holds) */
 	uint8_t *thread_seen; /* per thread: a node of it was made (for n_processes) */
 	struct interval *swept; /* per thread: the span whose waits claim_waits() claimed */
@@ -227,6 +231,12 @@ void analysis_cpus_free(struct rsp_analysis *an);
 /* --- runs.c ---------------------------------------------------------------------- */
 
 /* A run's leaf: its samples' functions, or its site */
+/* Is @thread's time counted by a control path of its own (not as a call from others)? */
+static inline bool analysis_own_path(const struct rsp_analysis *an, uint32_t thread)
+{
+	return an->is_target[thread] && !an->windows;
+}
+
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 uint32_t analysis_tail_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,

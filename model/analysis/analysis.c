@@ -214,7 +214,7 @@ static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *
 	uint64_t end;
 
 	if (pl->waker == RSP_NONE || pl->waker_slice == RSP_NONE || an->on_stack[pl->waker] ||
-	    an->is_target[pl->waker])
+	    analysis_own_path(an, pl->waker))
 		return false;
 	r = slice_at(an, pl->waker, pl->waker_slice);
 	if (!r || r->kind != SLICE_RUN || r->link == RSP_NONE)
@@ -332,7 +332,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 						     (d + 1));
 				break;
 			}
-			if (an->is_target[w]) {
+			if (analysis_own_path(an, w)) {
 				/* another target thread: a control path of its own, its time
 				 * counted there, not again inside this wait */
 				analysis_other_path(an, w, l, lo, wait_end, node, d + 1);
@@ -735,6 +735,7 @@ static int explain_windows(struct rsp_analysis *an, const struct rsp_window *w, 
 {
 	int ret = 0;
 
+	an->windows = true;
 	for (size_t i = 0; i < n && !ret; i++) {
 		if (w[i].thread >= an->t->threads.n || !an->is_target[w[i].thread] ||
 		    w[i].end_ns < w[i].start_ns) {

@@ -143,7 +143,7 @@ static uint32_t waker_holding(const struct rsp_analysis *an, uint32_t thread, ui
 	w = l->waker;
 	if (w == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
 		w = an->t->nets.v[l->extra].sender;
-	if (w == RSP_NONE || w == thread || an->is_target[w] || an->on_stack[w])
+	if (w == RSP_NONE || w == thread || analysis_own_path(an, w) || an->on_stack[w])
 		return RSP_NONE;
 	/* the stack it woke the thread from: its own, not an interrupt's on an idle CPU */
 	*stack = l->waker == w ? l->stack : 0;

@@ -1378,6 +1378,70 @@ static void test_callee_tail_unsampled(void)
 }
 
 /*
+ * A request handed to a worker thread of the same process (a thread pool):
+ * io (tid 500) wakes worker (tid 501) at 1090 and waits at 1100; the worker
+ * runs [1095,1400] on CPU 1 and wakes io at 1390; io runs [1400,1450].  As
+ * the process's whole life, the worker is a target thread with a path of its
+ * own: io's wait is "another control path".  As a request's window on io
+ * [1000,1450] (rsp report --requests), the worker's work is the request's:
+ * a call, its CPU inside the wait, no other path (io's own CPU is 150 us:
+ * the other 290 are the worker's; io runnable 10).
+ */
+static void test_window_hand_off(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a = NULL, *w = NULL;
+	struct rsp_window win = { RSP_NO_INDEX, US(1000), US(1450) };
+	struct rsp_analysis_opts o = { .tolerance_ns = NS(100) };
+	int pid = 500;
+	char err[256];
+
+	existing(s, 500, 500, "io");
+	existing(s, 500, 501, "worker");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 500, "io");
+	synth_waking(s, 0, US(1090), 500, 0, 501, "worker", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1095), 0, "swapper/1", 0, 501, "worker");
+	synth_switch(s, 0, US(1100), 500, "io", S_INT, 0, "swapper/0");
+	synth_waking(s, 1, US(1390), 501, 0, 500, "io", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1400), 501, "worker", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1400), 0, "swapper/0", 0, 500, "io");
+	synth_switch(s, 0, US(1450), 500, "io", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	for (size_t i = 0; t && i < rsp_trace_n_threads(t); i++) {
+		struct rsp_thread_info ti;
+
+		rsp_trace_thread(t, i, &ti);
+		if (ti.tid == 500)
+			win.thread = i;
+	}
+	if (t && rsp_analyze(t, &pid, 1, 0, &o, &a, err, sizeof(err)))
+		CHECK(0, "analyze: %s", err);
+	o.windows = &win;
+	o.n_windows = 1;
+	if (t && rsp_analyze(t, &pid, 1, 0, &o, &w, err, sizeof(err)))
+		CHECK(0, "analyze the window: %s", err);
+	if (a && w) {
+		struct rsp_explanation e, f;
+
+		rsp_analysis_path_explanation(a, 0, &e);
+		rsp_analysis_explanation(w, &f);
+		CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == NS(290),
+		      "the process's life: io's wait is the worker's own path (%.3f us)",
+		      e.cat_ns[RSP_CAT_OTHER_PATH] / 1e3);
+		CHECK(f.total_ns == NS(450) && f.cat_ns[RSP_CAT_OTHER_PATH] == 0 &&
+			      f.cat_ns[RSP_CAT_CPU_UNSAMPLED] == NS(440),
+		      "the request's window: the worker's work is a call inside it (cpu %.3f, "
+		      "other path %.3f us)",
+		      f.cat_ns[RSP_CAT_CPU_UNSAMPLED] / 1e3, f.cat_ns[RSP_CAT_OTHER_PATH] / 1e3);
+	}
+	rsp_analysis_free(a);
+	rsp_analysis_free(w);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A server's reply woken where its run was not known.  The client c runs from
  * 700 (the server s from 800 to 900, then waits for requests); c sends a
  * request at 1100 (its data wakes the server s, asleep since 900, from c's
@@ -1604,6 +1668,7 @@ int main(void)
 	test_callee_holds_cpu();
 	test_callee_woke_early();
 	test_callee_tail_unsampled();
+	test_window_hand_off();
 	test_net_sender_run();
 	test_samples_only(false);
 	test_samples_only_unsampled_parent();
