@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """rsp report --requests against truthserve's own account of its requests.
 
-  requests.py REQUESTS.json PSEUDO.folded SERVER.jsonl CLIENT.jsonl N CLIENTS
+  requests.py REQUESTS.json PSEUDO.folded SERVER.jsonl CLIENT.jsonl N CLIENTS [DAEMON]
 
+DAEMON: truthserve (the default) or truthpool.
 REQUESTS.json: `rsp report --requests --format json` of `rsp record -p SERVER`
 made while CLIENTS truthclients made N requests in all, wholly inside the recording; PSEUDO.folded:
 `rsp export --folded pseudo` of the same file (the server's pseudostacks, in
@@ -51,9 +52,12 @@ def main():
     client = [json.loads(l) for l in open(sys.argv[4]) if l.strip()]
     n = int(sys.argv[5])
     clients = int(sys.argv[6])
+    daemon = sys.argv[7] if len(sys.argv) > 7 else 'truthserve'
+    # the threads whose fdatasync is the requests': truthpool's workers
+    comms = ('tpool-w',) if daemon == 'truthpool' else ('truthserve',)
     sline = next(l for l in server if l.get('stats') == 'service')
     stats = sline['service_ns']
-    proc = next(l for l in server if 'stats' not in l)
+    proc = next(l for l in server if 'stats' not in l and l['role'] == 'server')
     made = sum(l['latency_ns']['count'] for l in client if l.get('stats') == 'latency')
     lat = rq['latency_ns']
     t = Tap()
@@ -67,8 +71,12 @@ def main():
     t.check(lat['count'] == stats['count'],
             'request count: rsp %d, server %d (exact)' % (lat['count'], stats['count']))
     amb = rq['ambiguous']
-    t.check(amb['cut_at_start'] == 0 and amb['cut_at_end'] == 0 and amb['overlapping'] == 0,
-            'no request cut at the edges or overlapping: %s' % amb)
+    # a pool's worker preempted after its reply's send (the client it woke takes its
+    # CPU) may end its request after the I/O thread received the next one: a few
+    # of truthpool's requests overlap (2 of 400 seen)
+    overlap_ok = amb['overlapping'] <= (n // 50 if daemon == 'truthpool' else 0)
+    t.check(amb['cut_at_start'] == 0 and amb['cut_at_end'] == 0 and overlap_ok,
+            'no request cut at the edges, overlapping within bounds: %s' % amb)
     for key, rel, abs_ns in (('p50', 0.03, 30000), ('p90', 0.03, 30000), ('sum', 0.03, 0),
                              ('p99', 0.10, 500000), ('max', 0.10, 500000)):
         t.check(within(lat[key], stats[key], rel, abs_ns),
@@ -90,16 +98,21 @@ def main():
             (len(bad), len(rq['requests'])))
     t.check(cat(rq['all'], 'timeout')['ns'] == 0,
             'no "waits that timed out" in the requests (idle epoll_wait is not a request)')
+    # a request handed to a worker is followed into the worker's work (issue 20)
+    other = cat(rq['all'], 'other_path')['ns']
+    t.check(other <= 0.02 * total,
+            'waiting on another control path: %.3f ms, %.2f%% of the requests (<= 2)' %
+            (other / MS, 100.0 * other / total))
     # the fdatasync share
-    head = 'truthserve: sleep in '
     in_sync = sum(v for frames, v in stacks
-                  if any(f.startswith(head) and f.endswith('fdatasync') for f in frames))
+                  if any(f.startswith(comms) and ': sleep in ' in f and f.endswith('fdatasync')
+                         for f in frames))
     for key in ('cpu', 'cpu_unsampled'):
         for k in cat(rq['all'], key)['contributors']:
             # its CPU in fdatasync: sampled there, or a run without samples that
             # resumed from fdatasync and stopped in it ("(around fdatasync)": a
             # run cut by a preemption inside the call, frequent on a busy machine)
-            if k['what'].startswith('truthserve: ') and \
+            if k['what'].startswith(comms) and \
                     k['what'].endswith(('fdatasync', '(around fdatasync)')):
                 in_sync += k['ns']
     got = in_sync / total

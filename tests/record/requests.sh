@@ -4,7 +4,8 @@
 # `rsp record -p PID` while truthclient makes N requests, one at a time, wholly
 # inside the recording; the recorder is stopped (SIGINT) after the client is done.
 # Then the same with two clients at once (two connections served in turn by the
-# one thread).  The server times each request itself (CLOCK_MONOTONIC from after
+# one thread), and truthpool with one client (its I/O thread receives, one of its
+# workers replies: the requests' table follows the hand-off).  The server times each request itself (CLOCK_MONOTONIC from after
 # the recv() to after the reply's send(); its fdatasync() calls too);
 # tests/record/requests.py compares: the count exactly, the percentiles and the
 # fdatasync share within the tolerances it states.
@@ -12,15 +13,18 @@
 
 N=400
 status=0
-for clients in 1 2; do
-  d="$T/c$clients"
+# truthpool, the thread-pool daemon (an I/O thread receives, a worker replies), one client
+for run in "truthserve 1" "truthserve 2" "truthpool 1"; do
+  set -- $run
+  daemon=$1 clients=$2
+  d="$T/$daemon$clients"
   mkdir "$d"
   # no timeout(1) around it: -p takes its pid (it gives up by itself after 120 s)
-  RSP_TRUTH="$d/serve.jsonl" "$WL/truthserve" "$d/port" >"$d/serve.out" 2>&1 &
+  RSP_TRUTH="$d/serve.jsonl" "$WL/$daemon" "$d/port" >"$d/serve.out" 2>&1 &
   server=$!
   i=0
   while [ ! -s "$d/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-  [ -s "$d/port" ] || { kill $server 2>/dev/null; cat "$d/serve.out"; fail "truthserve did not start"; }
+  [ -s "$d/port" ] || { kill $server 2>/dev/null; cat "$d/serve.out"; fail "$daemon did not start"; }
   # -v says "set up in ..." once the events are on: the clients start after it
   timeout 100 "$RSP" record -v -p $server -o "$d/s.data" >"$d/rec.out" 2>&1 &
   rec=$!
@@ -42,14 +46,14 @@ for clients in 1 2; do
   wait $rec || { kill $server 2>/dev/null; cat "$d/rec.out"; fail "rsp record failed"; }
   # SIGTERM: the server writes its side file and exits 0
   kill -TERM $server
-  wait $server || { cat "$d/serve.out"; fail "truthserve did not stop cleanly"; }
+  wait $server || { cat "$d/serve.out"; fail "$daemon did not stop cleanly"; }
   "$RSP" report "$d/s.data" --requests --format json --top 3 >"$d/req.json" ||
     fail "rsp report --requests failed"
   "$RSP" report "$d/s.data" --requests >"$d/req.txt" || fail "rsp report --requests (text) failed"
-  note "$clients client(s):"
+  note "$daemon, $clients client(s):"
   sed -n '1,20p' "$d/req.txt" | sed 's/^/#   /'
   "$RSP" export "$d/s.data" --folded pseudo -o "$d/s.folded" || fail "rsp export failed"
   python3 "$(dirname "$0")/requests.py" "$d/req.json" "$d/s.folded" "$d/serve.jsonl" \
-    "$d/client.jsonl" $((N * clients)) $clients || status=1
+    "$d/client.jsonl" $((N * clients)) $clients $daemon || status=1
 done
 exit $status
