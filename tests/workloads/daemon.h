@@ -42,6 +42,46 @@ static inline uint64_t check_value(uint64_t reqno)
 
 #ifndef DAEMON_PROTOCOL_ONLY
 
+#include <stdlib.h>
+
+/* A request's filler checked (the parse's work is the caller's, in its own frame). */
+static inline void daemon_check_request(const unsigned char *req)
+{
+	for (size_t i = 8; i < MSG_SIZE; i++) {
+		if (req[i] != REQ_FILL)
+			wl_fail("malformed request (byte %zu is 0x%02x)", i, req[i]);
+	}
+}
+
+/* The reply to request @reqno: its number, check_value() and the 'P' 'C' marks. */
+static inline void daemon_fill_reply(uint64_t reqno, unsigned char *reply)
+{
+	put_u64(reply, reqno);
+	put_u64(reply + 8, check_value(reqno));
+	reply[16] = 'P';
+	reply[17] = 'C';
+}
+
+/* Service times, one per request, for the stats line (truth_stats()). */
+struct daemon_times {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static inline void daemon_times_add(struct daemon_times *t, uint64_t ns)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 1024;
+		uint64_t *p = realloc(t->v, cap * sizeof(*p));
+
+		if (!p)
+			wl_fail("out of memory (service times of %zu requests)", t->n);
+		t->v = p;
+		t->cap = cap;
+	}
+	t->v[t->n++] = ns;
+}
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -203,8 +203,7 @@ struct pool_thread {
 	pthread_t id;
 	int index;		/* worker number; -1 for tpool-io */
 	struct truth tr;
-	uint64_t *service_ns;	/* one per reply this thread completed */
-	size_t nserved, service_cap;
+	struct daemon_times service; /* one per reply this thread completed */
 };
 
 static uint64_t accepted;	   /* connections accepted (tpool-io) */
@@ -303,23 +302,6 @@ static void conn_close(struct conn *c)
 	free(c);
 }
 
-static void record_service(struct pool_thread *me, uint64_t ns)
-{
-	uint64_t *p;
-	size_t cap;
-
-	if (me->nserved == me->service_cap) {
-		cap = me->service_cap ? 2 * me->service_cap : 1024;
-		p = realloc(me->service_ns, cap * sizeof(*p));
-		if (!p)
-			wl_fail("out of memory (service times of %zu requests)",
-				me->nserved);
-		me->service_ns = p;
-		me->service_cap = cap;
-	}
-	me->service_ns[me->nserved++] = ns;
-}
-
 static void sum_add(struct truth_sum *to, const struct truth_sum *s)
 {
 	to->ns += s->ns;
@@ -330,23 +312,14 @@ static void sum_add(struct truth_sum *to, const struct truth_sum *s)
 
 WL_STACK_FN void pool_parse(const unsigned char *req)
 {
-	size_t i;
-
 	wl_burn(PARSE_ITERS);
-	for (i = 8; i < MSG_SIZE; i++) {
-		if (req[i] != REQ_FILL)
-			wl_fail("malformed request (byte %zu is 0x%02x)", i,
-				req[i]);
-	}
+	daemon_check_request(req);
 }
 
 WL_STACK_FN void pool_compute(uint64_t reqno, unsigned char *reply)
 {
 	wl_burn(COMPUTE_ITERS);
-	put_u64(reply, reqno);
-	put_u64(reply + 8, check_value(reqno));
-	reply[16] = 'P';
-	reply[17] = 'C';
+	daemon_fill_reply(reqno, reply);
 }
 
 /*
@@ -410,7 +383,7 @@ WL_STACK_FN int pool_reply(struct pool_thread *me, struct conn *c)
 	}
 	if (c->stop_after)
 		return 1;
-	record_service(me, truth_mono() - c->recv_done_ns);
+	daemon_times_add(&me->service, truth_mono() - c->recv_done_ns);
 	conn_arm_read(c);
 	return 1;
 }
@@ -681,44 +654,32 @@ static void join_thread(struct pool_thread *t)
 /* The stats line (README.md, "Stats lines"), then the server's line. */
 static void write_server_lines(struct truth *srv)
 {
-	uint64_t *all;
-	size_t n = io_thread.nserved, k;
+	struct daemon_times all = { 0 };
 	char extra[96];
-	unsigned int f;
+	unsigned int f, k;
 	int i;
 
-	for (i = 0; i < nworkers; i++)
-		n += workers[i].nserved;
-	all = malloc((n ? n : 1) * sizeof(*all));
-	if (!all)
-		wl_fail("out of memory (service times of %zu requests)", n);
-	if (io_thread.nserved)
-		memcpy(all, io_thread.service_ns,
-		       io_thread.nserved * sizeof(*all));
-	k = io_thread.nserved;
+	for (size_t j = 0; j < io_thread.service.n; j++)
+		daemon_times_add(&all, io_thread.service.v[j]);
 	for (i = 0; i < nworkers; i++) {
 		struct pool_thread *w = &workers[i];
 
-		if (w->nserved)
-			memcpy(all + k, w->service_ns,
-			       w->nserved * sizeof(*all));
-		k += w->nserved;
+		for (size_t j = 0; j < w->service.n; j++)
+			daemon_times_add(&all, w->service.v[j]);
 		for (f = 0; f < srv->nfn; f++) {
 			srv->fn[f].ns += w->tr.fn[f].ns;
 			srv->fn[f].count += w->tr.fn[f].count;
 		}
-		sum_add(&srv->wait[TRUTH_FSYNC], &w->tr.wait[TRUTH_FSYNC]);
-		sum_add(&srv->wait[TRUTH_IDLE], &w->tr.wait[TRUTH_IDLE]);
-		sum_add(&srv->wait[TRUTH_LOCK], &w->tr.wait[TRUTH_LOCK]);
-		sum_add(&srv->wait[TRUTH_QUEUE], &w->tr.wait[TRUTH_QUEUE]);
+		for (k = 0; k < TRUTH_NWAITS; k++)
+			sum_add(&srv->wait[k], &w->tr.wait[k]);
 	}
 	snprintf(extra, sizeof(extra),
 		 "\"connections\":%" PRIu64 ",\"workers\":%d,", accepted,
 		 nworkers);
-	truth_stats("server", "service", "service_ns", all, n, extra);
+	truth_stats("server", "service", "service_ns", all.v, all.n, extra);
 	truth_finish_cpu(srv, truth_clock(CLOCK_PROCESS_CPUTIME_ID,
 					  "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)"));
-	free(all);
+	free(all.v);
 }
 
 static int parse_workers(const char *arg)
@@ -788,8 +749,8 @@ int main(int argc, char **argv)
 		conn_close(conns);
 	daemon_close();
 	write_server_lines(&srv);
-	free(io_thread.service_ns);
+	free(io_thread.service.v);
 	for (i = 0; i < nworkers; i++)
-		free(workers[i].service_ns);
+		free(workers[i].service.v);
 	return 0;
 }

@@ -122,8 +122,7 @@ struct conn {
 static struct conn *conns;	   /* all open connections */
 static int stopping;
 static uint64_t accepted;	   /* connections accepted */
-static uint64_t *service_ns;	   /* one per request served */
-static size_t nserved, service_cap;
+static struct daemon_times service; /* one per request served */
 static struct truth tr;
 static int fn_parse, fn_compute;
 
@@ -154,44 +153,18 @@ static void conn_close(struct conn *c)
 	free(c);
 }
 
-static void record_service(uint64_t ns)
-{
-	uint64_t *p;
-	size_t cap;
-
-	if (nserved == service_cap) {
-		cap = service_cap ? 2 * service_cap : 1024;
-		p = realloc(service_ns, cap * sizeof(*p));
-		if (!p)
-			wl_fail("out of memory (service times of %zu requests)",
-				nserved);
-		service_ns = p;
-		service_cap = cap;
-	}
-	service_ns[nserved++] = ns;
-}
-
 /* ---- the request path ------------------------------------------------- */
 
 WL_STACK_FN void serve_parse(const unsigned char *req)
 {
-	size_t i;
-
 	wl_burn(PARSE_ITERS);
-	for (i = 8; i < MSG_SIZE; i++) {
-		if (req[i] != REQ_FILL)
-			wl_fail("malformed request (byte %zu is 0x%02x)", i,
-				req[i]);
-	}
+	daemon_check_request(req);
 }
 
 WL_STACK_FN void serve_compute(uint64_t reqno, unsigned char *reply)
 {
 	wl_burn(COMPUTE_ITERS);
-	put_u64(reply, reqno);
-	put_u64(reply + 8, check_value(reqno));
-	reply[16] = 'P';
-	reply[17] = 'C';
+	daemon_fill_reply(reqno, reply);
 }
 
 WL_STACK_FN void serve_persist(uint64_t reqno)
@@ -250,7 +223,7 @@ WL_STACK_FN int serve_reply(struct conn *c)
 	if (c->stop_after)
 		stopping = 1;
 	else
-		record_service(truth_mono() - c->recv_done_ns);
+		daemon_times_add(&service, truth_mono() - c->recv_done_ns);
 	return 1;
 }
 
@@ -381,7 +354,7 @@ static void write_stats_line(void)
 	char extra[64];
 
 	snprintf(extra, sizeof(extra), "\"connections\":%" PRIu64 ",", accepted);
-	truth_stats("server", "service", "service_ns", service_ns, nserved, extra);
+	truth_stats("server", "service", "service_ns", service.v, service.n, extra);
 }
 
 int main(int argc, char **argv)
@@ -415,6 +388,6 @@ int main(int argc, char **argv)
 	daemon_close();
 	write_stats_line();
 	truth_finish(&tr);
-	free(service_ns);
+	free(service.v);
 	return 0;
 }
