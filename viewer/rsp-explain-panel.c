@@ -67,12 +67,24 @@ static GtkWidget *row_box(const char *name, const char *ms, const char *pct)
 	return b;
 }
 
+void rsp_side_panel_add_list(GtkBox *panel, GtkWidget *list)
+{
+	GtkWidget *scroller = gtk_scrolled_window_new();
+
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), list);
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
+				       GTK_POLICY_AUTOMATIC);
+	gtk_widget_set_vexpand(scroller, TRUE);
+	gtk_box_append(panel, scroller);
+	gtk_widget_set_size_request(GTK_WIDGET(panel), 380, -1);
+}
+
 GtkWidget *rsp_explain_panel_new(const RspTarget *tg)
 {
 	RspExplainPanel *p = g_object_new(RSP_TYPE_EXPLAIN_PANEL, "orientation",
 					  GTK_ORIENTATION_VERTICAL, "spacing", 4, NULL);
 	struct rsp_explanation e;
-	GtkWidget *title, *sub, *scroller;
+	GtkWidget *title, *sub;
 	char buf[400], ms[32], pc[32];
 	uint64_t acc;
 
@@ -133,13 +145,7 @@ GtkWidget *rsp_explain_panel_new(const RspTarget *tg)
 		g_string_free(tip, TRUE);
 		gtk_list_box_append(GTK_LIST_BOX(p->list), row);
 	}
-	scroller = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), p->list);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
-				       GTK_POLICY_AUTOMATIC);
-	gtk_widget_set_vexpand(scroller, TRUE);
-	gtk_box_append(GTK_BOX(p), scroller);
-	gtk_widget_set_size_request(GTK_WIDGET(p), 380, -1);
+	rsp_side_panel_add_list(GTK_BOX(p), p->list);
 	return GTK_WIDGET(p);
 }
 

@@ -18,6 +18,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(RspExplainPanel, rsp_explain_panel, RSP, EXPLAIN_PANEL, GtkBox)
 
 GtkWidget *rsp_explain_panel_new(const RspTarget *target);
+/* A side panel's list, scrolled, filling @panel (the explanation's, the requests'). */
+void rsp_side_panel_add_list(GtkBox *panel, GtkWidget *list);
 /* Activate the row of @category, as a click would (tests); FALSE if it has no row. */
 gboolean rsp_explain_panel_activate(RspExplainPanel *p, int category);
 int rsp_explain_panel_get_category(RspExplainPanel *p);

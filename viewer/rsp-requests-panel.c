@@ -2,6 +2,8 @@
 /* A server's requests as a side panel: the slowest first, each opening its time. */
 #include "rsp-requests-panel.h"
 
+#include "rsp-explain-panel.h"
+
 #include "rsp-requests.h"
 #include "rsp-testlog.h"
 
@@ -89,7 +91,6 @@ static void fill(RspRequestsPanel *p, struct rsp_trace *t, const struct rsp_requ
 	struct rsp_requests_time tm;
 	struct rsp_trace_summary sum;
 	size_t n = rsp_requests_n(rq), *order = g_new(size_t, n);
-	GtkWidget *scroller;
 	char buf[400];
 	uint64_t idle;
 
@@ -144,13 +145,7 @@ static void fill(RspRequestsPanel *p, struct rsp_trace *t, const struct rsp_requ
 		gtk_list_box_append(GTK_LIST_BOX(p->list), l);
 	}
 	g_free(order);
-	scroller = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), p->list);
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER,
-				       GTK_POLICY_AUTOMATIC);
-	gtk_widget_set_vexpand(scroller, TRUE);
-	gtk_box_append(GTK_BOX(p), scroller);
-	gtk_widget_set_size_request(GTK_WIDGET(p), 380, -1);
+	rsp_side_panel_add_list(GTK_BOX(p), p->list);
 }
 
 GtkWidget *rsp_requests_panel_new(RspDocument *doc, const RspTarget *tg)
