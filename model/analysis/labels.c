@@ -99,9 +99,7 @@ uint32_t analysis_with_comm(struct rsp_analysis *an, uint32_t thread, uint32_t w
 	if (_rsp_u64map_get(&an->comm_labels, key, &l))
 		return l;
 	if (!what) {
-		/* a copy: interning may move the string it is taken from */
-		snprintf(buf, sizeof(buf), "%s", analysis_thread_comm(an, thread));
-		l = trace_intern(an->t, buf);
+		l = trace_intern(an->t, analysis_thread_comm(an, thread));
 	} else {
 		snprintf(buf, sizeof(buf), "%s: %s", analysis_thread_comm(an, thread), trace_str(an->t, what));
 		l = trace_intern(an->t, buf);

@@ -42,8 +42,8 @@ struct uframe {
 /*
  * The user frames of @stack root first; without any, the kernel's (not the
  * scheduler's).  Names made up for frames without a symbol are written to
- * @names (MAX_SITE_FRAMES of SITE_NAME_LEN), not interned: an intern may move
- * the trace's strings, and with them every name taken before it.
+ * @names (MAX_SITE_FRAMES of SITE_NAME_LEN): they are only read while the
+ * site is made, not kept in the trace's strings.
  */
 static size_t site_frames(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
 			  struct uframe *out, char (*names)[SITE_NAME_LEN])
@@ -677,9 +677,7 @@ static uint32_t run_words(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 		const char *l = trace_str(an->t, an->sites.v[si].label);
 		const char *colon = strstr(l, ": ");
 
-		/* a copy: interning may move the string it is taken from */
-		snprintf(buf, sizeof(buf), "%s", colon ? colon + 2 : l);
-		what = trace_intern(an->t, buf);
+		what = trace_intern(an->t, colon ? colon + 2 : l);
 	}
 	if (!what)
 		return 0;

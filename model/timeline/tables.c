@@ -21,22 +21,34 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
+/*
+ * A string's id is its chunk times STR_CHUNK plus its offset there; id 0 is
+ * the empty string.  A chunk is never moved or grown: a string that does not
+ * fit in the last one starts another (one longer than STR_CHUNK has a chunk
+ * of its own, full).
+ */
+#define STR_CHUNK (64u << 10)
+#define STR_MAX_CHUNKS (UINT32_MAX / STR_CHUNK)
+
 static int str_rehash(struct rsp_trace *t)
 {
 	size_t cap = t->str_cap ? t->str_cap * 2 : 256;
 	uint32_t *ht = calloc(cap, sizeof(*ht));
-	size_t off = 1;
 
 	if (!ht)
 		return -ENOMEM;
-	while (off < t->strtab.n) {
-		const char *s = &t->strtab.v[off];
-		size_t i = str_hash(s) & (cap - 1);
+	for (size_t c = 0; c < t->strchunks.n; c++) {
+		const struct strchunk *k = &t->strchunks.v[c];
 
-		while (ht[i])
-			i = (i + 1) & (cap - 1);
-		ht[i] = (uint32_t)off;
-		off += strlen(s) + 1;
+		for (uint32_t off = c ? 0 : 1; off < k->used;) {
+			const char *s = k->p + off;
+			size_t i = str_hash(s) & (cap - 1);
+
+			while (ht[i])
+				i = (i + 1) & (cap - 1);
+			ht[i] = (uint32_t)(c * STR_CHUNK + off);
+			off += (uint32_t)strlen(s) + 1;
+		}
 	}
 	free(t->str_ht);
 	t->str_ht = ht;
@@ -44,36 +56,68 @@ static int str_rehash(struct rsp_trace *t)
 	return 0;
 }
 
+/* a chunk of at least @len bytes at the end of the table; false without memory or ids */
+static bool str_chunk(struct rsp_trace *t, size_t len)
+{
+	struct strchunk k = { NULL, 0, len > STR_CHUNK ? (uint32_t)len : STR_CHUNK };
+
+	if (t->strchunks.n >= STR_MAX_CHUNKS || len > UINT32_MAX)
+		return false;
+	k.p = malloc(k.cap);
+	if (!k.p)
+		return false;
+	if (!vec_push(&t->strchunks, k)) {
+		free(k.p);
+		return false;
+	}
+	return true;
+}
+
 uint32_t trace_intern(struct rsp_trace *t, const char *s)
 {
+	struct strchunk *k;
 	size_t i, len;
-	uint32_t off;
+	uint32_t id;
 
 	if (!s || !*s)
 		return 0;
-	if (t->strtab.n == 0 && !vec_push(&t->strtab, '\0'))
-		return 0;
-	if (!t->str_cap || t->strtab.n / 8 + 1 > t->str_cap / 2) {
+	if (!t->strchunks.n) {
+		/* offset 0 of chunk 0: id 0, the empty string */
+		if (!str_chunk(t, 1))
+			return 0;
+		t->strchunks.v[0].p[0] = '\0';
+		t->strchunks.v[0].used = 1;
+	}
+	if (!t->str_cap || t->str_n + 1 > t->str_cap / 2) {
 		if (str_rehash(t))
 			return 0;
 	}
 	for (i = str_hash(s) & (t->str_cap - 1); t->str_ht[i]; i = (i + 1) & (t->str_cap - 1))
-		if (!strcmp(&t->strtab.v[t->str_ht[i]], s))
+		if (!strcmp(trace_str(t, t->str_ht[i]), s))
 			return t->str_ht[i];
 	len = strlen(s) + 1;
-	if (t->strtab.n + len > UINT32_MAX)
-		return 0;
-	off = (uint32_t)t->strtab.n;
-	for (size_t k = 0; k < len; k++)
-		if (!vec_push(&t->strtab, s[k]))
+	k = vec_last(&t->strchunks);
+	if (k->used + len > k->cap) {
+		if (!str_chunk(t, len))
 			return 0;
-	t->str_ht[i] = off;
-	return off;
+		k = vec_last(&t->strchunks);
+	}
+	memcpy(k->p + k->used, s, len);
+	id = (uint32_t)((t->strchunks.n - 1) * STR_CHUNK + k->used);
+	k->used += (uint32_t)len;
+	t->str_n++;
+	t->str_ht[i] = id;
+	return id;
 }
 
 const char *trace_str(const struct rsp_trace *t, uint32_t id)
 {
-	return id && id < t->strtab.n ? &t->strtab.v[id] : "";
+	size_t c = id / STR_CHUNK;
+	uint32_t off = id % STR_CHUNK;
+
+	return id && c < t->strchunks.n && off < t->strchunks.v[c].used ?
+		       t->strchunks.v[c].p + off :
+		       "";
 }
 
 void trace_warn(struct rsp_trace *t, const char *fmt, ...)

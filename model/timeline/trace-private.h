@@ -124,6 +124,11 @@ struct link {
 	uint8_t ctx; /* enum rsp_ctx */
 };
 
+struct strchunk {
+	char *p;
+	uint32_t used, cap;
+};
+
 struct thread {
 	uint32_t tid, pid;
 	uint32_t parent; /* thread index of the forker, RSP_NONE */
@@ -216,8 +221,13 @@ struct rsp_trace {
 	bool kallsyms_from_archive;
 	struct missing_files *missing; /* files.c, made on first use */
 
-	/* strings (comms, irq names, files): interned, NUL-terminated */
-	VEC(char) strtab;
+	/*
+	 * strings (comms, irq names, files, labels): interned, NUL-terminated, in
+	 * chunks that never move (tables.c), so a string's pointer (trace_str(),
+	 * every label the API hands out) stays valid while more are interned
+	 */
+	VEC(struct strchunk) strchunks;
+	size_t str_n; /* strings interned */
 	uint32_t *str_ht;
 	size_t str_cap;
 

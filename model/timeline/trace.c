@@ -252,7 +252,9 @@ void rsp_trace_free(struct rsp_trace *t)
 	for (size_t i = 0; i < t->warnings.n; i++)
 		free(t->warnings.v[i]);
 	vec_free(&t->warnings);
-	vec_free(&t->strtab);
+	for (size_t i = 0; i < t->strchunks.n; i++)
+		free(t->strchunks.v[i].p);
+	vec_free(&t->strchunks);
 	free(t->str_ht);
 	stacks_free(&t->stacks);
 	trace_missing_files_free(t->missing);
