@@ -237,6 +237,7 @@ static inline bool analysis_own_path(const struct rsp_analysis *an, uint32_t thr
 	return an->is_target[thread] && !an->windows;
 }
 
+bool analysis_woken_from(const struct rsp_analysis *an, const struct slice *r, uint32_t th);
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 uint32_t analysis_tail_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,

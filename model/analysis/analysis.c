@@ -202,26 +202,24 @@ static void io_leaves(struct rsp_analysis *an, const struct io_op *io, uint32_t 
 /*
  * A preemption that is a hand-off: the thread that took the CPU is one this
  * thread had just woken (a synchronous wakeup, e.g. a pipe write, runs the
- * wakee on the waker's CPU).  Its run is the child, as if the waker had
- * blocked; what is left of the preemption after that run is scheduler delay.
+ * wakee on the waker's CPU), directly or through the threads its wakeup
+ * started (a client's request read by a daemon's I/O thread and handed to a
+ * worker, which takes the client's CPU before the client sleeps).  Its run
+ * is the child, as if the waker had blocked; what is left of the preemption
+ * after that run is scheduler delay.
  */
 static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *pl, uint32_t k,
 		       uint64_t lo, uint64_t hi, uint32_t node, uint32_t d, struct frame *f,
 		       struct frame *child)
 {
 	const struct slice *r;
-	const struct link *wl;
 	uint64_t end;
 
 	if (pl->waker == RSP_NONE || pl->waker_slice == RSP_NONE || an->on_stack[pl->waker] ||
 	    analysis_own_path(an, pl->waker))
 		return false;
 	r = slice_at(an, pl->waker, pl->waker_slice);
-	if (!r || r->kind != SLICE_RUN || r->link == RSP_NONE)
-		return false;
-	wl = &an->t->links.v[r->link];
-	if (wl->waker != th ||
-	    (wl->kind != LINK_WAKEUP && wl->kind != LINK_NET && wl->kind != LINK_FORK))
+	if (!analysis_woken_from(an, r, th))
 		return false;
 	if (d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes))
 		return false;

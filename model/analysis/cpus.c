@@ -150,6 +150,50 @@ static uint32_t waker_holding(const struct rsp_analysis *an, uint32_t thread, ui
 	return w;
 }
 
+/* hops of a hand-off: a request sent to a daemon's I/O thread, passed to a worker */
+#define HAND_OFF_HOPS 3
+
+/*
+ * Was run @r started by @th's wakeup, or by a wakeup from a run that @th's
+ * wakeup started, up to HAND_OFF_HOPS links back?
+ */
+bool analysis_woken_from(const struct rsp_analysis *an, const struct slice *r, uint32_t th)
+{
+	for (int hops = 0; hops < HAND_OFF_HOPS && r && r->kind == SLICE_RUN &&
+			   r->link != RSP_NONE; hops++) {
+		const struct link *l = &an->t->links.v[r->link];
+		uint32_t w = l->waker;
+
+		if (l->kind != LINK_WAKEUP && l->kind != LINK_NET && l->kind != LINK_FORK)
+			return false;
+		if (w == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
+			w = an->t->nets.v[l->extra].sender;
+		if (w == th)
+			return true;
+		if (w == RSP_NONE || w != l->waker || l->waker_slice == RSP_NONE)
+			return false;
+		r = l->waker_slice < an->t->threads.v[w].slices.n ?
+			    &an->t->threads.v[w].slices.v[l->waker_slice] :
+			    NULL;
+	}
+	return false;
+}
+
+/*
+ * Is the run @r holding the CPU @thread waits for work @thread's wakeup
+ * started (analysis_woken_from(): a request it sent, handed from thread to
+ * thread), in a target's path, by a thread walked nowhere else then?
+ */
+static bool working_for(const struct rsp_analysis *an, uint32_t thread, const struct cpu_run *r)
+{
+	const struct thread *h = &an->t->threads.v[r->thread];
+
+	if (an->cur_path >= an->paths.n || an->paths.v[an->cur_path].async ||
+	    analysis_own_path(an, r->thread) || an->on_stack[r->thread] || r->slice >= h->slices.n)
+		return false;
+	return analysis_woken_from(an, &h->slices.v[r->slice], thread);
+}
+
 void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
 		       uint64_t hi, uint32_t parent, uint32_t depth)
 {
@@ -196,6 +240,10 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 			 */
 			analysis_tail_leaf(an, waker, r->slice, waker_stack, s, e, parent, depth);
 			analysis_claim_holder(an, waker, s, e);
+		} else if (working_for(an, thread, r)) {
+			/* the work this thread's own wakeup set going (its request, passed on) */
+			analysis_run_leaf(an, r->thread, r->slice, s, e, parent, depth);
+			analysis_claim_holder(an, r->thread, s, e);
 		} else {
 			piece(an, thread, s, e, parent, depth, r->thread, true);
 		}

@@ -1442,6 +1442,43 @@ static void test_window_hand_off(void)
 }
 
 /*
+ * A request passed on before its sender slept: c (pid 100) wakes io (a
+ * daemon's I/O thread, tid 200) at 1100, which preempts c at 1105 on CPU 0,
+ * wakes the worker (tid 201, same process) at 1140 and sleeps at 1150; the
+ * worker then holds CPU 0 [1150,1400] while c is still preempted.  io's run
+ * is the hand-off (c woke it); the worker's, started by io's wakeup, is c's
+ * request too: its CPU, not "c: runnable while worker ran".
+ */
+static void test_hand_off_through_threads(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 450 } };
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "io");
+	existing(s, 200, 201, "worker");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "c");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "io", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1105), 100, "c", 0, 200, "io");
+	synth_waking(s, 0, US(1140), 200, 0, 201, "worker", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1150), 200, "io", S_INT, 201, "worker");
+	synth_switch(s, 0, US(1400), 201, "worker", S_INT, 100, "c");
+	synth_switch(s, 0, US(1450), 100, "c", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		check_table(a, "a request passed on before its sender slept", 450, want, 1);
+		CHECK(!has_contributor(a, RSP_CAT_SCHED, "runnable while worker ran", NULL),
+		      "the worker's run is c's request, not the scheduler's");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A server's reply woken where its run was not known.  The client c runs from
  * 700 (the server s from 800 to 900, then waits for requests); c sends a
  * request at 1100 (its data wakes the server s, asleep since 900, from c's
@@ -1669,6 +1706,7 @@ int main(void)
 	test_callee_woke_early();
 	test_callee_tail_unsampled();
 	test_window_hand_off();
+	test_hand_off_through_threads();
 	test_net_sender_run();
 	test_samples_only(false);
 	test_samples_only_unsampled_parent();
