@@ -266,6 +266,10 @@ static void print_text(const struct report *r, bool threads)
 		printf("  %zu children were cut at their parent's start (they began before the "
 		       "target waited for them)\n",
 		       e.n_cut);
+	if (e.n_overflow)
+		printf("  %zu calls ran on for %.3f ms after waking their caller, while its CPU "
+		       "woke from idle: not counted in total\n",
+		       e.n_overflow, e.overflow_ns / 1e6);
 	if (e.n_bounded)
 		printf("  %zu links were not followed: a depth or size bound was reached\n",
 		       e.n_bounded);
@@ -469,6 +473,8 @@ static void print_json(const struct report *r, bool threads)
 	json_u64(&j, "control_paths", e.n_paths);
 	json_u64(&j, "processes", e.n_processes);
 	json_u64(&j, "cut_children", e.n_cut);
+	json_u64(&j, "overflow_calls", e.n_overflow);
+	json_u64(&j, "overflow_ns", e.overflow_ns);
 	json_u64(&j, "bounded_links", e.n_bounded);
 	json_expl(&j, r, &e, true);
 	json_begin_array(&j, "warnings");

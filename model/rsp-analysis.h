@@ -90,6 +90,10 @@ struct rsp_explanation {
 	size_t n_nodes;
 	size_t n_cut; /* children cut at their parent's start (triangles, overhangs) */
 	size_t n_bounded; /* links not followed: max_nodes / max_depth reached */
+	/* calls whose last run went on after it woke its caller, while the caller's
+	 * CPU was waking from idle: that overflow, not counted in total_ns */
+	size_t n_overflow;
+	uint64_t overflow_ns;
 	uint64_t tolerance_ns;
 };
 

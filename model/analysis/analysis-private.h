@@ -114,6 +114,8 @@ struct rsp_analysis {
 	uint64_t explained_ns;
 	uint64_t start, end;
 	size_t n_threads, n_cut, n_bounded;
+	size_t n_overflow; /* replies whose tail ran while their caller's CPU woke */
+	uint64_t overflow_ns; /* that tail's time, not counted (cpus.c) */
 	bool nomem;
 
 	uint8_t *is_target; /* per thread */
@@ -223,9 +225,14 @@ void analysis_labels_free(struct rsp_analysis *an);
 
 /* --- cpus.c ---------------------------------------------------------------------- */
 
-/* @thread runnable over [@lo, @hi] before its run @k + 1: leaves by who held the CPU */
+/* @thread runnable over [@lo, @hi] before its run @k + 1: leaves by who held the CPU;
+ * @call: sleep @k was a call into the thread that woke it */
 void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
-		       uint64_t hi, uint32_t parent, uint32_t depth);
+		       uint64_t hi, uint32_t parent, uint32_t depth, bool call);
+/* the waits of descendant @thread for a CPU that a target's path held, claimed
+ * (@n_sorted: per thread, how many of its claims are sorted and disjoint) */
+void analysis_claim_waits_on_paths(struct rsp_analysis *an, uint32_t thread,
+				   const size_t *n_sorted);
 void analysis_cpus_free(struct rsp_analysis *an);
 
 /* --- runs.c ---------------------------------------------------------------------- */
@@ -264,8 +271,11 @@ void analysis_runs_free(struct rsp_analysis *an);
 /* @v by start: a merge of the runs already in order (qsort where there are many) */
 /* claims.c */
 void analysis_sort_claims(struct interval *v, size_t n);
+size_t analysis_union_claims(struct interval *v, size_t n);
+void analysis_claim_where_claimed(struct rsp_analysis *an, uint32_t thread, uint32_t holder,
+				  size_t n, uint64_t s, uint64_t e);
 void analysis_claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e);
 uint32_t analysis_path_of_ancestor(struct rsp_analysis *an, uint32_t ti);
-void analysis_claim_holder(struct rsp_analysis *an, uint32_t holder, uint64_t s, uint64_t e);
+bool analysis_claim_holder(struct rsp_analysis *an, uint32_t holder, uint64_t s, uint64_t e);
 
 #endif /* RSP_ANALYSIS_PRIVATE_H */

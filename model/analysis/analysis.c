@@ -276,7 +276,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			return true;
 		/* a thread born runnable waits for a CPU: scheduler delay, not preemption */
 		if (s->flags & SL_BORN) {
-			analysis_runnable(an, f->thread, k, lo, hi, node, d + 1);
+			analysis_runnable(an, f->thread, k, lo, hi, node, d + 1, false);
 			return false;
 		}
 		n = analysis_leaf(an, RSP_NODE_PREEMPTED, RSP_CAT_INVOLUNTARY, lo, hi, node, (d + 1),
@@ -453,7 +453,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		}
 	}
 	if (hi > wait_end)
-		analysis_runnable(an, f->thread, k, wait_end, hi, node, d + 1);
+		analysis_runnable(an, f->thread, k, wait_end, hi, node, d + 1, false);
 	return false;
 }
 
@@ -475,7 +475,7 @@ static bool walk(struct rsp_analysis *an, struct frame *f, struct frame *child)
 
 	if (f->post) {
 		analysis_runnable(an, f->thread, f->post_slice, f->post_start, f->post_end,
-				  f->post_parent, f->depth + 2);
+				  f->post_parent, f->depth + 2, true);
 		f->post = false;
 	}
 	while (f->cursor < f->b && !an->nomem) {
@@ -684,6 +684,41 @@ static void add_idle(struct rsp_analysis *an, uint32_t ti)
 	}
 }
 
+static bool is_descendant(struct rsp_analysis *an, uint32_t ti)
+{
+	return !an->is_target[ti] && an->t->threads.v[ti].parent != RSP_NONE &&
+	       analysis_path_of_ancestor(an, an->t->threads.v[ti].parent) != RSP_NONE;
+}
+
+/*
+ * Before any async path is walked: each descendant's claims so far (the
+ * target's paths are walked) and its idle waits, sorted and made disjoint;
+ * then its waits for a CPU a target's path held, which need the others'.
+ */
+static int claim_descendants(struct rsp_analysis *an)
+{
+	size_t nt = an->t->threads.n, *n_sorted = calloc(nt ? nt : 1, sizeof(*n_sorted));
+
+	if (!n_sorted)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nt; i++) {
+		VEC(struct interval) *cl = (void *)&an->claims[i];
+
+		if (is_descendant(an, i))
+			add_idle(an, i);
+		if (cl->n) {
+			analysis_sort_claims(cl->v, cl->n);
+			cl->n = analysis_union_claims(cl->v, cl->n);
+		}
+		n_sorted[i] = cl->n;
+	}
+	for (uint32_t i = 0; i < nt; i++)
+		if (is_descendant(an, i))
+			analysis_claim_waits_on_paths(an, i, n_sorted);
+	free(n_sorted);
+	return an->nomem ? -ENOMEM : 0;
+}
+
 static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t parent_path)
 {
 	VEC(struct interval) *cl = (void *)&an->claims[ti];
@@ -693,7 +728,6 @@ static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t par
 
 	if (!thread_span(an, ti, &a, &b))
 		return 0;
-	add_idle(an, ti);
 	if (cl->n)
 		analysis_sort_claims(cl->v, cl->n);
 	cur = a;
@@ -841,6 +875,8 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 		return -ESRCH;
 	}
 	/* what the target forked, outside the target's sleeps (tid targets: none) */
+	if (!ret && tid <= 0)
+		ret = claim_descendants(an);
 	for (uint32_t i = 0; i < nt && !ret && tid <= 0; i++) {
 		uint32_t pp;
 

@@ -50,13 +50,55 @@ uint32_t analysis_path_of_ancestor(struct rsp_analysis *an, uint32_t ti)
  * own control path running in parallel (nothing ran in parallel: one of the
  * two waited for the other).
  */
-void analysis_claim_holder(struct rsp_analysis *an, uint32_t holder, uint64_t s, uint64_t e)
+bool analysis_claim_holder(struct rsp_analysis *an, uint32_t holder, uint64_t s, uint64_t e)
 {
 	if (holder == RSP_NONE || an->is_target[holder] ||
 	    an->t->threads.v[holder].parent == RSP_NONE ||
 	    analysis_path_of_ancestor(an, an->t->threads.v[holder].parent) == RSP_NONE)
-		return;
+		return false;
 	analysis_claim(an, holder, s, e);
+	return true;
+}
+
+/*
+ * @v sorted by start, made a union of disjoint intervals in place; returns
+ * the new count.
+ */
+size_t analysis_union_claims(struct interval *v, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (o && v[i].s <= v[o - 1].e) {
+			if (v[i].e > v[o - 1].e)
+				v[o - 1].e = v[i].e;
+			continue;
+		}
+		v[o++] = v[i];
+	}
+	return o;
+}
+
+/*
+ * Claim for @thread the parts of [@s, @e] that @holder's first @n claims
+ * (sorted, disjoint) cover: its time there was in a target's path.
+ */
+void analysis_claim_where_claimed(struct rsp_analysis *an, uint32_t thread, uint32_t holder,
+				  size_t n, uint64_t s, uint64_t e)
+{
+	const struct interval *v = an->claims[holder].v;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first that ends after @s */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].e <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < n && v[i].s < e; i++)
+		analysis_claim(an, thread, v[i].s > s ? v[i].s : s, v[i].e < e ? v[i].e : e);
 }
 
 static int cmp_iv(const void *x, const void *y)

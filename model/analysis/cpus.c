@@ -127,7 +127,7 @@ static void piece(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t
  * may be a call in the target's path at that time).
  */
 static uint32_t waker_holding(const struct rsp_analysis *an, uint32_t thread, uint32_t k,
-			      uint32_t *stack)
+			      uint32_t *stack, uint32_t *run)
 {
 	const struct thread *th = &an->t->threads.v[thread];
 	const struct slice *s = k < th->slices.n ? &th->slices.v[k] : NULL;
@@ -145,8 +145,13 @@ static uint32_t waker_holding(const struct rsp_analysis *an, uint32_t thread, ui
 		w = an->t->nets.v[l->extra].sender;
 	if (w == RSP_NONE || w == thread || analysis_own_path(an, w) || an->on_stack[w])
 		return RSP_NONE;
-	/* the stack it woke the thread from: its own, not an interrupt's on an idle CPU */
+	/* the stack it woke the thread from: its own, not an interrupt's on an idle CPU;
+	 * the run it woke it from */
 	*stack = l->waker == w ? l->stack : 0;
+	*run = l->waker == w ? l->waker_slice :
+	       l->kind == LINK_NET && l->extra < an->t->nets.n ?
+			       analysis_sending_run(an, w, &an->t->nets.v[l->extra]) :
+			       RSP_NONE;
 	return w;
 }
 
@@ -194,16 +199,99 @@ static bool working_for(const struct rsp_analysis *an, uint32_t thread, const st
 	return analysis_woken_from(an, &h->slices.v[r->slice], thread);
 }
 
+/*
+ * [@s, @e]: the CPU a thread was woken to is still waking from idle.  The run
+ * of its waker that woke it, where it goes on meanwhile on its own CPU (the
+ * rest of a reply: the send's return, the loop back to the next receive), is
+ * the call's overflow past the wait it ended (the paper's child that slightly
+ * overflows its parent): not counted again as the waker's own control path
+ * working in parallel, for nothing of the target's was running then.  Counted
+ * in the header (rsp_explanation.overflow_ns), not in a category.
+ */
+static void overflow(struct rsp_analysis *an, uint32_t waker, uint32_t run, uint64_t s,
+		     uint64_t e, uint64_t hi, bool *counted)
+{
+	const struct thread *w;
+	const struct slice *r;
+	uint64_t a, b;
+
+	if (waker == RSP_NONE || run == RSP_NONE)
+		return;
+	w = &an->t->threads.v[waker];
+	r = run < w->slices.n ? &w->slices.v[run] : NULL;
+	if (!r || r->kind != SLICE_RUN || r->end > hi)
+		return;
+	a = r->start > s ? r->start : s;
+	b = r->end < e ? r->end : e;
+	if (b <= a || !analysis_claim_holder(an, waker, a, b))
+		return;
+	an->overflow_ns += b - a;
+	if (!*counted)
+		an->n_overflow++;
+	*counted = true;
+}
+
+/*
+ * Sleep @k of @thread was ended by @waker's run @r, which was still going on
+ * when the thread, having run briefly, waited again, and @waker ended that
+ * wait too (a Unix socket's recv() of the request wakes the peer blocked in
+ * its own recv(); it finds nothing and sleeps on while the request is
+ * served).  The thread's wait for its CPU in between was off the path that
+ * mattered: it was waiting for @waker's work all along.
+ */
+static bool still_working(const struct rsp_analysis *an, uint32_t thread, uint32_t k,
+			  uint32_t waker, const struct slice *r)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	const struct slice *again;
+	const struct link *l;
+	uint32_t w;
+
+	if (k + 2 >= th->slices.n || th->slices.v[k + 1].kind != SLICE_RUN)
+		return false;
+	again = &th->slices.v[k + 2];
+	if (again->kind != SLICE_SLEEP || again->link == RSP_NONE || r->end <= again->start)
+		return false;
+	l = &an->t->links.v[again->link];
+	w = l->waker;
+	if (w == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
+		w = an->t->nets.v[l->extra].sender;
+	return (l->kind == LINK_WAKEUP || l->kind == LINK_NET) && w == waker;
+}
+
+/*
+ * [@s, @e] of a wait for a CPU waking from idle: the waker's run that woke
+ * the thread, going on meanwhile, is the call's overflow (overflow()) or,
+ * if the thread waited for it again (still_working()), still the call.
+ */
+static void idle_piece(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t s,
+		       uint64_t e, uint64_t hi, uint32_t parent, uint32_t depth, uint32_t waker,
+		       uint32_t run, bool *counted)
+{
+	const struct slice *r = NULL;
+
+	if (waker != RSP_NONE && run != RSP_NONE && run < an->t->threads.v[waker].slices.n)
+		r = &an->t->threads.v[waker].slices.v[run];
+	if (r && r->kind == SLICE_RUN && r->start <= s && r->end >= e && r->end > hi &&
+	    still_working(an, thread, k, waker, r) && analysis_claim_holder(an, waker, s, e)) {
+		analysis_run_leaf(an, waker, run, s, e, parent, depth);
+		return;
+	}
+	piece(an, thread, s, e, parent, depth, RSP_NONE, true);
+	overflow(an, waker, run, s, e, hi, counted);
+}
+
 void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
-		       uint64_t hi, uint32_t parent, uint32_t depth)
+		       uint64_t hi, uint32_t parent, uint32_t depth, bool call)
 {
 	const struct thread *th = &an->t->threads.v[thread];
 	const struct slice *next = k + 1 < th->slices.n ? &th->slices.v[k + 1] : NULL;
 	uint64_t cur = lo;
 	size_t i, pieces = 0;
 	bool capped = false;
-	uint32_t waker, waker_stack = 0;
+	uint32_t waker, waker_stack = 0, waker_run = RSP_NONE;
 	uint16_t cpu;
+	bool counted = false;
 
 	if (hi <= lo)
 		return;
@@ -213,7 +301,9 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 		return;
 	}
 	cpu = next->cpu;
-	waker = waker_holding(an, thread, k, &waker_stack);
+	waker = waker_holding(an, thread, k, &waker_stack, &waker_run);
+	if (!call)
+		waker_run = RSP_NONE; /* its run was no call: nothing of it overflows the wait */
 	for (i = first_after(an, cpu, lo); i < an->cpu_runs[cpu].n && cur < hi; i++) {
 		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
 		uint64_t s = r->start > cur ? r->start : cur, e = r->end < hi ? r->end : hi;
@@ -227,7 +317,8 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 			break;
 		}
 		if (s > cur) {
-			piece(an, thread, cur, s, parent, depth, RSP_NONE, true);
+			idle_piece(an, thread, k, cur, s, hi, parent, depth, waker, waker_run,
+				   &counted);
 			pieces++;
 		}
 		if (r->thread == waker) {
@@ -251,8 +342,61 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 		cur = e;
 	}
 	/* nothing ran there: the CPU was idle, on its way to run this thread */
-	if (cur < hi)
-		piece(an, thread, cur, hi, parent, depth, RSP_NONE, !capped);
+	if (cur < hi && capped)
+		piece(an, thread, cur, hi, parent, depth, RSP_NONE, false);
+	else if (cur < hi)
+		idle_piece(an, thread, k, cur, hi, hi, parent, depth, waker, waker_run, &counted);
+}
+
+/*
+ * @thread (a thread the target started, not a target thread) waited for a CPU
+ * over [@s, @e] before its run @next: where a thread of a target's path held
+ * that CPU (a target thread, or one walked in a target's path then), it was
+ * waiting for the target's control paths, not working in parallel: claimed,
+ * as its idle waits are (issue 12: an async path counts its runs and its
+ * waits for anything but the target's paths).
+ */
+static void claim_cpu_wait(struct rsp_analysis *an, uint32_t thread, const struct slice *next,
+			   uint64_t s, uint64_t e, const size_t *n_sorted)
+{
+	uint16_t cpu;
+
+	if (e <= s || !next || next->kind != SLICE_RUN || !index_cpus(an) ||
+	    next->cpu >= an->n_cpu_runs)
+		return;
+	cpu = next->cpu;
+	for (size_t i = first_after(an, cpu, s); i < an->cpu_runs[cpu].n; i++) {
+		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
+		uint64_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
+
+		if (r->start >= e)
+			break;
+		if (b <= a || r->thread == thread)
+			continue;
+		if (an->is_target[r->thread])
+			analysis_claim(an, thread, a, b);
+		else
+			analysis_claim_where_claimed(an, thread, r->thread, n_sorted[r->thread], a,
+						     b);
+	}
+}
+
+void analysis_claim_waits_on_paths(struct rsp_analysis *an, uint32_t thread,
+				   const size_t *n_sorted)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+
+	for (size_t k = 0; k + 1 < th->slices.n; k++) {
+		const struct slice *s = &th->slices.v[k];
+
+		if (s->kind != SLICE_SLEEP)
+			continue;
+		/* preempted: all of it; else its runnable tail */
+		if (s->flags & SL_PREEMPTED)
+			claim_cpu_wait(an, thread, &th->slices.v[k + 1], s->start, s->end, n_sorted);
+		else if (s->wake && s->wake < s->end)
+			claim_cpu_wait(an, thread, &th->slices.v[k + 1], s->wake, s->end, n_sorted);
+	}
 }
 
 void analysis_cpus_free(struct rsp_analysis *an)

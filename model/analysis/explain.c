@@ -220,6 +220,8 @@ static void fill(const struct rsp_analysis *an, const uint64_t *cat, uint64_t st
 	o->n_nodes = an->n_made;
 	o->n_cut = an->n_cut;
 	o->n_bounded = an->n_bounded;
+	o->n_overflow = an->n_overflow;
+	o->overflow_ns = an->overflow_ns;
 	o->tolerance_ns = an->tol;
 }
 

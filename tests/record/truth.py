@@ -208,16 +208,15 @@ def main():
                 (wl, total / MS, wall / MS))
     else:
         # Idle time of a helper (waiting for the next request) added to the total
-        # made it 30-60% over wall (issue 12); what is left above wall here is the
-        # callees' work after their reply, running while their caller already runs
-        # again on the other CPU, and their waits for a CPU around it (measured on
-        # this machine: 6-9%), counted as the parallel work it is.
-        t.check(wall <= total * 1.001 and total <= 1.15 * wall,
-                '%s: total %.3f ms within 15%% of wall %.3f ms (no idle time counted)' %
-                (wl, total / MS, wall / MS))
-        t.todo(abs(total - wall) <= 0.05 * wall,
-               '%s: total %.3f ms within 5%% of wall %.3f ms' % (wl, total / MS, wall / MS),
-               'a callee\'s work after its reply runs in parallel with its caller')
+        # made it 30-60% over wall (issue 12), the rest of a reply run while the
+        # caller's CPU woke from idle and a helper's waits for a CPU the target's
+        # path held another 5-9%; what is left above wall is work in parallel
+        # (a callee's runs while its caller already runs again: half of it) and
+        # an idle helper's spurious wakeups (truthrpc's backend, woken by the
+        # server's recv() of its reply): 3.1-3.4% for truthrpc in six quiet
+        # runs, 1-2% for truthpipe (ANALYSIS.md, "Control paths and async work").
+        t.check(wall <= total * 1.001 and total <= 1.05 * wall,
+                '%s: total %.3f ms within 5%% of wall %.3f ms' % (wl, total / MS, wall / MS))
     return t.done()
 
 

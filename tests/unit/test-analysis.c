@@ -1144,16 +1144,18 @@ static void test_sched_split(void)
  * b's run fits a's wait: a call over [1150,1300].  b's part of it before a
  * waited ([1100,1150]) and after ([1300,1305]) is the callee's overhang the
  * tolerance (100 us) allows: its wait there (runnable [1100,1105]) is part of
- * the call, its runs ([1105,1150], [1300,1305]) its own work, in parallel with
- * a's.  b's path: runnable 5 and running 40 at start-up, then those runs 50.
- * a: CPU 150 + 90, b in a's wait 150, runnable 10.  Total 400 + 95.
+ * the call, its run before it ([1105,1150]) its own work, in parallel with
+ * a's.  Its run after it ([1300,1305]) goes on while a's CPU wakes from idle
+ * [1300,1310]: the call's overflow, not counted (nothing of a's ran then).
+ * b's path: runnable 5 and running 40 at start-up, then that run 45.
+ * a: CPU 150 + 90, b in a's wait 150, runnable 10.  Total 400 + 90.
  */
 static void test_async_overhang(void)
 {
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
 	struct rsp_analysis *a;
-	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 480 }, { RSP_CAT_SCHED, 15 } };
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 475 }, { RSP_CAT_SCHED, 15 } };
 
 	existing(s, 100, 100, "a");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
@@ -1175,14 +1177,133 @@ static void test_async_overhang(void)
 	if (a) {
 		struct rsp_explanation e;
 
-		check_table(a, "a server's overhangs: its waits part of the call", 495, want, 2);
+		check_table(a, "a server's overhangs: its waits part of the call", 490, want, 2);
 		rsp_analysis_explanation(a, &e);
 		CHECK(e.n_paths == 2, "a's path and b's start-up (%zu paths)", e.n_paths);
+		CHECK(e.n_overflow == 1 && e.overflow_ns == NS(5),
+		      "b's run past its answer, while a's CPU woke: an overflow of 5 us (%zu, %.3f)",
+		      e.n_overflow, e.overflow_ns / 1e3);
 		if (e.n_paths == 2) {
 			rsp_analysis_path_explanation(a, 1, &e);
-			CHECK(e.total_ns == NS(95), "b's own path: its start-up and runs (%.3f us)",
+			CHECK(e.total_ns == NS(90), "b's own path: its start-up and run (%.3f us)",
 			      e.total_ns / 1e3);
 		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A wakeup that did not end the wait (a Unix socket's recv() of a request
+ * wakes the peer blocked in its own recv()).  a forks the server b (start-up
+ * [1010,1050] on CPU 1); a's request wakes b at 1100, a waits at 1105.  b
+ * runs [1110,1305]: its recv() wakes a at 1115, but a's CPU wakes from idle
+ * only at 1160; a finds nothing and waits again at 1165; b answers at 1300
+ * and exits at 1305; a's CPU wakes again at 1320; a runs to 1400.
+ * a's path (400): CPU 105; in its first wait b runnable 5, running 5; then
+ * b's work again over [1115,1160] (a waited for b all along, not for its CPU:
+ * b was still at it when a waited again); a 5; b 135; runnable 20 (b's last
+ * 5 us then are the call's overflow, not counted); a 80.  b's path: start-up
+ * 40 and its run [1160,1165] beside a's (5).  Total 445: CPU 420, sched 25.
+ */
+static void test_wakeup_not_ending_wait(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 420 }, { RSP_CAT_SCHED, 25 } };
+
+	existing(s, 100, 100, "a");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_fork(s, US(1005), 200, 100, 200, 100);
+	synth_comm(s, US(1005), 200, 200, "b", false);
+	synth_switch(s, 1, US(1010), 0, "swapper/1", 0, 200, "b");
+	synth_switch(s, 1, US(1050), 200, "b", S_INT, 0, "swapper/1");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "b", 1, false, NULL, 0);
+	synth_switch(s, 0, US(1105), 100, "a", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1110), 0, "swapper/1", 0, 200, "b");
+	synth_waking(s, 1, US(1115), 200, 0, 100, "a", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1160), 0, "swapper/0", 0, 100, "a");
+	synth_switch(s, 0, US(1165), 100, "a", S_INT, 0, "swapper/0");
+	synth_waking(s, 1, US(1300), 200, 0, 100, "a", 0, false, NULL, 0);
+	synth_exit(s, US(1305), 200, 200);
+	synth_switch(s, 1, US(1305), 200, "b", S_DEAD, 0, "swapper/1");
+	synth_switch(s, 0, US(1320), 0, "swapper/0", 0, 100, "a");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "a", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 300) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		uint64_t est, inf;
+
+		check_table(a, "a wakeup that did not end the wait", 445, want, 2);
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.n_overflow == 1 && e.overflow_ns == NS(5),
+		      "b's 5 us past its answer: the one overflow (%zu, %.3f us)", e.n_overflow,
+		      e.overflow_ns / 1e3);
+		CHECK(contributor_ns(a, RSP_CAT_SCHED, "a: runnable, its CPU waking from idle", &est,
+				     &inf) == NS(20),
+		      "a waited for its CPU only after b's answer (20 us)");
+		if (e.n_paths == 2) {
+			rsp_analysis_path_explanation(a, 1, &e);
+			CHECK(e.total_ns == NS(45), "b's own path: start-up and the run beside a's "
+			      "(%.3f us)", e.total_ns / 1e3);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A forked thread waiting for a CPU that a target's path holds waits for the
+ * target, not in parallel with it.  a forks the server b at 1010 (b starts
+ * up on CPU 1 [1020,1030], waits for a request); a's request wakes b at
+ * 1100 and a waits; b serves it on CPU 1 [1100,1400], forking c at 1150,
+ * which waits on CPU 1 while b (walked in a's wait) runs; b answers and exits
+ * at 1400, c runs [1400,1450].  a's path 500; b's path: its start-up 10;
+ * c's path: its run 50, not its wait [1150,1400] (before: 250 more).  Total
+ * 560.
+ */
+static void test_wait_for_path_cpu(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 560 } };
+
+	existing(s, 100, 100, "a");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_fork(s, US(1010), 200, 100, 200, 100);
+	synth_fork_tp(s, 0, US(1010), 100, 200, "b");
+	synth_wakeup_new(s, 0, US(1010), 100, 200, 1);
+	synth_switch(s, 1, US(1020), 0, "swapper/1", 0, 200, "b");
+	synth_switch(s, 1, US(1030), 200, "b", S_INT, 0, "swapper/1");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "b", 1, false, NULL, 0);
+	synth_switch(s, 0, US(1100), 100, "a", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1100), 0, "swapper/1", 0, 200, "b");
+	synth_fork(s, US(1150), 300, 200, 300, 200);
+	synth_fork_tp(s, 1, US(1150), 200, 300, "c");
+	synth_wakeup_new(s, 1, US(1150), 200, 300, 1);
+	synth_waking(s, 1, US(1400), 200, 0, 100, "a", 0, false, NULL, 0);
+	synth_exit(s, US(1400), 200, 200);
+	synth_switch(s, 1, US(1400), 200, "b", S_DEAD, 300, "c");
+	synth_switch(s, 0, US(1400), 0, "swapper/0", 0, 100, "a");
+	synth_exit(s, US(1450), 300, 300);
+	synth_switch(s, 1, US(1450), 300, "c", S_DEAD, 0, "swapper/1");
+	synth_exit(s, US(1500), 100, 100);
+	synth_switch(s, 0, US(1500), 100, "a", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		check_table(a, "a wait for a CPU a target's path held", 560, want, 1);
+		rsp_analysis_explanation(a, &e);
+		CHECK(!has_contributor(a, RSP_CAT_SCHED, "c: runnable while b ran", NULL),
+		      "c's wait while b served a's request is not counted");
 	}
 	rsp_analysis_free(a);
 	rsp_trace_free(t);
@@ -1194,15 +1315,16 @@ static void test_async_overhang(void)
  * p's CPU, preempts p at 1110 and runs until it exits at 1400; p runs again
  * [1400,1500].  p waited for what it had just started: c's run is inside
  * p's wait, not parallel work counted a second time.  p: CPU 110 + 100, c's
- * run 290 in p's time; c's path: only its birth, runnable [1100,1110].
- * Total 510 (before: p preempted 290 and c's path 300, 800).
+ * run 290 in p's time.  c's birth, runnable [1100,1110] while p ran, was a
+ * wait for the target's path, not counted either: c has no path of its own.
+ * Total 500 (before: p preempted 290 and c's path 300, 800; then 510).
  */
 static void test_fork_holds_cpu(void)
 {
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
 	struct rsp_analysis *a;
-	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 500 }, { RSP_CAT_SCHED, 10 } };
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 500 } };
 
 	existing(s, 100, 100, "p");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "p");
@@ -1219,15 +1341,12 @@ static void test_fork_holds_cpu(void)
 	if (a) {
 		struct rsp_explanation e;
 
-		check_table(a, "a child that preempts its parent runs in the parent's wait", 510,
-			    want, 2);
+		check_table(a, "a child that preempts its parent runs in the parent's wait", 500,
+			    want, 1);
 		rsp_analysis_explanation(a, &e);
 		CHECK(e.cat_ns[RSP_CAT_INVOLUNTARY] == 0, "p's wait is c's run, not preemption");
-		if (e.n_paths == 2) {
-			rsp_analysis_path_explanation(a, 1, &e);
-			CHECK(e.total_ns == NS(10), "c's own path: its birth only (%.3f us)",
-			      e.total_ns / 1e3);
-		}
+		CHECK(e.n_paths == 1, "c's birth, waiting while p ran: no path of its own (%zu)",
+		      e.n_paths);
 	}
 	rsp_analysis_free(a);
 	rsp_trace_free(t);
@@ -1701,6 +1820,8 @@ int main(void)
 	test_sites();
 	test_sched_split();
 	test_async_overhang();
+	test_wakeup_not_ending_wait();
+	test_wait_for_path_cpu();
 	test_fork_holds_cpu();
 	test_callee_holds_cpu();
 	test_callee_woke_early();
