@@ -9,6 +9,11 @@
                                     the CPU samples (period above 1) of the
                                     processes named COMM, and their bytes
 
+Both also print the bytes of those records alone, in file order, compressed as
+`rsp record` writes by default (zstd level 1, a frame per 256 KiB): what they
+cost on disk in rsp's file (other records in the same frames can only help),
+and about what perf record -z would write for perf's.
+
 A CPU sample "reaches a root" when its user stack holds main, a thread start
 or the C library's or the loader's entry (the names in ROOTS): an unwind that
 stopped early has none of them, and above them there is at most an unnamed
@@ -18,7 +23,30 @@ unwinder could give them one.  Prints "user_samples reaching percent".
 """
 import re
 import struct
+import subprocess
 import sys
+
+FRAME = 256 * 1024
+
+
+def zsize(chunks):
+    """bytes of @chunks (a list of bytes) compressed with zstd -1, a frame per 256 KiB"""
+    total = 0
+    buf = bytearray()
+
+    def flush():
+        nonlocal total
+        if buf:
+            out = subprocess.run(['zstd', '-1', '-q', '-c'], input=bytes(buf),
+                                 stdout=subprocess.PIPE, check=True).stdout
+            total += len(out)
+            buf.clear()
+    for c in chunks:
+        buf += c
+        if len(buf) >= FRAME:
+            flush()
+    flush()
+    return total
 
 ROOTS = {
     'main', '_start', '__libc_start_main', '__libc_start_call_main', '_dl_start',
@@ -86,6 +114,7 @@ def perf_bytes(path):
         data = f.read(data_size)
     n = nbytes = 0
     pos = 0
+    recs = []
     while pos + 8 <= len(data):
         typ, misc, sz = struct.unpack_from('<IHH', data, pos)
         if sz < 8:
@@ -93,10 +122,11 @@ def perf_bytes(path):
         if typ == 9:  # PERF_RECORD_SAMPLE
             n += 1
             nbytes += sz
+            recs.append(data[pos:pos + sz])
         elif typ == 81:  # PERF_RECORD_COMPRESSED: record without -z
             sys.exit('stacks.py: %s is compressed' % path)
         pos += sz
-    print(n, nbytes)
+    print(n, nbytes, zsize(recs))
 
 
 def dump_bytes(comm):
@@ -106,7 +136,17 @@ def dump_bytes(comm):
     names = {}
     n = nbytes = 0
     size_re = re.compile(r' \[0x([0-9a-f]+)\]: PERF_RECORD_(SAMPLE|COMM)')
+    hex_re = re.compile(r'^\.  [0-9a-f]{4}:  ((?:[0-9a-f]{2} ){1,16})')
+    raw = bytearray()
+    recs = []
     for line in sys.stdin:
+        h = hex_re.match(line)
+        if h:
+            raw += bytes.fromhex(h.group(1))
+            continue
+        if line.startswith('. ... raw event'):
+            raw = bytearray()
+            continue
         m = size_re.search(line)
         if not m:
             continue
@@ -121,7 +161,11 @@ def dump_bytes(comm):
         if period and int(period.group(1)) > 1 and names.get(pid) == comm:
             n += 1
             nbytes += int(m.group(1), 16)
-    print(n, nbytes)
+            if len(raw) != int(m.group(1), 16):
+                sys.exit('stacks.py: a record of %d bytes dumped as %d' %
+                         (int(m.group(1), 16), len(raw)))
+            recs.append(bytes(raw))
+    print(n, nbytes, zsize(recs))
 
 
 if __name__ == '__main__':
