@@ -252,6 +252,45 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 	printf("  %-34s %19.1f%%\n", "Percent explained", pct(e->explained_ns, e->total_ns));
 }
 
+/* Time the target waited while its servers served other connections, per connection
+ * (most first), with what the server did meanwhile (its largest categories). */
+static void print_queued(const struct report *r, const struct rsp_explanation *e)
+{
+	printf("  queued behind other connections of its servers: %.3f ms (%.1f%% of total)\n",
+	       e->queued_ns / 1e6, e->total_ns ? 100.0 * e->queued_ns / e->total_ns : 0.0);
+	for (size_t i = 0; i < e->n_queued && i < 5; i++) {
+		uint64_t cat[RSP_CAT__COUNT], ns;
+		struct rsp_socket_info si;
+		size_t sock;
+		int shown = 0;
+
+		rsp_analysis_queued(r->an, i, &sock, &ns, cat);
+		rsp_trace_socket(r->t, sock, &si);
+		if (si.remote[0])
+			printf("      behind %s: %.3f ms (", si.remote, ns / 1e6);
+		else /* connected before the recording: no address seen */
+			printf("      behind the connection of socket %#" PRIx64 ": %.3f ms (", si.sk,
+			       ns / 1e6);
+		while (shown < 3) {
+			int best = -1;
+
+			for (int c = 0; c < RSP_CAT__COUNT; c++)
+				if (cat[c] && (best < 0 || cat[c] > cat[best]))
+					best = c;
+			if (best < 0)
+				break;
+			printf("%s%s %.3f", shown ? ", " : "",
+			       rsp_category_name((enum rsp_category)best), cat[best] / 1e6);
+			cat[best] = 0;
+			shown++;
+		}
+		printf("%s)\n", shown ? " ms" : "");
+	}
+	if (e->n_queued > 5)
+		printf("      ... %zu more connections (--format json lists all)\n",
+		       e->n_queued - 5);
+}
+
 static void print_text(const struct report *r, bool threads)
 {
 	struct rsp_explanation e;
@@ -270,6 +309,8 @@ static void print_text(const struct report *r, bool threads)
 		printf("  %zu calls ran on for %.3f ms after waking their caller, while its CPU "
 		       "woke from idle: not counted in total\n",
 		       e.n_overflow, e.overflow_ns / 1e6);
+	if (e.n_queued)
+		print_queued(r, &e);
 	if (e.n_bounded)
 		printf("  %zu links were not followed: a depth or size bound was reached\n",
 		       e.n_bounded);
@@ -475,6 +516,29 @@ static void print_json(const struct report *r, bool threads)
 	json_u64(&j, "cut_children", e.n_cut);
 	json_u64(&j, "overflow_calls", e.n_overflow);
 	json_u64(&j, "overflow_ns", e.overflow_ns);
+	json_u64(&j, "queued_ns", e.queued_ns);
+	json_begin_array(&j, "queued_behind");
+	for (size_t i = 0; i < e.n_queued; i++) {
+		uint64_t cat[RSP_CAT__COUNT], ns;
+		struct rsp_socket_info si;
+		char sk[24];
+		size_t sock;
+
+		rsp_analysis_queued(r->an, i, &sock, &ns, cat);
+		rsp_trace_socket(r->t, sock, &si);
+		json_begin_object(&j, NULL);
+		json_string(&j, "peer", si.remote);
+		snprintf(sk, sizeof(sk), "%#" PRIx64, si.sk);
+		json_string(&j, "socket", sk);
+		json_u64(&j, "ns", ns);
+		json_begin_object(&j, "categories");
+		for (int c = 0; c < RSP_CAT__COUNT; c++)
+			if (cat[c])
+				json_u64(&j, rsp_category_key((enum rsp_category)c), cat[c]);
+		json_end_object(&j);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
 	json_u64(&j, "bounded_links", e.n_bounded);
 	json_expl(&j, r, &e, true);
 	json_begin_array(&j, "warnings");

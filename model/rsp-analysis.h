@@ -95,12 +95,23 @@ struct rsp_explanation {
 	size_t n_overflow;
 	uint64_t overflow_ns;
 	uint64_t tolerance_ns;
+	/* of the target's paths' time: waiting while a server it called over a
+	 * socket served other connections' requests (each leaf keeps its category:
+	 * the server's CPU, its disk...); the whole target only */
+	uint64_t queued_ns;
+	size_t n_queued; /* the connections it queued behind: rsp_analysis_queued() */
 };
 
 /* The whole target, or one of its control paths (@path < n_paths). */
 void rsp_analysis_explanation(const struct rsp_analysis *a, struct rsp_explanation *out);
 void rsp_analysis_path_explanation(const struct rsp_analysis *a, size_t path,
 				   struct rsp_explanation *out);
+
+/* The @i-th connection the target queued behind (most time first): the server's
+ * socket of it (rsp_trace_socket(): its remote end is the other client), the
+ * time, and that time by category (@cat_ns: RSP_CAT__COUNT entries, or NULL). */
+void rsp_analysis_queued(const struct rsp_analysis *a, size_t i, size_t *socket, uint64_t *ns,
+			 uint64_t *cat_ns);
 
 struct rsp_contributor {
 	const char *what; /* "rpc-backend: fsync > __libc_fsync", "254:0", "127.0.0.1:8080" */

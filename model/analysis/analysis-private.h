@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared by the analysis' files, each calling only the ones listed before it:
+ *   queue.c      a server's request windows: the time queued behind other connections
  *   explain.c    the table: categories, contributors, the queries
  *   nodes.c      nodes and leaves
  *   labels.c     what each leaf was: its label
@@ -37,6 +38,21 @@ struct apath {
 
 struct interval {
 	uint64_t s, e;
+};
+
+/* queue.c: a server thread's request on one connection, receive to reply */
+struct req_window {
+	uint64_t s, e;
+	uint32_t sock;
+};
+struct server_windows {
+	VEC(struct req_window) w; /* by start; one thread serves one at a time */
+};
+/* time the target queued behind another connection of a server (its socket there) */
+struct queued_peer {
+	uint32_t sock;
+	uint64_t ns;
+	uint64_t cat_ns[RSP_CAT__COUNT]; /* what was done meanwhile */
 };
 
 /* How a contributor's time is known. */
@@ -116,6 +132,13 @@ struct rsp_analysis {
 	size_t n_threads, n_cut, n_bounded;
 	size_t n_overflow; /* replies whose tail ran while their caller's CPU woke */
 	uint64_t overflow_ns; /* that tail's time, not counted (cpus.c) */
+	/* queueing behind other connections (queue.c): the walk's server thread and
+	 * its socket of the target's connection (RSP_NONE: outside any such call) */
+	uint32_t q_thread, q_sock;
+	struct _rsp_u64map q_index; /* server thread -> q_servers */
+	VEC(struct server_windows) q_servers;
+	uint64_t queued_ns;
+	VEC(struct queued_peer) queued; /* by ns after analysis_queue_finish() */
 	bool nomem;
 
 	uint8_t *is_target; /* per thread */
@@ -269,6 +292,11 @@ void analysis_runs_free(struct rsp_analysis *an);
 /* --- analysis.c ------------------------------------------------------------------- */
 
 /* @v by start: a merge of the runs already in order (qsort where there are many) */
+/* queue.c: a leaf [@s, @e] made in the walk's current call (an->q_thread) */
+void analysis_queue_leaf(struct rsp_analysis *an, enum rsp_category cat, uint64_t s, uint64_t e);
+void analysis_queue_finish(struct rsp_analysis *an);
+void analysis_queue_free(struct rsp_analysis *an);
+
 /* claims.c */
 void analysis_sort_claims(struct interval *v, size_t n);
 size_t analysis_union_claims(struct interval *v, size_t n);

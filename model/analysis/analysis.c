@@ -36,6 +36,10 @@ struct frame {
 	/* a child: the time of its thread taken by the call, walked or not (its window
 	 * and the overhangs the tolerance lets a callee have at either end) */
 	uint64_t claim_from, claim_to;
+	/* a call into a server over a socket: the server thread and its socket of
+	 * this connection (queue.c), else its caller's (q_set false) */
+	uint32_t q_thread, q_sock;
+	bool q_set;
 };
 
 /* ---- claims ---------------------------------------------------------------------------- */
@@ -373,6 +377,17 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			/* a call: the waker's activity inside this sleep, one layer up */
 			memset(child, 0, sizeof(*child));
 			child->thread = w;
+			if (l->kind == LINK_NET && l->extra < an->t->nets.n) {
+				/* over a socket: the server's end of this connection */
+				const struct net_op *no = &an->t->nets.v[l->extra];
+
+				if (no->sender == w && no->sock < an->t->socks.n &&
+				    an->t->socks.v[no->sock].peer != RSP_NONE) {
+					child->q_thread = w;
+					child->q_sock = an->t->socks.v[no->sock].peer;
+					child->q_set = true;
+				}
+			}
 			child->a = lo;
 			child->b = wait_end;
 			child->parent = node;
@@ -552,6 +567,7 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 	f.parent = root;
 	f.depth = 0;
 	f.cursor = a;
+	f.q_thread = f.q_sock = RSP_NONE;
 	f.k = analysis_first_slice(&an->t->threads.v[thread], a);
 	if (!vec_push(&st, f))
 		return -ENOMEM;
@@ -559,8 +575,14 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 	while (st.n && !an->nomem) {
 		struct frame *top = vec_last(&st);
 
+		an->q_thread = top->q_thread;
+		an->q_sock = top->q_sock;
 		if (walk(an, top, &child)) {
 			/* this window of the waker's time explains someone's sleep */
+			if (!child.q_set) {
+				child.q_thread = top->q_thread;
+				child.q_sock = top->q_sock;
+			}
 			claim_call(an, &child);
 			child.k = analysis_first_slice(&an->t->threads.v[child.thread], child.a);
 			an->on_stack[child.thread]++;
@@ -577,6 +599,7 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 		an->on_stack[vec_last(&st)->thread]--;
 		st.n--;
 	}
+	an->q_thread = an->q_sock = RSP_NONE;
 	vec_free(&st);
 	return an->nomem ? -ENOMEM : 0;
 }
@@ -812,6 +835,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 	an->max_depth = o && o->max_depth ? o->max_depth : DEFAULT_MAX_DEPTH;
 	an->summary = o && o->summary;
 	an->cur_path = RSP_NONE;
+	an->q_thread = an->q_sock = RSP_NONE;
 	an->is_target = calloc(nt ? nt : 1, 1);
 	an->on_stack = calloc(nt ? nt : 1, sizeof(*an->on_stack));
 	an->path_of_thread = calloc(nt ? nt : 1, sizeof(*an->path_of_thread));
@@ -895,6 +919,7 @@ done:
 	}
 	analysis_retire_all(an);
 	analysis_runs_finish(an);
+	analysis_queue_finish(an);
 	ret = analysis_contribs_sort(an);
 	if (ret) {
 		snprintf(err, errlen, "out of memory analysing the trace");
@@ -924,5 +949,6 @@ void rsp_analysis_free(struct rsp_analysis *an)
 	analysis_contribs_free(an);
 	analysis_runs_free(an);
 	analysis_cpus_free(an);
+	analysis_queue_free(an);
 	free(an);
 }

@@ -234,6 +234,20 @@ void rsp_analysis_explanation(const struct rsp_analysis *an, struct rsp_explanat
 	fill(an, an->cat_ns, an->start, an->end, total, an->paths.n, o);
 	o->n_processes = an->n_processes;
 	o->explained_ns = an->explained_ns;
+	o->queued_ns = an->queued_ns;
+	o->n_queued = an->queued.n;
+}
+
+void rsp_analysis_queued(const struct rsp_analysis *an, size_t i, size_t *socket, uint64_t *ns,
+			 uint64_t *cat_ns)
+{
+	*socket = i < an->queued.n ? an->queued.v[i].sock : RSP_NO_INDEX;
+	*ns = i < an->queued.n ? an->queued.v[i].ns : 0;
+	if (cat_ns) {
+		memset(cat_ns, 0, RSP_CAT__COUNT * sizeof(*cat_ns));
+		if (i < an->queued.n)
+			memcpy(cat_ns, an->queued.v[i].cat_ns, RSP_CAT__COUNT * sizeof(*cat_ns));
+	}
 }
 
 void rsp_analysis_path_explanation(const struct rsp_analysis *an, size_t path,

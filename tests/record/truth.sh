@@ -49,4 +49,28 @@ for w in truthserve truthpool; do
     status=1
   fi
 done
+# two clients of truthserve at once (issue 20): the target's requests queue behind
+# the other client's; the server measures that queueing per connection
+rm -f "$T/port"
+RSP_TRUTH="$T/q.jsonl" timeout 100 "$WL/truthserve" "$T/port" >"$T/serve.out" 2>&1 &
+server=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s "$T/port" ] || { kill $server 2>/dev/null; cat "$T/serve.out"; fail "truthserve did not start"; }
+RSP_TRUTH="$T/q.jsonl" timeout 100 "$WL/truthclient" "$T/port" 1500 >"$T/other.out" 2>&1 &
+other=$!
+sleep 0.1
+RSP_TRUTH="$T/q.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/q.data" -- \
+  "$WL/truthclient" "$T/port" 300 >"$T/q.rec" 2>&1 ||
+  { kill $other $server 2>/dev/null; cat "$T/q.rec"; fail "truthserve2: rsp record failed"; }
+wait $other || { cat "$T/other.out"; kill $server 2>/dev/null; fail "the other client failed"; }
+"$WL/truthclient" --stop "$T/port" 1 >/dev/null 2>&1 || { kill $server 2>/dev/null; fail "stop"; }
+wait $server || { cat "$T/serve.out"; fail "truthserve did not stop cleanly"; }
+"$RSP" report "$T/q.data" --format json --top 1000 >"$T/q.json" || fail "truthserve2: rsp report failed"
+"$RSP" export "$T/q.data" --folded pseudo -o "$T/q.folded" || fail "truthserve2: rsp export failed"
+if ! TRUTH_SYSTEM_HZ=4999 python3 "$(dirname "$0")/truth.py" truthserve2 "$T/q.json" \
+  "$T/q.folded" "$T/q.jsonl"; then
+  sed 's/^/#   /' "$T/q.rec"
+  status=1
+fi
 exit $status

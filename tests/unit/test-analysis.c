@@ -1652,6 +1652,74 @@ static void test_net_sender_run(void)
 }
 
 /*
+ * Queueing behind another connection.  The server s (CPU 1 from 800) reads a
+ * request of client d at 850 (its connection 8080 <-> 40001); the client c
+ * (the target, CPU 0 from 700) sends its own at 1100 and waits at 1110 while
+ * s, still running, answers d at 1200, reads c's request at 1210, asks a back
+ * end of its own (a connection on which it sends first, at 1250: no request
+ * of its there; the back end's answer read at 1260, a second send at 1280)
+ * and answers c at 1300 (c woken at 1302 from an idle CPU's softirq).  With
+ * a 1 ms tolerance s's run is the call: c queued behind d over [1110,1200],
+ * 90 us, all of it s's CPU (unsampled); the back end's exchange is not a
+ * request.  Total 700: CPU 692, runnable 8, as without the queueing.
+ */
+static void test_queued_behind(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 692 }, { RSP_CAT_SCHED, 8 } };
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "s");
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 200, "s");
+	synth_sock_state(s, 1, US(801), 200, 0xffff2000, lo, 8080, lo, 40000, 1);
+	synth_sock_state(s, 0, US(802), 100, 0xffff1000, lo, 40000, lo, 8080, 1);
+	synth_sock_state(s, 1, US(803), 200, 0xffff4000, lo, 8080, lo, 40001, 1);
+	synth_sock_recv(s, 1, US(850), 200, 0xffff4000, 2, 64);
+	synth_sock_send(s, 0, US(1100), 100, 0xffff1000, 2, 64);
+	synth_sk_ready(s, 0, US(1101), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_sock_send(s, 1, US(1200), 200, 0xffff4000, 2, 64);
+	synth_sock_recv(s, 1, US(1210), 200, 0xffff2000, 2, 64);
+	synth_sock_send(s, 1, US(1250), 200, 0xffff5000, 1, 64);
+	synth_sock_recv(s, 1, US(1260), 200, 0xffff5000, 1, 64);
+	synth_sock_send(s, 1, US(1280), 200, 0xffff5000, 1, 64);
+	synth_sock_send(s, 1, US(1300), 200, 0xffff2000, 2, 64);
+	synth_sk_ready(s, 0, US(1301), 0, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 0, US(1302), 0, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1308), 200, "s", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 1000) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		struct rsp_socket_info si = { 0 };
+		uint64_t ns = 0, cat[RSP_CAT__COUNT];
+		size_t sock = RSP_NO_INDEX;
+
+		check_table(a, "queued behind another connection", 700, want, 2);
+		rsp_analysis_explanation(a, &e);
+		if (e.n_queued)
+			rsp_analysis_queued(a, 0, &sock, &ns, cat);
+		if (sock != RSP_NO_INDEX)
+			rsp_trace_socket(t, sock, &si);
+		CHECK(e.queued_ns == NS(90) && e.n_queued == 1 && ns == NS(90),
+		      "c queued 90 us behind one connection (%.3f us, %zu)", e.queued_ns / 1e3,
+		      e.n_queued);
+		CHECK(!strcmp(si.remote, "127.0.0.1:40001") && cat[RSP_CAT_CPU_UNSAMPLED] == NS(90),
+		      "d's (%s), while s ran", si.remote);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A samples-only file (perf record -F 97 -g) of a parent that forks a child and
  * waits for it: the child has samples, the parent none (its few milliseconds
  * of CPU fell between two samples).  The parent still lived from its fork to
@@ -1829,6 +1897,7 @@ int main(void)
 	test_window_hand_off();
 	test_hand_off_through_threads();
 	test_net_sender_run();
+	test_queued_behind();
 	test_samples_only(false);
 	test_samples_only_unsampled_parent();
 	test_samples_only(true);

@@ -6,8 +6,10 @@
  * SIGTERM/SIGINT read from a signalfd in an epoll set.  Include after wl.h.
  *
  * The protocol (DAEMON_PROTOCOL_ONLY defined: nothing else, for clients):
- * a request is a request number (uint64_t, host byte order) and 56 bytes
- * of REQ_FILL; the reply is the request number, check_value() of it, and
+ * a request is a request number (uint64_t, host byte order), the client's
+ * CLOCK_MONOTONIC just before its send (uint64_t: the same machine's clock,
+ * for a daemon to measure how long the request queued) and 48 bytes of
+ * REQ_FILL; the reply is the request number, check_value() of it, and
  * marks; STOP_REQUEST is answered with the same 64 bytes and stops the
  * daemon.
  */
@@ -47,7 +49,7 @@ static inline uint64_t check_value(uint64_t reqno)
 /* A request's filler checked (the parse's work is the caller's, in its own frame). */
 static inline void daemon_check_request(const unsigned char *req)
 {
-	for (size_t i = 8; i < MSG_SIZE; i++) {
+	for (size_t i = 16; i < MSG_SIZE; i++) {
 		if (req[i] != REQ_FILL)
 			wl_fail("malformed request (byte %zu is 0x%02x)", i, req[i]);
 	}

@@ -10,7 +10,8 @@
  *   waits for the file to exist, this program does not), connects to
  *   127.0.0.1:PORT and makes N requests (default 300), one at a time:
  *     client_call()   send the 64-byte request (the request number
- *                     0..N-1, then 56 bytes of 0x5a) and block in recv()
+ *                     0..N-1, its CLOCK_MONOTONIC just before the send,
+ *                     then 48 bytes of 0x5a) and block in recv()
  *                     until the whole 64-byte reply arrived; the latency is
  *                     CLOCK_MONOTONIC from just before the send() to just
  *                     after the last recv()
@@ -71,6 +72,7 @@ static const char usage[] =
 
 static struct truth tr;
 static uint64_t *latency_ns; /* one per request */
+static unsigned local_port; /* of its connection: the daemon's lines name it */
 
 void client_call(int fd, unsigned char *msg, uint64_t reqno);
 void client_run(int fd, unsigned long requests);
@@ -84,6 +86,7 @@ static void make_request(unsigned char *msg, uint64_t reqno)
 /* One request: send, block until the whole reply is here. */
 WL_STACK_FN void client_call(int fd, unsigned char *msg, uint64_t reqno)
 {
+	put_u64(msg + 8, truth_mono()); /* for the daemon: when it was sent */
 	wl_send_all(fd, msg, MSG_SIZE, "send request");
 	if (!wl_recv_all(fd, msg, MSG_SIZE, "recv reply"))
 		wl_fail("recv reply: the server closed the connection");
@@ -144,7 +147,10 @@ static uint16_t read_port(const char *path)
 /* The stats line (README.md, "Stats lines"). */
 static void write_stats_line(size_t count)
 {
-	truth_stats("client", "latency", "latency_ns", latency_ns, count, "");
+	char extra[32];
+
+	snprintf(extra, sizeof(extra), "\"local_port\":%u,", local_port);
+	truth_stats("client", "latency", "latency_ns", latency_ns, count, extra);
 }
 
 static unsigned long parse_requests(const char *arg)
@@ -211,6 +217,14 @@ int main(int argc, char **argv)
 		wl_die("connect to 127.0.0.1");
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		wl_die("setsockopt(TCP_NODELAY)");
+	{
+		struct sockaddr_in me;
+		socklen_t len = sizeof(me);
+
+		if (getsockname(fd, (struct sockaddr *)&me, &len) < 0)
+			wl_die("getsockname");
+		local_port = ntohs(me.sin_port);
+	}
 
 	client_run(fd, requests);
 

@@ -13,7 +13,8 @@
  *   port> and, once listening, publishes the port as "PORT\n" in PORTFILE
  *   (written to PORTFILE.tmp.<pid> and renamed, so a reader never sees a
  *   partial file). Each request is 64 bytes: a request number (uint64_t,
- *   host byte order) and 56 bytes of 0x5a; the reply is the request number,
+ *   host byte order), the client's send time and 48 bytes of 0x5a (daemon.h);
+ *   the reply is the request number,
  *   a check value, 'P' 'C' 'W' marks (as truthserve's).
  *   Threads:
  *     tpool-io   (pool_io_loop()) blocks only in epoll_wait() on the

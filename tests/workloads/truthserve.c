@@ -11,8 +11,9 @@
  *   "PORT\n" in PORTFILE (written to PORTFILE.tmp.<pid> and renamed, so a
  *   reader never sees a partial file). All sockets are non-blocking; the
  *   loop (serve_loop()) blocks only in epoll_wait(). Each request is 64
- *   bytes: a request number (uint64_t, host byte order) and 56 bytes of
- *   0x5a. For each complete request (serve_request()):
+ *   bytes: a request number (uint64_t, host byte order), the client's
+ *   CLOCK_MONOTONIC at its send (uint64_t) and 48 bytes of 0x5a. For each
+ *   complete request (serve_request()):
  *     serve_parse()     ~30 µs of CPU, checks the request
  *     serve_compute()   ~200 µs of CPU, puts a check value derived from the
  *                       request number in the reply
@@ -45,6 +46,10 @@
  *     recv() that completed the request to the send() that completed the
  *     reply; the fdatasync() is inside): count, sum, mean, min, p50, p90,
  *     p99, max in ns (README.md, "Stats lines");
+ *   per client port, a line {"stats":"queued","peer_port":P,"requests":N,
+ *     "waited_ns":W,"queued_ns":Q}: W, from the client's send (its clock,
+ *     in the request) to the server's read of the request; Q, the part of
+ *     W the server spent serving other connections' requests;
  *   role "server" comm truthserve: functions serve_parse, serve_compute;
  *     waits fsync (each fdatasync()), idle (each epoll_wait(); count = the
  *     number of calls, including those that returned at once because work
@@ -114,6 +119,8 @@ struct conn {
 	size_t in_len;		/* bytes of the current request received */
 	size_t out_len, out_off;
 	uint64_t recv_done_ns;	/* CLOCK_MONOTONIC when the request was complete */
+	uint64_t sent_ns;	/* the client's CLOCK_MONOTONIC at its send */
+	unsigned port;		/* the client's port */
 	struct conn *prev, *next;
 	unsigned char in[MSG_SIZE];
 	unsigned char out[MSG_SIZE];
@@ -125,6 +132,63 @@ static uint64_t accepted;	   /* connections accepted */
 static struct daemon_times service; /* one per request served */
 static struct truth tr;
 static int fn_parse, fn_compute;
+
+/*
+ * Queueing behind other clients: each request's wait from the client's send
+ * to the server's read of it, and the part of it the server spent serving
+ * other connections' requests (their windows, receive to reply sent; the
+ * last QWIN of them, each complete when the next request is read: one
+ * thread serves one request at a time).  Summed per client port.
+ */
+#define QWIN 64
+#define QPORTS 64
+static struct { uint64_t s, e; unsigned port; } qwin[QWIN];
+static size_t n_qwin;
+static struct { unsigned port; uint64_t requests, waited_ns, queued_ns; } qport[QPORTS];
+static size_t n_qport;
+
+static void queue_note(const struct conn *c)
+{
+	uint64_t s = c->sent_ns, e = c->recv_done_ns, q = 0;
+	size_t i;
+
+	for (i = 0; i < n_qwin && i < QWIN; i++) {
+		uint64_t a = qwin[i].s > s ? qwin[i].s : s, b = qwin[i].e < e ? qwin[i].e : e;
+
+		if (qwin[i].port != c->port && b > a)
+			q += b - a;
+	}
+	for (i = 0; i < n_qport && qport[i].port != c->port; i++)
+		;
+	if (i == n_qport) {
+		if (n_qport == QPORTS)
+			return;
+		qport[n_qport++].port = c->port;
+	}
+	qport[i].requests++;
+	qport[i].waited_ns += e > s ? e - s : 0;
+	qport[i].queued_ns += q;
+}
+
+static void queue_lines(void)
+{
+	char line[TRUTH_LINE_MAX], comm[17];
+
+	if (truth_fd < 0)
+		return;
+	truth_comm(comm);
+	for (size_t i = 0; i < n_qport; i++) {
+		size_t len = 0;
+
+		truth_put(line, sizeof(line), &len,
+			  "{\"prog\":\"%s\",\"role\":\"server\",\"comm\":\"%s\",\"pid\":%ld,"
+			  "\"stats\":\"queued\",\"peer_port\":%u,\"requests\":%" PRIu64
+			  ",\"waited_ns\":%" PRIu64 ",\"queued_ns\":%" PRIu64 "}\n",
+			  WL_NAME, comm, (long)getpid(), qport[i].port, qport[i].requests,
+			  qport[i].waited_ns, qport[i].queued_ns);
+		truth_write_line(line, len, sizeof(line));
+	}
+}
 
 void serve_parse(const unsigned char *req);
 void serve_compute(uint64_t reqno, unsigned char *reply);
@@ -220,10 +284,17 @@ WL_STACK_FN int serve_reply(struct conn *c)
 		epoll_set(c->fd, EPOLLIN, c, EPOLL_CTL_MOD,
 			  "epoll_ctl(MOD, EPOLLIN)");
 	}
-	if (c->stop_after)
+	if (c->stop_after) {
 		stopping = 1;
-	else
-		daemon_times_add(&service, truth_mono() - c->recv_done_ns);
+	} else {
+		uint64_t now = truth_mono();
+
+		daemon_times_add(&service, now - c->recv_done_ns);
+		qwin[n_qwin % QWIN].s = c->recv_done_ns;
+		qwin[n_qwin % QWIN].e = now;
+		qwin[n_qwin % QWIN].port = c->port;
+		n_qwin++;
+	}
 	return 1;
 }
 
@@ -279,7 +350,10 @@ WL_STACK_FN void serve_readable(struct conn *c)
 	if (c->in_len < MSG_SIZE)
 		return;
 	c->recv_done_ns = truth_mono();
+	c->sent_ns = get_u64(c->in + 8);
 	c->in_len = 0;
+	if (get_u64(c->in) != STOP_REQUEST)
+		queue_note(c);
 	serve_request(c);
 	WL_NO_TAILCALL();
 }
@@ -295,6 +369,13 @@ WL_STACK_FN void serve_accept(void)
 		if (!c)
 			wl_fail("out of memory (connection)");
 		c->fd = fd;
+		{
+			struct sockaddr_in peer;
+			socklen_t len = sizeof(peer);
+
+			if (getpeername(fd, (struct sockaddr *)&peer, &len) == 0)
+				c->port = ntohs(peer.sin_port);
+		}
 		c->next = conns;
 		if (conns)
 			conns->prev = c;
@@ -387,6 +468,7 @@ int main(int argc, char **argv)
 		conn_close(conns);
 	daemon_close();
 	write_stats_line();
+	queue_lines();
 	truth_finish(&tr);
 	free(service.v);
 	return 0;

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Queueing behind other connections (issue 20): a target waiting for a
+ * server's reply waits, in part, while the server serves other clients'
+ * requests.  A server thread's requests are windows of its socket calls, per
+ * connection, from the receive of a request to the send of its reply (as
+ * aggregate/requests.c splits a target server's time, here for any thread a
+ * call walks into).  The walk knows, for each call into a server over a
+ * socket, the server thread and its socket of the target's connection
+ * (analysis.c); every leaf made inside that call, on any thread, at a time
+ * the server was inside another connection's window, is time the target
+ * queued behind that connection: summed per connection, beside the
+ * categories (a leaf keeps its category: the server's CPU, its disk...).
+ */
+#include "analysis/analysis-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ROLE_SERVED = 1, ROLE_CLIENT };
+
+static int by_start(const void *x, const void *y)
+{
+	const struct req_window *a = x, *b = y;
+
+	return a->s < b->s ? -1 : a->s > b->s;
+}
+
+/* @thread's request windows, from its socket calls (made on first use). */
+static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t thread)
+{
+	const struct rsp_trace *t = an->t;
+	struct server_windows sw;
+	uint64_t *open_at = NULL; /* per socket: its request's first receive, 0: none */
+	uint8_t *role = NULL; /* per socket: SERVED, CLIENT, 0: not known yet */
+	size_t n_open = 0; /* requests received and not yet answered */
+	uint32_t k;
+
+	if (_rsp_u64map_get(&an->q_index, thread, &k))
+		return &an->q_servers.v[k];
+	memset(&sw, 0, sizeof(sw));
+	open_at = calloc(t->socks.n ? t->socks.n : 1, sizeof(*open_at));
+	role = calloc(t->socks.n ? t->socks.n : 1, 1);
+	if (!open_at || !role) {
+		free(open_at);
+		free(role);
+		an->nomem = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < t->sockops.n; i++) {
+		const struct sock_op *o = &t->sockops.v[i];
+		struct req_window w;
+
+		if (o->thread != thread || o->sock >= t->socks.n)
+			continue;
+		/* a connection it opened, or on which it sent first while serving a
+		 * request of another, is one where it is the client (a server's own
+		 * back end): no request of its there.  A first send outside any
+		 * request answers one from before the recording: no evidence. */
+		if (!role[o->sock] && t->socks.v[o->sock].opened == SOCK_CONNECTED)
+			role[o->sock] = ROLE_CLIENT;
+		if (!role[o->sock] && (!o->send || n_open))
+			role[o->sock] = o->send ? ROLE_CLIENT : ROLE_SERVED;
+		if (role[o->sock] != ROLE_SERVED)
+			continue;
+		if (!o->send) {
+			if (!open_at[o->sock]) {
+				open_at[o->sock] = o->time;
+				n_open++;
+			}
+			continue;
+		}
+		if (!open_at[o->sock])
+			continue; /* a second send of the same reply */
+		w = (struct req_window){ open_at[o->sock], o->time, o->sock };
+		open_at[o->sock] = 0;
+		n_open--;
+		if (!vec_push(&sw.w, w)) {
+			an->nomem = true;
+			break;
+		}
+	}
+	free(open_at);
+	free(role);
+	if (sw.w.n > 1)
+		qsort(sw.w.v, sw.w.n, sizeof(*sw.w.v), by_start);
+	if (!vec_push(&an->q_servers, sw) ||
+	    _rsp_u64map_put(&an->q_index, thread, (uint32_t)(an->q_servers.n - 1))) {
+		vec_free(&sw.w);
+		an->nomem = true;
+		return NULL;
+	}
+	return vec_last(&an->q_servers);
+}
+
+static void add_peer(struct rsp_analysis *an, uint32_t sock, enum rsp_category cat, uint64_t ns)
+{
+	struct queued_peer p = { .sock = sock };
+	size_t i;
+
+	for (i = 0; i < an->queued.n && an->queued.v[i].sock != sock; i++)
+		;
+	if (i == an->queued.n && !vec_push(&an->queued, p)) {
+		an->nomem = true;
+		return;
+	}
+	an->queued.v[i].ns += ns;
+	an->queued.v[i].cat_ns[cat] += ns;
+}
+
+void analysis_queue_leaf(struct rsp_analysis *an, enum rsp_category cat, uint64_t s, uint64_t e)
+{
+	const struct server_windows *sw;
+	size_t lo = 0, hi;
+
+	if (an->q_thread == RSP_NONE || e <= s || an->cur_path >= an->paths.n ||
+	    an->paths.v[an->cur_path].async)
+		return;
+	sw = windows_of(an, an->q_thread);
+	if (!sw || !sw->w.n)
+		return;
+	hi = sw->w.n;
+	while (lo < hi) { /* the first window starting at or after @s */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sw->w.v[mid].s < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0)
+		lo--; /* the one before may still cover @s */
+	for (size_t i = lo; i < sw->w.n && sw->w.v[i].s < e; i++) {
+		const struct req_window *w = &sw->w.v[i];
+		uint64_t a = w->s > s ? w->s : s, b = w->e < e ? w->e : e;
+
+		if (b <= a || w->sock == an->q_sock)
+			continue;
+		an->queued_ns += b - a;
+		add_peer(an, w->sock, cat, b - a);
+	}
+}
+
+static int by_ns(const void *x, const void *y)
+{
+	const struct queued_peer *a = x, *b = y;
+
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? 1 : -1;
+	return a->sock < b->sock ? -1 : a->sock > b->sock;
+}
+
+void analysis_queue_finish(struct rsp_analysis *an)
+{
+	if (an->queued.n > 1)
+		qsort(an->queued.v, an->queued.n, sizeof(*an->queued.v), by_ns);
+}
+
+void analysis_queue_free(struct rsp_analysis *an)
+{
+	for (size_t i = 0; i < an->q_servers.n; i++)
+		vec_free(&an->q_servers.v[i].w);
+	vec_free(&an->q_servers);
+	_rsp_u64map_free(&an->q_index);
+	vec_free(&an->queued);
+}
