@@ -22,6 +22,25 @@ for spec in "truthrpc 120" "truthpipe 80" "truthpoll 60" "truthfork 40"; do
     status=1
   fi
 done
+# a daemon DAEMON started before the recording, its side file SIDE: $server
+start_daemon() {
+  rm -f "$T/port"
+  RSP_TRUTH="$2" timeout 100 "$WL/$1" "$T/port" >"$T/serve.out" 2>&1 &
+  server=$!
+  i=0
+  while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+  [ -s "$T/port" ] || { kill $server 2>/dev/null; cat "$T/serve.out"; fail "$1 did not start"; }
+}
+# rsp's explanation of NAME's recording against its side file (the daemon sampled at -F 4999)
+judge() {
+  "$RSP" report "$T/$1.data" --format json --top 1000 >"$T/$1.json" || fail "$1: rsp report failed"
+  "$RSP" export "$T/$1.data" --folded pseudo -o "$T/$1.folded" || fail "$1: rsp export failed"
+  if ! TRUTH_SYSTEM_HZ=4999 python3 "$(dirname "$0")/truth.py" "$1" "$T/$1.json" \
+    "$T/$1.folded" "$T/$1.jsonl"; then
+    sed 's/^/#   /' "$T/$1.rec"
+    status=1
+  fi
+}
 # a daemon started before the recording, as users run them (issue 20): a client's
 # 300 requests to truthserve (an epoll loop, CPU in named functions and an
 # fdatasync per request); the client is the target, the server is no child of it
@@ -29,48 +48,27 @@ done
 # two workers through a condition variable; they contend for a mutex around their
 # fdatasync
 for w in truthserve truthpool; do
-  rm -f "$T/port"
-  RSP_TRUTH="$T/$w.jsonl" timeout 100 "$WL/$w" "$T/port" >"$T/serve.out" 2>&1 &
-  server=$!
-  i=0
-  while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-  [ -s "$T/port" ] || { kill $server 2>/dev/null; cat "$T/serve.out"; fail "$w did not start"; }
+  start_daemon $w "$T/$w.jsonl"
   # the daemon is no process of the target's: -F samples it (4999 Hz, as a user
   # measuring a daemon's functions would raise it; truth.py's tolerances follow)
   RSP_TRUTH="$T/$w.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/$w.data" -- \
     "$WL/truthclient" --stop "$T/port" 300 \
     >"$T/$w.rec" 2>&1 || { kill $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
   wait $server || { cat "$T/serve.out"; fail "$w did not stop cleanly"; }
-  "$RSP" report "$T/$w.data" --format json --top 1000 >"$T/$w.json" || fail "$w: rsp report failed"
-  "$RSP" export "$T/$w.data" --folded pseudo -o "$T/$w.folded" || fail "$w: rsp export failed"
-  if ! TRUTH_SYSTEM_HZ=4999 python3 "$(dirname "$0")/truth.py" "$w" "$T/$w.json" \
-    "$T/$w.folded" "$T/$w.jsonl"; then
-    sed 's/^/#   /' "$T/$w.rec"
-    status=1
-  fi
+  judge $w
 done
 # two clients of truthserve at once (issue 20): the target's requests queue behind
 # the other client's; the server measures that queueing per connection
-rm -f "$T/port"
-RSP_TRUTH="$T/q.jsonl" timeout 100 "$WL/truthserve" "$T/port" >"$T/serve.out" 2>&1 &
-server=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-[ -s "$T/port" ] || { kill $server 2>/dev/null; cat "$T/serve.out"; fail "truthserve did not start"; }
-RSP_TRUTH="$T/q.jsonl" timeout 100 "$WL/truthclient" "$T/port" 1500 >"$T/other.out" 2>&1 &
+w=truthserve2
+start_daemon truthserve "$T/$w.jsonl"
+RSP_TRUTH="$T/$w.jsonl" timeout 100 "$WL/truthclient" "$T/port" 1500 >"$T/other.out" 2>&1 &
 other=$!
 sleep 0.1
-RSP_TRUTH="$T/q.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/q.data" -- \
-  "$WL/truthclient" "$T/port" 300 >"$T/q.rec" 2>&1 ||
-  { kill $other $server 2>/dev/null; cat "$T/q.rec"; fail "truthserve2: rsp record failed"; }
+RSP_TRUTH="$T/$w.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/$w.data" -- \
+  "$WL/truthclient" "$T/port" 300 >"$T/$w.rec" 2>&1 ||
+  { kill $other $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
 wait $other || { cat "$T/other.out"; kill $server 2>/dev/null; fail "the other client failed"; }
 "$WL/truthclient" --stop "$T/port" 1 >/dev/null 2>&1 || { kill $server 2>/dev/null; fail "stop"; }
 wait $server || { cat "$T/serve.out"; fail "truthserve did not stop cleanly"; }
-"$RSP" report "$T/q.data" --format json --top 1000 >"$T/q.json" || fail "truthserve2: rsp report failed"
-"$RSP" export "$T/q.data" --folded pseudo -o "$T/q.folded" || fail "truthserve2: rsp export failed"
-if ! TRUTH_SYSTEM_HZ=4999 python3 "$(dirname "$0")/truth.py" truthserve2 "$T/q.json" \
-  "$T/q.folded" "$T/q.jsonl"; then
-  sed 's/^/#   /' "$T/q.rec"
-  status=1
-fi
+judge $w
 exit $status
