@@ -266,7 +266,7 @@ static bool still_working(const struct rsp_analysis *an, uint32_t thread, uint32
  */
 static void idle_piece(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t s,
 		       uint64_t e, uint64_t hi, uint32_t parent, uint32_t depth, uint32_t waker,
-		       uint32_t run, bool *counted)
+		       uint32_t run, bool call, bool *counted)
 {
 	const struct slice *r = NULL;
 
@@ -278,7 +278,8 @@ static void idle_piece(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 		return;
 	}
 	piece(an, thread, s, e, parent, depth, RSP_NONE, true);
-	overflow(an, waker, run, s, e, hi, counted);
+	if (call) /* a run that was no call does not overflow the wait */
+		overflow(an, waker, run, s, e, hi, counted);
 }
 
 void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
@@ -302,8 +303,6 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 	}
 	cpu = next->cpu;
 	waker = waker_holding(an, thread, k, &waker_stack, &waker_run);
-	if (!call)
-		waker_run = RSP_NONE; /* its run was no call: nothing of it overflows the wait */
 	for (i = first_after(an, cpu, lo); i < an->cpu_runs[cpu].n && cur < hi; i++) {
 		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
 		uint64_t s = r->start > cur ? r->start : cur, e = r->end < hi ? r->end : hi;
@@ -318,7 +317,7 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 		}
 		if (s > cur) {
 			idle_piece(an, thread, k, cur, s, hi, parent, depth, waker, waker_run,
-				   &counted);
+				   call, &counted);
 			pieces++;
 		}
 		if (r->thread == waker) {
@@ -345,7 +344,8 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 	if (cur < hi && capped)
 		piece(an, thread, cur, hi, parent, depth, RSP_NONE, false);
 	else if (cur < hi)
-		idle_piece(an, thread, k, cur, hi, hi, parent, depth, waker, waker_run, &counted);
+		idle_piece(an, thread, k, cur, hi, hi, parent, depth, waker, waker_run, call,
+			   &counted);
 }
 
 /*

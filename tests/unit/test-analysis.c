@@ -1258,6 +1258,77 @@ static void test_wakeup_not_ending_wait(void)
 }
 
 /*
+ * The same after a cut: the server's wait began before its caller's.  c
+ * forks the server s (start-up [1010,1020] on CPU 1) and its back end b
+ * ([1030,1040] on CPU 1); c's request wakes s at 1100; s asks b at 1140 and
+ * waits; b, at once on CPU 1, wakes s at 1145 from its recv() (spurious), s
+ * to CPU 0, where c runs until it waits for s at 1170; CPU 0 then idles
+ * until s runs [1200,1205] and waits again; b answers s at 1300 and exits at
+ * 1302; s runs [1310,1352] (CPU 0 idle [1300,1310]), answers c at 1350 and
+ * exits; c runs [1355,1400].  c's wait is a call into s, whose wait is cut at
+ * 1170 and is only its runnable end there: b's run, still going when s
+ * waited again, is that time (30), not s's CPU waking.  c's path 400 (c 170
+ * + 45, b 30 + 95, s 5 + 40, s's tail on c's CPU 2, runnable 10 + 3); s's
+ * path: born runnable 5, start-up 10, its run [1100,1140] 40; b's: born
+ * runnable 14 (4 idle, 10 while s started), start-up 20, its runs beside
+ * c's [1140,1170] and s's [1200,1205] 35.  Total 524, of it sched 32 (554
+ * before: 30 of s's CPU waking and b's 30 again).
+ */
+static void test_wakeup_not_ending_cut_wait(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 492 }, { RSP_CAT_SCHED, 32 } };
+
+	existing(s, 100, 100, "c");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "c");
+	synth_fork(s, US(1005), 200, 100, 200, 100);
+	synth_fork_tp(s, 0, US(1005), 100, 200, "s");
+	synth_comm(s, US(1005), 200, 200, "s", false);
+	synth_wakeup_new(s, 0, US(1005), 100, 200, 1);
+	synth_fork(s, US(1006), 300, 100, 300, 100);
+	synth_fork_tp(s, 0, US(1006), 100, 300, "b");
+	synth_comm(s, US(1006), 300, 300, "b", false);
+	synth_wakeup_new(s, 0, US(1006), 100, 300, 1);
+	synth_switch(s, 1, US(1010), 0, "swapper/1", 0, 200, "s");
+	synth_switch(s, 1, US(1020), 200, "s", S_INT, 300, "b");
+	synth_switch(s, 1, US(1040), 300, "b", S_INT, 0, "swapper/1");
+	synth_waking(s, 0, US(1100), 100, 0, 200, "s", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1100), 0, "swapper/1", 0, 200, "s");
+	synth_waking(s, 1, US(1140), 200, 0, 300, "b", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1140), 200, "s", S_INT, 300, "b");
+	synth_waking(s, 1, US(1145), 300, 0, 200, "s", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1170), 100, "c", S_INT, 0, "swapper/0");
+	synth_switch(s, 0, US(1200), 0, "swapper/0", 0, 200, "s");
+	synth_switch(s, 0, US(1205), 200, "s", S_INT, 0, "swapper/0");
+	synth_waking(s, 1, US(1300), 300, 0, 200, "s", 0, false, NULL, 0);
+	synth_exit(s, US(1302), 300, 300);
+	synth_switch(s, 1, US(1302), 300, "b", S_DEAD, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 200, "s");
+	synth_waking(s, 0, US(1350), 200, 0, 100, "c", 0, false, NULL, 0);
+	synth_exit(s, US(1352), 200, 200);
+	synth_switch(s, 0, US(1352), 200, "s", S_DEAD, 0, "swapper/0");
+	synth_switch(s, 0, US(1355), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		uint64_t est, inf;
+
+		check_table(a, "a wakeup that did not end a cut wait", 524, want, 2);
+		CHECK(contributor_ns(a, RSP_CAT_SCHED, "s: runnable, its CPU waking from idle", &est,
+				     &inf) == NS(15),
+		      "s's CPU waking: after b's answer (10 us) and at its birth (5), not while "
+		      "b worked (15)");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A forked thread waiting for a CPU that a target's path holds waits for the
  * target, not in parallel with it.  a forks the server b at 1010 (b starts
  * up on CPU 1 [1020,1030], waits for a request); a's request wakes b at
@@ -1890,6 +1961,7 @@ int main(void)
 	test_async_overhang();
 	test_wakeup_not_ending_wait();
 	test_wait_for_path_cpu();
+	test_wakeup_not_ending_cut_wait();
 	test_fork_holds_cpu();
 	test_callee_holds_cpu();
 	test_callee_woke_early();
