@@ -253,38 +253,32 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 }
 
 /* Time the target waited while its servers served other connections, per connection
- * (most first), with what the server did meanwhile (its largest categories). */
+ * (most first), with what the server did meanwhile (its largest contributors). */
 static void print_queued(const struct report *r, const struct rsp_explanation *e)
 {
 	printf("  queued behind other connections of its servers: %.3f ms (%.1f%% of total)\n",
 	       e->queued_ns / 1e6, e->total_ns ? 100.0 * e->queued_ns / e->total_ns : 0.0);
 	for (size_t i = 0; i < e->n_queued && i < 5; i++) {
-		uint64_t cat[RSP_CAT__COUNT], ns;
 		struct rsp_socket_info si;
-		size_t sock;
-		int shown = 0;
+		size_t sock, n = rsp_analysis_n_queued_what(r->an, i);
+		uint64_t ns;
 
-		rsp_analysis_queued(r->an, i, &sock, &ns, cat);
+		rsp_analysis_queued(r->an, i, &sock, &ns, NULL);
 		rsp_trace_socket(r->t, sock, &si);
 		if (si.remote[0])
-			printf("      behind %s: %.3f ms (", si.remote, ns / 1e6);
+			printf("      behind %s: %.3f ms, meanwhile:\n", si.remote, ns / 1e6);
 		else /* connected before the recording: no address seen */
-			printf("      behind the connection of socket %#" PRIx64 ": %.3f ms (", si.sk,
-			       ns / 1e6);
-		while (shown < 3) {
-			int best = -1;
+			printf("      behind the connection of socket %#" PRIx64 ": %.3f ms, meanwhile:\n",
+			       si.sk, ns / 1e6);
+		for (size_t k = 0; k < n && k < 3; k++) {
+			enum rsp_category c;
+			const char *what;
+			uint64_t wns;
 
-			for (int c = 0; c < RSP_CAT__COUNT; c++)
-				if (cat[c] && (best < 0 || cat[c] > cat[best]))
-					best = c;
-			if (best < 0)
-				break;
-			printf("%s%s %.3f", shown ? ", " : "",
-			       rsp_category_name((enum rsp_category)best), cat[best] / 1e6);
-			cat[best] = 0;
-			shown++;
+			rsp_analysis_queued_what(r->an, i, k, &c, &what, &wns);
+			printf("          %-52s %9.3f ms  (%s)\n", what, wns / 1e6,
+			       rsp_category_name(c));
 		}
-		printf("%s)\n", shown ? " ms" : "");
 	}
 	if (e->n_queued > 5)
 		printf("      ... %zu more connections (--format json lists all)\n",
@@ -536,6 +530,20 @@ static void print_json(const struct report *r, bool threads)
 			if (cat[c])
 				json_u64(&j, rsp_category_key((enum rsp_category)c), cat[c]);
 		json_end_object(&j);
+		json_begin_array(&j, "contributors");
+		for (size_t k = 0; k < rsp_analysis_n_queued_what(r->an, i); k++) {
+			enum rsp_category c;
+			const char *what;
+			uint64_t wns;
+
+			rsp_analysis_queued_what(r->an, i, k, &c, &what, &wns);
+			json_begin_object(&j, NULL);
+			json_string(&j, "category", rsp_category_key(c));
+			json_string(&j, "what", what);
+			json_u64(&j, "ns", wns);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
 		json_end_object(&j);
 	}
 	json_end_array(&j);

@@ -112,6 +112,12 @@ void rsp_analysis_path_explanation(const struct rsp_analysis *a, size_t path,
  * time, and that time by category (@cat_ns: RSP_CAT__COUNT entries, or NULL). */
 void rsp_analysis_queued(const struct rsp_analysis *a, size_t i, size_t *socket, uint64_t *ns,
 			 uint64_t *cat_ns);
+/* What the server did while the target queued behind connection @i: its
+ * contributors (category and label), most time first; a run without samples is
+ * named by its site, a sampled run by its first sample's function. */
+size_t rsp_analysis_n_queued_what(const struct rsp_analysis *a, size_t i);
+void rsp_analysis_queued_what(const struct rsp_analysis *a, size_t i, size_t k,
+			      enum rsp_category *cat, const char **what, uint64_t *ns);
 
 struct rsp_contributor {
 	const char *what; /* "rpc-backend: fsync > __libc_fsync", "254:0", "127.0.0.1:8080" */

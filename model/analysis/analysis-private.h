@@ -25,6 +25,10 @@ struct anode {
 	uint32_t depth; /* chains can be deeper than 65535 */
 	uint8_t kind, flags;
 	uint8_t cat; /* leaves; 0xff for inner nodes */
+	/* a leaf's time queued behind another connection (queue.c), and the one it
+	 * overlaps most (index in rsp_analysis.queued) */
+	uint32_t q_peer;
+	uint64_t q_ns;
 };
 
 struct apath {
@@ -49,10 +53,17 @@ struct server_windows {
 	VEC(struct req_window) w; /* by start; one thread serves one at a time */
 };
 /* time the target queued behind another connection of a server (its socket there) */
+/* what was done meanwhile: a leaf's label and category */
+struct queued_what {
+	uint32_t label;
+	uint8_t cat;
+	uint64_t ns;
+};
 struct queued_peer {
 	uint32_t sock;
 	uint64_t ns;
-	uint64_t cat_ns[RSP_CAT__COUNT]; /* what was done meanwhile */
+	uint64_t cat_ns[RSP_CAT__COUNT];
+	VEC(struct queued_what) what; /* by ns after analysis_queue_finish() */
 };
 
 /* How a contributor's time is known. */
@@ -293,7 +304,9 @@ void analysis_runs_free(struct rsp_analysis *an);
 
 /* @v by start: a merge of the runs already in order (qsort where there are many) */
 /* queue.c: a leaf [@s, @e] made in the walk's current call (an->q_thread) */
-void analysis_queue_leaf(struct rsp_analysis *an, enum rsp_category cat, uint64_t s, uint64_t e);
+void analysis_queue_leaf(struct rsp_analysis *an, struct anode *n);
+/* a leaf retired: its queued time to its label (@label: its own or its site's) */
+void analysis_queue_retire(struct rsp_analysis *an, const struct anode *n, uint32_t label);
 void analysis_queue_finish(struct rsp_analysis *an);
 void analysis_queue_free(struct rsp_analysis *an);
 

@@ -120,6 +120,13 @@ void analysis_retire(struct rsp_analysis *an, const struct anode *n)
 {
 	if (n->thread != RSP_NONE)
 		an->thread_seen[n->thread] = 1;
+	/* a run without samples is named by its site there (its functions' shares are
+	 * the site's, divided later); a sampled run by its first sample's function */
+	if (n->q_ns) {
+		bool by_site = n->cat == RSP_CAT_CPU_UNSAMPLED && n->site < an->sites.n;
+
+		analysis_queue_retire(an, n, by_site ? an->sites.v[n->site].label : n->label);
+	}
 	if (n->cat == RSP_CAT_CPU_UNSAMPLED && n->site < an->sites.n) {
 		/* its site's, divided when every site is known (runs.c) */
 		an->sites.v[n->site].ns += n->end - n->start;
@@ -236,6 +243,23 @@ void rsp_analysis_explanation(const struct rsp_analysis *an, struct rsp_explanat
 	o->explained_ns = an->explained_ns;
 	o->queued_ns = an->queued_ns;
 	o->n_queued = an->queued.n;
+}
+
+size_t rsp_analysis_n_queued_what(const struct rsp_analysis *an, size_t i)
+{
+	return i < an->queued.n ? an->queued.v[i].what.n : 0;
+}
+
+void rsp_analysis_queued_what(const struct rsp_analysis *an, size_t i, size_t k,
+			      enum rsp_category *cat, const char **what, uint64_t *ns)
+{
+	const struct queued_what *w = i < an->queued.n && k < an->queued.v[i].what.n ?
+					      &an->queued.v[i].what.v[k] :
+					      NULL;
+
+	*cat = w ? (enum rsp_category)w->cat : RSP_CAT_UNACCOUNTED;
+	*what = w && w->label ? trace_str(an->t, w->label) : "(unknown)";
+	*ns = w ? w->ns : 0;
 }
 
 void rsp_analysis_queued(const struct rsp_analysis *an, size_t i, size_t *socket, uint64_t *ns,

@@ -54,7 +54,7 @@ uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category 
 	analysis_node(an, n)->thread = thread;
 	an->cat_ns[cat] += e - s;
 	an->paths.v[an->cur_path].cat_ns[cat] += e - s;
-	analysis_queue_leaf(an, cat, s, e);
+	analysis_queue_leaf(an, analysis_node(an, n));
 	return n;
 }
 

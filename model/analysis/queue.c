@@ -93,7 +93,9 @@ static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t
 	return vec_last(&an->q_servers);
 }
 
-static void add_peer(struct rsp_analysis *an, uint32_t sock, enum rsp_category cat, uint64_t ns)
+/* The index of @sock's entry in an->queued, RSP_NONE without memory. */
+static uint32_t add_peer(struct rsp_analysis *an, uint32_t sock, enum rsp_category cat,
+			 uint64_t ns)
 {
 	struct queued_peer p = { .sock = sock };
 	size_t i;
@@ -102,15 +104,18 @@ static void add_peer(struct rsp_analysis *an, uint32_t sock, enum rsp_category c
 		;
 	if (i == an->queued.n && !vec_push(&an->queued, p)) {
 		an->nomem = true;
-		return;
+		return RSP_NONE;
 	}
 	an->queued.v[i].ns += ns;
 	an->queued.v[i].cat_ns[cat] += ns;
+	return (uint32_t)i;
 }
 
-void analysis_queue_leaf(struct rsp_analysis *an, enum rsp_category cat, uint64_t s, uint64_t e)
+void analysis_queue_leaf(struct rsp_analysis *an, struct anode *n)
 {
 	const struct server_windows *sw;
+	uint64_t s = n->start, e = n->end, most = 0;
+	enum rsp_category cat = (enum rsp_category)n->cat;
 	size_t lo = 0, hi;
 
 	if (an->q_thread == RSP_NONE || e <= s || an->cur_path >= an->paths.n ||
@@ -133,12 +138,36 @@ void analysis_queue_leaf(struct rsp_analysis *an, enum rsp_category cat, uint64_
 	for (size_t i = lo; i < sw->w.n && sw->w.v[i].s < e; i++) {
 		const struct req_window *w = &sw->w.v[i];
 		uint64_t a = w->s > s ? w->s : s, b = w->e < e ? w->e : e;
+		uint32_t peer;
 
 		if (b <= a || w->sock == an->q_sock)
 			continue;
 		an->queued_ns += b - a;
-		add_peer(an, w->sock, cat, b - a);
+		peer = add_peer(an, w->sock, cat, b - a);
+		n->q_ns += b - a;
+		if (peer != RSP_NONE && b - a > most) {
+			most = b - a;
+			n->q_peer = peer;
+		}
 	}
+}
+
+void analysis_queue_retire(struct rsp_analysis *an, const struct anode *n, uint32_t label)
+{
+	struct queued_peer *p;
+	struct queued_what w = { label, n->cat, n->q_ns };
+	size_t i;
+
+	if (!n->q_ns || n->q_peer >= an->queued.n)
+		return;
+	p = &an->queued.v[n->q_peer];
+	for (i = 0; i < p->what.n; i++)
+		if (p->what.v[i].label == label && p->what.v[i].cat == n->cat) {
+			p->what.v[i].ns += n->q_ns;
+			return;
+		}
+	if (!vec_push(&p->what, w))
+		an->nomem = true;
 }
 
 static int by_ns(const void *x, const void *y)
@@ -150,10 +179,23 @@ static int by_ns(const void *x, const void *y)
 	return a->sock < b->sock ? -1 : a->sock > b->sock;
 }
 
+static int what_by_ns(const void *x, const void *y)
+{
+	const struct queued_what *a = x, *b = y;
+
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? 1 : -1;
+	return a->label < b->label ? -1 : a->label > b->label;
+}
+
 void analysis_queue_finish(struct rsp_analysis *an)
 {
 	if (an->queued.n > 1)
 		qsort(an->queued.v, an->queued.n, sizeof(*an->queued.v), by_ns);
+	for (size_t i = 0; i < an->queued.n; i++)
+		if (an->queued.v[i].what.n > 1)
+			qsort(an->queued.v[i].what.v, an->queued.v[i].what.n,
+			      sizeof(*an->queued.v[i].what.v), what_by_ns);
 }
 
 void analysis_queue_free(struct rsp_analysis *an)
@@ -162,5 +204,7 @@ void analysis_queue_free(struct rsp_analysis *an)
 		vec_free(&an->q_servers.v[i].w);
 	vec_free(&an->q_servers);
 	_rsp_u64map_free(&an->q_index);
+	for (size_t i = 0; i < an->queued.n; i++)
+		vec_free(&an->queued.v[i].what);
 	vec_free(&an->queued);
 }

@@ -142,6 +142,13 @@ def main():
         others = r.get('queued_behind', [])
         t.check(len(others) == 1, '%s: behind one connection (%s)' %
                 (wl, ', '.join('%s %.3f ms' % (o['peer'], o['ns'] / MS) for o in others)))
+        for o in others:
+            what = o.get('contributors', [])
+            t.check(sum(w['ns'] for w in what) == o['ns'] == sum(o['categories'].values()),
+                    '%s: what the server did meanwhile sums to the time queued' % wl)
+            t.check(any('serve_compute' in w['what'] for w in what[:3]),
+                    '%s: the server\'s serve_compute among the three largest (%s)' %
+                    (wl, '; '.join('%s %.3f ms' % (w['what'], w['ns'] / MS) for w in what[:3])))
         return t.done()
     # CPU per named function: +-15% or +-1 ms (several processes of one name summed)
     want = {}

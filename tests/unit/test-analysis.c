@@ -1784,6 +1784,16 @@ static void test_queued_behind(void)
 		      e.n_queued);
 		CHECK(!strcmp(si.remote, "127.0.0.1:40001") && cat[RSP_CAT_CPU_UNSAMPLED] == NS(90),
 		      "d's (%s), while s ran", si.remote);
+		if (e.n_queued) {
+			enum rsp_category c;
+			const char *what;
+			uint64_t wns;
+
+			rsp_analysis_queued_what(a, 0, 0, &c, &what, &wns);
+			CHECK(rsp_analysis_n_queued_what(a, 0) == 1 && c == RSP_CAT_CPU_UNSAMPLED &&
+				      !strcmp(what, "s") && wns == NS(90),
+			      "named by what s did: its run, no stack (%s, %.3f us)", what, wns / 1e3);
+		}
 	}
 	rsp_analysis_free(a);
 	rsp_trace_free(t);
