@@ -138,7 +138,24 @@ st=0; "$RSP" report "$T/x.data" --debug-dir "$T/none" >/dev/null 2>"$T/none.err"
   { cat "$T/none.err"; fail "--debug-dir of a missing directory: status $st"; }
 mkdir -p "$T/empty"
 outputs debugdir --debug-dir "$T/empty" --debug-dir "$T/debug"
-same debugdir
+# a debug file has the symbols but not the binary's .eh_frame (NOBITS there): a
+# user-stack copy taken in a function's prologue unwinds without its CFI, and
+# may lose that function's caller (a CPU sample in backend_store's first
+# instructions: backend_main missing, one sample in a fresh-clone CI run).  So:
+# every frame named, the same table by category and the same samples, not
+# byte for byte
+cat "$T"/debugdir.* | grep -q 'rpcchain+0x' && fail "debugdir: unsymbolized frames with the debug file"
+grep -q 'without symbols' "$T/debugdir.err" && { cat "$T/debugdir.err"; fail "debugdir: still warns of missing files"; }
+python3 - "$T/here.json" "$T/debugdir.json" "$T/here.folded" "$T/debugdir.folded" <<'PY' ||
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+cats = lambda r: [(c['key'], c['ns']) for c in r['categories']]
+n = lambda f: sum(int(l.rsplit(' ', 1)[1]) for l in open(f) if l.strip())
+sys.exit(0 if a['total_ns'] == b['total_ns'] and cats(a) == cats(b) and
+         n(sys.argv[3]) == n(sys.argv[4]) else 1)
+PY
+  { diff "$T/here.folded" "$T/debugdir.folded" | head; fail "debugdir: not the same table or samples"; }
+note "debugdir: every frame named, the same table by category and the same samples"
 
 mv "$T/root$BIN" "$BIN"
 "$RSP" archive "$T/x.data" >"$T/archive.out" 2>"$T/archive.err" || { cat "$T/archive.err"; fail "rsp archive"; }
