@@ -671,6 +671,40 @@ static bool descends_from(const struct rsp_analysis *an, uint32_t ti, uint32_t a
  * (not one of its own descendants) woke it.  A server the target forked,
  * waiting for the next request, is not doing work the target started.
  */
+/*
+ * Did sleep @k of @ti end for nothing: the run after it made no socket call
+ * and went back to the same wait (the same stack)?  A helper blocked in
+ * recv() for the next request is woken by the peer's recv() of its last
+ * reply (a Unix socket wakes the writer's wait queue); it finds nothing and
+ * sleeps on.  Only where the trace has socket calls to tell.
+ */
+static bool woken_for_nothing(struct rsp_analysis *an, uint32_t ti, size_t k)
+{
+	const struct thread *th = &an->t->threads.v[ti];
+	const struct slice *r, *again;
+	size_t lo = 0, hi = an->t->sockops.n;
+
+	if (!an->t->have_net || k + 2 >= th->slices.n)
+		return false;
+	r = &th->slices.v[k + 1];
+	again = &th->slices.v[k + 2];
+	if (r->kind != SLICE_RUN || again->kind != SLICE_SLEEP || !th->slices.v[k].stack)
+		return false;
+	while (lo < hi) { /* the first socket call at or after the run's start */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (an->t->sockops.v[mid].time < r->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < an->t->sockops.n && an->t->sockops.v[i].time <= r->end; i++)
+		if (an->t->sockops.v[i].thread == ti)
+			return false;
+	/* the stacks last: comparing them unwinds user-stack copies */
+	return analysis_stack_id(an, th->slices.v[k].stack) == analysis_stack_id(an, again->stack);
+}
+
 static void add_idle(struct rsp_analysis *an, uint32_t ti)
 {
 	const struct thread *th = &an->t->threads.v[ti];
@@ -702,7 +736,9 @@ static void add_idle(struct rsp_analysis *an, uint32_t ti)
 		}
 		if (l->kind != LINK_WAKEUP && l->kind != LINK_NET)
 			continue;
-		end = s->wake && s->wake < s->end ? s->wake : s->end;
+		/* its wait for a CPU after a wakeup for nothing is idle too (its run
+		 * then is counted: CPU spent) */
+		end = s->wake && s->wake < s->end && !woken_for_nothing(an, ti, k) ? s->wake : s->end;
 		analysis_claim(an, ti, s->start, end);
 	}
 }

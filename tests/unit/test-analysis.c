@@ -1329,6 +1329,67 @@ static void test_wakeup_not_ending_cut_wait(void)
 }
 
 /*
+ * A helper woken for nothing.  a (the target, CPU 0 [1000,1400]) forks b,
+ * which starts up on CPU 1 [1010,1020] and waits in f_read for a request.  a
+ * wakes it at 1100 without data (a Unix socket's recv() wakes the writer's
+ * wait queue): b waits for its idle CPU until 1140, runs 5 us making no
+ * socket call and waits in f_read again, as before.  At 1200 a sends it a
+ * request: b runs [1205,1250], receives it, exits.  b's wait for a CPU after
+ * the wakeup for nothing is idle (as the wait itself), its run counted:
+ * b's path born runnable 5, start-up 10, 5, runnable 5, 45; total 470 (510
+ * before: its 40 us waiting for CPU 1 after the wakeup for nothing).
+ */
+static void test_helper_woken_for_nothing(void)
+{
+	struct synth_opts so = { .kallsyms = sites_kallsyms };
+	struct synth *s = synth_new(&so);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	const uint64_t RECV[] = { 0xffffffff81000110ull };
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 460 }, { RSP_CAT_SCHED, 10 } };
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+
+	existing(s, 100, 100, "a");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_fork(s, US(1005), 200, 100, 200, 100);
+	synth_fork_tp(s, 0, US(1005), 100, 200, "b");
+	synth_comm(s, US(1005), 200, 200, "b", false);
+	synth_wakeup_new(s, 0, US(1005), 100, 200, 1);
+	synth_switch(s, 1, US(1010), 0, "swapper/1", 0, 200, "b");
+	synth_sock_state(s, 1, US(1011), 200, 0xffff2000, lo, 8080, lo, 40000, 1);
+	synth_sock_state(s, 0, US(1012), 100, 0xffff1000, lo, 40000, lo, 8080, 1);
+	synth_switch_stack(s, 1, US(1020), 200, "b", S_INT, 0, "swapper/1", RECV, 1);
+	synth_waking(s, 0, US(1100), 100, 0, 200, "b", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1140), 0, "swapper/1", 0, 200, "b");
+	synth_switch_stack(s, 1, US(1145), 200, "b", S_INT, 0, "swapper/1", RECV, 1);
+	synth_sock_send(s, 0, US(1200), 100, 0xffff1000, 2, 64);
+	synth_sk_ready(s, 0, US(1200), 100, 0, 0xffff2000, 2);
+	synth_waking(s, 0, US(1200), 100, 0, 200, "b", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1205), 0, "swapper/1", 0, 200, "b");
+	synth_sock_recv(s, 1, US(1210), 200, 0xffff2000, 2, 64);
+	synth_exit(s, US(1250), 200, 200);
+	synth_switch(s, 1, US(1250), 200, "b", S_DEAD, 0, "swapper/1");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "a", S_DEAD, 0, "swapper/0");
+	t = open_synth_sym(s, true);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		check_table(a, "a helper woken for nothing", 470, want, 2);
+		rsp_analysis_explanation(a, &e);
+		if (e.n_paths == 2) {
+			rsp_analysis_path_explanation(a, 1, &e);
+			CHECK(e.total_ns == NS(70), "b's path: its work and its wait before it (%.3f us)",
+			      e.total_ns / 1e3);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A forked thread waiting for a CPU that a target's path holds waits for the
  * target, not in parallel with it.  a forks the server b at 1010 (b starts
  * up on CPU 1 [1020,1030], waits for a request); a's request wakes b at
@@ -1971,6 +2032,7 @@ int main(void)
 	test_async_overhang();
 	test_wakeup_not_ending_wait();
 	test_wait_for_path_cpu();
+	test_helper_woken_for_nothing();
 	test_wakeup_not_ending_cut_wait();
 	test_fork_holds_cpu();
 	test_callee_holds_cpu();
