@@ -47,6 +47,7 @@ struct interval {
 /* queue.c: a server thread's request on one connection, receive to reply */
 struct req_window {
 	uint64_t s, e;
+	uint64_t reach; /* the latest end of this and the windows before it */
 	uint32_t sock;
 };
 struct server_windows {

@@ -3,9 +3,9 @@
  * Queueing behind other connections (issue 20): a target waiting for a
  * server's reply waits, in part, while the server serves other clients'
  * requests.  A server thread's requests are windows of its socket calls, per
- * connection, from the receive of a request to the send of its reply (as
- * aggregate/requests.c splits a target server's time, here for any thread a
- * call walks into).  The walk knows, for each call into a server over a
+ * connection, from the receive of a request to the send of its reply, as
+ * rsp report --requests splits a target server's time (timeline/requests.c),
+ * here for any thread a call walks into.  The walk knows, for each call into a server over a
  * socket, the server thread and its socket of the target's connection
  * (analysis.c); every leaf made inside that call, on any thread, at a time
  * the server was inside another connection's window, is time the target
@@ -13,77 +13,51 @@
  * categories (a leaf keeps its category: the server's CPU, its disk...).
  */
 #include "analysis/analysis-private.h"
+#include "rsp-requests.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROLE_SERVED = 1, ROLE_CLIENT };
-
-static int by_start(const void *x, const void *y)
-{
-	const struct req_window *a = x, *b = y;
-
-	return a->s < b->s ? -1 : a->s > b->s;
-}
-
-/* @thread's request windows, from its socket calls (made on first use). */
+/* @thread's request windows, as rsp report --requests splits them (made on first use). */
 static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t thread)
 {
-	const struct rsp_trace *t = an->t;
 	struct server_windows sw;
-	uint64_t *open_at = NULL; /* per socket: its request's first receive, 0: none */
-	uint8_t *role = NULL; /* per socket: SERVED, CLIENT, 0: not known yet */
-	size_t n_open = 0; /* requests received and not yet answered */
+	struct rsp_requests *rq = NULL;
+	uint8_t *selected;
+	uint64_t reach = 0;
 	uint32_t k;
 
 	if (_rsp_u64map_get(&an->q_index, thread, &k))
 		return &an->q_servers.v[k];
 	memset(&sw, 0, sizeof(sw));
-	open_at = calloc(t->socks.n ? t->socks.n : 1, sizeof(*open_at));
-	role = calloc(t->socks.n ? t->socks.n : 1, 1);
-	if (!open_at || !role) {
-		free(open_at);
-		free(role);
+	selected = calloc(an->t->threads.n, 1);
+	if (selected) {
+		selected[thread] = 1;
+		if (rsp_requests_find(an->t, selected, &rq))
+			rq = NULL;
+	}
+	free(selected);
+	if (!rq) {
 		an->nomem = true;
 		return NULL;
 	}
-	for (size_t i = 0; i < t->sockops.n; i++) {
-		const struct sock_op *o = &t->sockops.v[i];
+	/* in the order they began; @reach: the latest end so far (windows of one
+	 * thread may overlap: two requests read in one turn of the loop) */
+	for (size_t i = 0; i < rsp_requests_n(rq); i++) {
+		struct rsp_request_info q;
+		struct rsp_conn_info c;
 		struct req_window w;
 
-		if (o->thread != thread || o->sock >= t->socks.n)
-			continue;
-		/* a connection it opened, or on which it sent first while serving a
-		 * request of another, is one where it is the client (a server's own
-		 * back end): no request of its there.  A first send outside any
-		 * request answers one from before the recording: no evidence. */
-		if (!role[o->sock] && t->socks.v[o->sock].opened == SOCK_CONNECTED)
-			role[o->sock] = ROLE_CLIENT;
-		if (!role[o->sock] && (!o->send || n_open))
-			role[o->sock] = o->send ? ROLE_CLIENT : ROLE_SERVED;
-		if (role[o->sock] != ROLE_SERVED)
-			continue;
-		if (!o->send) {
-			if (!open_at[o->sock]) {
-				open_at[o->sock] = o->time;
-				n_open++;
-			}
-			continue;
-		}
-		if (!open_at[o->sock])
-			continue; /* a second send of the same reply */
-		w = (struct req_window){ open_at[o->sock], o->time, o->sock };
-		open_at[o->sock] = 0;
-		n_open--;
+		rsp_requests_get(rq, i, &q);
+		rsp_requests_conn(rq, q.conn, &c);
+		reach = q.end_ns > reach ? q.end_ns : reach;
+		w = (struct req_window){ q.start_ns, q.end_ns, reach, (uint32_t)c.socket };
 		if (!vec_push(&sw.w, w)) {
 			an->nomem = true;
 			break;
 		}
 	}
-	free(open_at);
-	free(role);
-	if (sw.w.n > 1)
-		qsort(sw.w.v, sw.w.n, sizeof(*sw.w.v), by_start);
+	rsp_requests_free(rq);
 	if (!vec_push(&an->q_servers, sw) ||
 	    _rsp_u64map_put(&an->q_index, thread, (uint32_t)(an->q_servers.n - 1))) {
 		vec_free(&sw.w);
@@ -125,16 +99,14 @@ void analysis_queue_leaf(struct rsp_analysis *an, struct anode *n)
 	if (!sw || !sw->w.n)
 		return;
 	hi = sw->w.n;
-	while (lo < hi) { /* the first window starting at or after @s */
+	while (lo < hi) { /* the first window that, or one before which, ends after @s */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (sw->w.v[mid].s < s)
+		if (sw->w.v[mid].reach <= s)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo > 0)
-		lo--; /* the one before may still cover @s */
 	for (size_t i = lo; i < sw->w.n && sw->w.v[i].s < e; i++) {
 		const struct req_window *w = &sw->w.v[i];
 		uint64_t a = w->s > s ? w->s : s, b = w->e < e ? w->e : e;

@@ -55,7 +55,7 @@ static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16
 	return (uint32_t)(b->t->socks.n - 1);
 }
 
-/* A send or a receive that moved data, for the requests (aggregate/requests.c). */
+/* A send or a receive that moved data, for the requests (timeline/requests.c). */
 static void sock_op(struct builder *b, uint64_t t, uint32_t ti, uint32_t si, int32_t len,
 		    bool send)
 {

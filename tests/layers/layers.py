@@ -13,7 +13,8 @@ import collections, os, re, subprocess, sys
 ORDER = ['base', 'read', 'symbols', 'timeline', 'analysis', 'aggregate']
 # the public headers at model/'s top, and the folder each belongs to
 PUBLIC = {'rsp-model.h': 'timeline', 'rsp-analysis.h': 'analysis', 'rsp-frames.h': 'aggregate',
-          'rsp-causes.h': 'aggregate', 'rsp-offcpu.h': 'aggregate', 'rsp-folded.h': 'aggregate'}
+          'rsp-causes.h': 'aggregate', 'rsp-offcpu.h': 'aggregate', 'rsp-folded.h': 'aggregate',
+          'rsp-requests.h': 'timeline'}
 
 lib, src = sys.argv[1], sys.argv[2]
 out = subprocess.run(['nm', '-A', lib], capture_output=True, text=True, check=True).stdout
