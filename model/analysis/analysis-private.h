@@ -221,6 +221,8 @@ uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category 
 size_t analysis_first_slice(const struct thread *th, uint64_t a);
 /* the stack id after unwinding (pending copies resolved), for comparing stacks */
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack);
+/* who ended a wait: its waker, else for data its sender (woken from a softirq) */
+uint32_t analysis_link_waker(const struct rsp_analysis *an, const struct link *l);
 /* @ns of the current path's leaves are named by a function, a device or a peer */
 void analysis_explained_ns(struct rsp_analysis *an, uint64_t ns);
 

@@ -306,7 +306,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		case LINK_WAKEUP:
 		case LINK_FORK:
 		case LINK_NET: {
-			uint32_t w = l->waker;
+			uint32_t w = analysis_link_waker(an, l);
 			const struct slice *r;
 			uint64_t dstart;
 
@@ -321,8 +321,6 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 				}
 				break;
 			}
-			if (l->kind == LINK_NET && w == RSP_NONE && l->extra < an->t->nets.n)
-				w = an->t->nets.v[l->extra].sender;
 			if (w == RSP_NONE || w == f->thread) {
 				analysis_unexplained(an, s, l, f->thread, lo, wait_end, node,
 						     (d + 1));
@@ -718,9 +716,7 @@ static void add_idle(struct rsp_analysis *an, uint32_t ti)
 		if (s->kind != SLICE_SLEEP || s->link == RSP_NONE)
 			continue;
 		l = &an->t->links.v[s->link];
-		waker = l->waker;
-		if (waker == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
-			waker = an->t->nets.v[l->extra].sender; /* data sent from a tree thread */
+		waker = analysis_link_waker(an, l); /* data: sent from a tree thread */
 		if (waker == RSP_NONE || analysis_path_of_ancestor(an, waker) == RSP_NONE ||
 		    descends_from(an, waker, ti))
 			continue;

@@ -140,9 +140,7 @@ static uint32_t waker_holding(const struct rsp_analysis *an, uint32_t thread, ui
 	l = &an->t->links.v[s->link];
 	if (l->kind != LINK_WAKEUP && l->kind != LINK_NET)
 		return RSP_NONE;
-	w = l->waker;
-	if (w == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
-		w = an->t->nets.v[l->extra].sender;
+	w = analysis_link_waker(an, l);
 	if (w == RSP_NONE || w == thread || analysis_own_path(an, w) || an->on_stack[w])
 		return RSP_NONE;
 	/* the stack it woke the thread from: its own, not an interrupt's on an idle CPU;
@@ -167,12 +165,10 @@ bool analysis_woken_from(const struct rsp_analysis *an, const struct slice *r, u
 	for (int hops = 0; hops < HAND_OFF_HOPS && r && r->kind == SLICE_RUN &&
 			   r->link != RSP_NONE; hops++) {
 		const struct link *l = &an->t->links.v[r->link];
-		uint32_t w = l->waker;
+		uint32_t w = analysis_link_waker(an, l);
 
 		if (l->kind != LINK_WAKEUP && l->kind != LINK_NET && l->kind != LINK_FORK)
 			return false;
-		if (w == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
-			w = an->t->nets.v[l->extra].sender;
 		if (w == th)
 			return true;
 		if (w == RSP_NONE || w != l->waker || l->waker_slice == RSP_NONE)
@@ -208,18 +204,12 @@ static bool working_for(const struct rsp_analysis *an, uint32_t thread, const st
  * working in parallel, for nothing of the target's was running then.  Counted
  * in the header (rsp_explanation.overflow_ns), not in a category.
  */
-static void overflow(struct rsp_analysis *an, uint32_t waker, uint32_t run, uint64_t s,
+static void overflow(struct rsp_analysis *an, uint32_t waker, const struct slice *r, uint64_t s,
 		     uint64_t e, uint64_t hi, bool *counted)
 {
-	const struct thread *w;
-	const struct slice *r;
 	uint64_t a, b;
 
-	if (waker == RSP_NONE || run == RSP_NONE)
-		return;
-	w = &an->t->threads.v[waker];
-	r = run < w->slices.n ? &w->slices.v[run] : NULL;
-	if (!r || r->kind != SLICE_RUN || r->end > hi)
+	if (r->end > hi)
 		return;
 	a = r->start > s ? r->start : s;
 	b = r->end < e ? r->end : e;
@@ -245,7 +235,6 @@ static bool still_working(const struct rsp_analysis *an, uint32_t thread, uint32
 	const struct thread *th = &an->t->threads.v[thread];
 	const struct slice *again;
 	const struct link *l;
-	uint32_t w;
 
 	if (k + 2 >= th->slices.n || th->slices.v[k + 1].kind != SLICE_RUN)
 		return false;
@@ -253,10 +242,7 @@ static bool still_working(const struct rsp_analysis *an, uint32_t thread, uint32
 	if (again->kind != SLICE_SLEEP || again->link == RSP_NONE || r->end <= again->start)
 		return false;
 	l = &an->t->links.v[again->link];
-	w = l->waker;
-	if (w == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
-		w = an->t->nets.v[l->extra].sender;
-	return (l->kind == LINK_WAKEUP || l->kind == LINK_NET) && w == waker;
+	return (l->kind == LINK_WAKEUP || l->kind == LINK_NET) && analysis_link_waker(an, l) == waker;
 }
 
 /*
@@ -270,16 +256,18 @@ static void idle_piece(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 {
 	const struct slice *r = NULL;
 
-	if (waker != RSP_NONE && run != RSP_NONE && run < an->t->threads.v[waker].slices.n)
+	if (waker != RSP_NONE && run != RSP_NONE && run < an->t->threads.v[waker].slices.n &&
+	    an->t->threads.v[waker].slices.v[run].kind == SLICE_RUN)
 		r = &an->t->threads.v[waker].slices.v[run];
-	if (r && r->kind == SLICE_RUN && r->start <= s && r->end >= e && r->end > hi &&
-	    still_working(an, thread, k, waker, r) && analysis_claim_holder(an, waker, s, e)) {
+	/* (e <= hi: a run past @hi covers the piece to its end) */
+	if (r && r->start <= s && r->end > hi && still_working(an, thread, k, waker, r) &&
+	    analysis_claim_holder(an, waker, s, e)) {
 		analysis_run_leaf(an, waker, run, s, e, parent, depth);
 		return;
 	}
 	piece(an, thread, s, e, parent, depth, RSP_NONE, true);
-	if (call) /* a run that was no call does not overflow the wait */
-		overflow(an, waker, run, s, e, hi, counted);
+	if (r && call) /* a run that was no call does not overflow the wait */
+		overflow(an, waker, r, s, e, hi, counted);
 }
 
 void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,

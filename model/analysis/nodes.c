@@ -84,3 +84,10 @@ void analysis_explained_ns(struct rsp_analysis *an, uint64_t ns)
 	if (an->cur_path < an->paths.n)
 		an->paths.v[an->cur_path].explained_ns += ns;
 }
+
+uint32_t analysis_link_waker(const struct rsp_analysis *an, const struct link *l)
+{
+	if (l->waker == RSP_NONE && l->kind == LINK_NET && l->extra < an->t->nets.n)
+		return an->t->nets.v[l->extra].sender;
+	return l->waker;
+}
