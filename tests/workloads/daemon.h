@@ -222,6 +222,16 @@ static inline void daemon_publish(uint16_t port)
 	port_tmp_created = 0;
 }
 
+/* SIGTERM or SIGINT arrived (the signalfd is readable): read it. */
+static inline void daemon_read_signal(void)
+{
+	struct signalfd_siginfo si;
+	ssize_t r = read(sig_fd, &si, sizeof(si));
+
+	if (r < 0 && errno != EAGAIN && errno != EINTR)
+		wl_die("read signalfd");
+}
+
 /* The end: the sockets and the epoll set closed, the data file and PORTFILE removed. */
 static inline void daemon_close(void)
 {

@@ -151,7 +151,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 
 #define BLOCK_SIZE 4096
@@ -565,11 +564,9 @@ WL_STACK_FN void pool_io_loop(void)
 {
 	struct pool_thread *me = &io_thread;
 	struct epoll_event ev[MAX_EVENTS];
-	struct signalfd_siginfo si;
 	struct conn *c;
 	int n, i, r, stopping = 0;
 	uint64_t t0;
-	ssize_t rd;
 
 	while (!stopping) {
 		t0 = truth_mono();
@@ -582,9 +579,7 @@ WL_STACK_FN void pool_io_loop(void)
 		}
 		for (i = 0; i < n && !stopping; i++) {
 			if (ev[i].data.ptr == &signal_tag) {
-				rd = read(sig_fd, &si, sizeof(si));
-				if (rd < 0 && errno != EAGAIN && errno != EINTR)
-					wl_die("read signalfd");
+				daemon_read_signal();
 				stopping = 1;
 				continue;
 			}

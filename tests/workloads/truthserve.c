@@ -88,7 +88,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 
 #define BLOCK_SIZE 4096
@@ -389,10 +388,8 @@ WL_STACK_FN void serve_accept(void)
 WL_STACK_FN void serve_loop(void)
 {
 	struct epoll_event ev[MAX_EVENTS];
-	struct signalfd_siginfo si;
 	struct conn *c;
 	uint64_t t0;
-	ssize_t r;
 	int n, i;
 
 	while (!stopping) {
@@ -406,9 +403,7 @@ WL_STACK_FN void serve_loop(void)
 		}
 		for (i = 0; i < n && !stopping; i++) {
 			if (ev[i].data.ptr == &signal_tag) {
-				r = read(sig_fd, &si, sizeof(si));
-				if (r < 0 && errno != EAGAIN && errno != EINTR)
-					wl_die("read signalfd");
+				daemon_read_signal();
 				stopping = 1;
 			} else if (ev[i].data.ptr == &listen_tag) {
 				serve_accept();
