@@ -75,6 +75,9 @@ struct rsp_trace_summary {
 	uint64_t lost_events;
 	uint64_t wakeups, wakeups_unlinked; /* voluntary sleeps ended; without a recorded cause */
 	size_t n_threads, n_processes;
+	/* a stream compressed in frames: frames, and frames inflated so far (reading's cost) */
+	size_t segments;
+	uint64_t segments_inflated;
 	/* sched:sched_switch recorded: when threads ran and waited is known (false:
 	 * CPU samples only, as perf record -g; every thread's state is unknown) */
 	bool have_sched;

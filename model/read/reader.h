@@ -122,6 +122,8 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
  * until the next such call.
  */
 const struct perf_event_header *rsp_reader_record_at(const struct rsp_reader *r, uint64_t offset);
+/* Ask the CPU to fetch the record at @offset into its cache (if it is at hand: no inflating). */
+void rsp_reader_prefetch(const struct rsp_reader *r, uint64_t offset);
 
 /*
  * A compressed stream made of many zstd frames (rsp record's) is not
@@ -137,6 +139,8 @@ static inline long rsp_reader_segment_of(uint64_t offset)
 	return offset & RSP_SEG_BIT ? (long)(offset >> 32 & 0x7fffffff) : -1;
 }
 size_t rsp_reader_n_segments(const struct rsp_reader *r);
+/* Segments inflated so far, by the scan, the walk and later reads (each time counted). */
+uint64_t rsp_reader_n_inflated(const struct rsp_reader *r);
 /* Where the record at @offset lies in the file (a segment's: where the segment starts; an
  * inflated stream's: the compressed record that holds it, or its own place if not compressed). */
 uint64_t rsp_reader_file_offset(const struct rsp_reader *r, uint64_t offset);

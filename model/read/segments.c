@@ -74,6 +74,7 @@ struct segs {
 		struct segbuf b;
 	} cache[SEG_CACHE];
 	uint64_t tick;
+	uint64_t inflated; /* segments inflated (any thread: atomic), for tests and tuning */
 };
 
 /*
@@ -196,6 +197,7 @@ static int seg_inflate(const struct rsp_reader *r, ZSTD_DCtx **dc, const struct 
 		(void)ZSTD_DCtx_setParameter(*dc, ZSTD_d_stableOutBuffer, 1);
 	}
 	ZSTD_DCtx_reset(*dc, ZSTD_reset_session_only);
+	__atomic_fetch_add(&r->zs->inflated, 1, __ATOMIC_RELAXED);
 	while (!ret && off < z->end && _rsp_reader_top_record(r, off, &h, &skip)) {
 		ZSTD_inBuffer in = { r->buf + off + sizeof(h), h.size - sizeof(h), 0 };
 
@@ -302,6 +304,11 @@ uint64_t rsp_reader_file_offset(const struct rsp_reader *r, uint64_t offset)
 size_t rsp_reader_n_segments(const struct rsp_reader *r)
 {
 	return r->zs ? r->zs->n : 0;
+}
+
+uint64_t rsp_reader_n_inflated(const struct rsp_reader *r)
+{
+	return r->zs ? __atomic_load_n(&r->zs->inflated, __ATOMIC_RELAXED) : 0;
 }
 
 int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who)
@@ -444,6 +451,26 @@ void _rsp_segs_scan_done(struct rsp_reader *r)
 		munmap(r->zs->scan, r->zs->scan_cap);
 		r->zs->scan = NULL;
 	}
+}
+
+void rsp_reader_prefetch(const struct rsp_reader *r, uint64_t offset)
+{
+	const unsigned char *p;
+
+	if (offset & RSP_SEG_BIT) {
+		size_t i = (size_t)(offset >> 32 & 0x7fffffff);
+
+		if (!r->zs || i >= r->zs->n || (offset & 0xffffffffu) >= r->zs->v[i].len)
+			return;
+		p = __atomic_load_n(&r->zs->v[i].buf, __ATOMIC_ACQUIRE);
+		if (!p)
+			return;
+		p += offset & 0xffffffffu;
+	} else {
+		p = _rsp_reader_at(r, offset);
+	}
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + 64);
 }
 
 const struct perf_event_header *rsp_reader_record_at(const struct rsp_reader *r, uint64_t offset)

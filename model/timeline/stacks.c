@@ -2,15 +2,13 @@
 /*
  * Interned stacks: each distinct sequence of addresses is stored once, so a
  * thread sleeping a million times in the same place costs one stack.  User
- * stack copies are kept as references into the mapped file and unwound on
- * first use (trace_stack_resolve()).
+ * stack copies are unwound as loading reads them (walk.c) and joined to their
+ * kernel part on first use (trace_stack_resolve()).
  */
 #include "timeline/trace-private.h"
 
 #include <errno.h>
 #include <string.h>
-
-#define MAX_USER_FRAMES 256
 
 static uint64_t hash_ips(const uint64_t *ips, size_t n)
 {
@@ -100,20 +98,19 @@ uint32_t stacks_intern(struct stacks *s, const uint64_t *ips, size_t n)
 	return (uint32_t)(s->entries.n - 1);
 }
 
-uint32_t stacks_add_pending(struct stacks *s, uint32_t kernel, int32_t pid, uint64_t time,
-			    uint64_t rec_off)
+uint32_t stacks_add_pending(struct stacks *s, uint32_t kernel, uint32_t user, bool empty)
 {
 	struct pending_stack p = {
 		.kernel = kernel,
-		.pid = pid,
-		.time = time,
-		.rec_off = rec_off,
+		.user = user,
+		.empty = empty,
 	};
 
 	if (s->pending.n >= RSP_STACK_PENDING - 1 || !vec_push(&s->pending, p))
 		return kernel;
 	return (uint32_t)(s->pending.n - 1) | RSP_STACK_PENDING;
 }
+
 /* perf's callchain without the context markers (PERF_CONTEXT_*) */
 size_t _rsp_clean_chain(const uint64_t *chain, uint64_t nr, uint64_t *out, size_t max,
 			bool kernel_only)
@@ -136,16 +133,13 @@ size_t _rsp_clean_chain(const uint64_t *chain, uint64_t nr, uint64_t *out, size_
 }
 
 
-/* A pending user-stack copy: unwind it now (once). */
+/* A pending user-stack copy: its final stack (made once, on first use). */
 uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack)
 {
 	struct pending_stack *p;
-	const struct perf_event_header *h;
-	struct rsp_sample s;
 	uint64_t ips[4096 + MAX_USER_FRAMES];
-	const struct stack_entry *k;
-	size_t nk;
-	int nu = -1, parsed;
+	const struct stack_entry *k, *u;
+	size_t nk, nu;
 
 	if (!(stack & RSP_STACK_PENDING))
 		return stack;
@@ -154,26 +148,24 @@ uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack)
 	p = &t->stacks.pending.v[stack & ~RSP_STACK_PENDING];
 	if (p->resolved)
 		return p->resolved;
-	k = &t->stacks.entries.v[p->kernel];
-	nk = k->n < 4096 ? k->n : 4096;
-	memcpy(ips, &t->stacks.frames.v[k->off], nk * sizeof(uint64_t));
-	h = rsp_reader_record_at(t->reader, p->rec_off);
-	parsed = h && rsp_reader_parse_sample(t->reader, h, &s) == 0;
-	if (parsed && s.stack && !s.stack_size && !p->fallback) {
+	u = &t->ustacks.entries.v[p->user < t->ustacks.entries.n ? p->user : 0];
+	if (p->empty && !p->fallback) {
 		/*
-		 * The kernel copied none of the user stack (loading does not read
-		 * that far): the sample's callchain, as for a sample without a copy.
+		 * The kernel copied none of the user stack: the sample's
+		 * callchain, as for a sample without a copy.
 		 */
-		p->resolved = stacks_intern(&t->stacks, ips, _rsp_clean_chain(s.callchain, s.callchain_nr, ips, 4096, false));
+		p->resolved = stacks_intern(&t->stacks, &t->ustacks.frames.v[u->off], u->n);
 		if (!p->resolved)
 			p->resolved = p->kernel;
 		return p->resolved;
 	}
-	if (parsed && t->sym && s.regs && s.stack && s.stack_size)
-		nu = rsp_sym_unwind(t->sym, p->pid, p->time, s.regs, s.regs_mask, s.stack,
-				    s.stack_size, ips + nk, MAX_USER_FRAMES);
+	nu = p->empty ? 0 : u->n;
 	if (nu >= 2 || (nu > 0 && !p->fallback)) {
-		p->resolved = stacks_intern(&t->stacks, ips, nk + (size_t)nu);
+		k = &t->stacks.entries.v[p->kernel];
+		nk = k->n < 4096 ? k->n : 4096;
+		memcpy(ips, &t->stacks.frames.v[k->off], nk * sizeof(uint64_t));
+		memcpy(ips + nk, &t->ustacks.frames.v[u->off], nu * sizeof(uint64_t));
+		p->resolved = stacks_intern(&t->stacks, ips, nk + nu);
 		t->stacks.unwound++;
 	} else {
 		p->resolved = p->fallback ? p->fallback : p->kernel;

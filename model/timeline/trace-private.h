@@ -31,13 +31,21 @@ struct stack_entry {
 	uint32_t n;
 };
 
+/* user frames unwound from one copy, at most */
+#define MAX_USER_FRAMES 256
+
+/*
+ * A user-stack copy, unwound as loading read it (the walk's first stage: its
+ * record at hand, the maps those of its time), combined with the kernel part
+ * and the fallback on first use: which of them wins is known only once the
+ * event's second copy (if any) was merged.
+ */
 struct pending_stack {
 	uint32_t kernel; /* interned kernel part (from the callchain) */
 	uint32_t fallback; /* frame-pointer copy of the same event, or 0 */
-	uint32_t resolved; /* final interned id, 0 until unwound */
-	int32_t pid;
-	uint64_t time;
-	uint64_t rec_off; /* the sample in the file */
+	uint32_t resolved; /* final interned id, 0 until first use */
+	uint32_t user; /* in trace->ustacks: the unwound user frames; 0: none */
+	bool empty; /* the kernel copied no byte: user is the sample's whole callchain */
 };
 
 struct stacks {
@@ -55,8 +63,7 @@ uint32_t stacks_intern(struct stacks *s, const uint64_t *ips, size_t n);
 /* A sample's callchain without perf's context markers; only its kernel part if asked. */
 size_t _rsp_clean_chain(const uint64_t *chain, uint64_t nr, uint64_t *out, size_t max,
 			bool kernel_only);
-uint32_t stacks_add_pending(struct stacks *s, uint32_t kernel, int32_t pid, uint64_t time,
-			    uint64_t rec_off);
+uint32_t stacks_add_pending(struct stacks *s, uint32_t kernel, uint32_t user, bool empty);
 
 /* ---- the timeline ------------------------------------------------------------------ */
 
@@ -217,6 +224,7 @@ struct rsp_trace {
 	struct rsp_decoder *dec; /* per attr */
 	struct rsp_sym *sym;
 	struct stacks stacks;
+	struct stacks ustacks; /* the user parts of unwound copies (pending stacks' user) */
 	bool kallsyms_from_running_kernel;
 	bool kallsyms_from_archive;
 	struct missing_files *missing; /* files.c, made on first use */

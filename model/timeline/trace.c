@@ -176,6 +176,9 @@ static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o
 {
 	int ret = stacks_init(&t->stacks);
 
+	if (!ret)
+		ret = stacks_init(&t->ustacks);
+
 	if (ret)
 		return ret;
 	ret = load(t, o, size, err, errlen);
@@ -257,6 +260,7 @@ void rsp_trace_free(struct rsp_trace *t)
 	vec_free(&t->strchunks);
 	free(t->str_ht);
 	stacks_free(&t->stacks);
+	stacks_free(&t->ustacks);
 	trace_missing_files_free(t->missing);
 	rsp_sym_free(t->sym);
 	free(t->dec);

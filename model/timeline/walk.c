@@ -2,9 +2,11 @@
 /*
  * Loading's pass 2: the records in time order, in two stages.  The first
  * reads each record (parses a sample; inflates its segment of a compressed
- * stream); the second interns its stack, merges the second copy of an event
- * delivered twice (perf + ftrace, system-wide + target), decodes tracepoints
- * by field name and feeds the timeline builder and the symbolizer.
+ * stream), feeds the symbolizer the maps, forks and execs, and unwinds each
+ * user-stack copy while its record is at hand; the second interns its stack,
+ * merges the second copy of an event delivered twice (perf + ftrace,
+ * system-wide + target), decodes tracepoints by field name and feeds the
+ * timeline builder.
  */
 #include "timeline/load-private.h"
 
@@ -54,7 +56,8 @@ static const unsigned char *dup_raw(const struct dup *d)
  * op, in order; the second interns its stack, merges the second copies of
  * events, decodes them and builds the timeline.  With two CPUs they run on
  * both, the ops in a ring between them; else one after the other, op by op.
- * The first only reads the file and the decoders.
+ * The first only reads the file and the decoders, and is the symbolizer's
+ * only user while the walk goes on.
  */
 enum op_kind { OP_SAMPLE = 1, OP_RECORD, OP_DROP, OP_END };
 
@@ -71,7 +74,10 @@ struct op {
 	const uint64_t *callchain; /* the stack: interned by the second stage */
 	uint32_t callchain_nr;
 	bool copy; /* a user-stack copy came with it */
-	bool ucopy; /* one to unwind when asked (with registers, not empty) */
+	bool ucopy; /* one to unwind (with registers, not empty) */
+	bool uempty; /* ... in which the kernel copied no byte */
+	int unwound; /* its user frames in uips (rsp_sym_unwind()'s result) */
+	const uint64_t *uips;
 };
 
 /* the index's pages behind the walk are given back every this many records (4 MiB) */
@@ -79,6 +85,9 @@ struct op {
 #define OPQ 1024 /* ops in the ring: a power of two */
 #define PIPELINE_MIN 65536 /* records: fewer are walked on one thread, and sorted on it */
 #define OPQ_BATCH 32 /* published this many at a time */
+/* records: the first stage asks the CPU for a record's first bytes this far ahead (the
+ * records in time order are all over the file) */
+#define PREFETCH_AHEAD 16
 
 /* each side's fields on cache lines of their own: the other only reads head or tail */
 struct opq {
@@ -113,6 +122,7 @@ struct walk {
 	unsigned *pos;
 	uint32_t *count_of; /* per attr: index in t->counts */
 	uint64_t *bytes; /* per attr: bytes of its samples (the first stage's) */
+	uint64_t (*uips)[MAX_USER_FRAMES]; /* per op of the ring: its unwound user frames */
 	struct rsp_sample s; /* rsp_decode's: raw, raw_size and tid set per op */
 	/* between them */
 	struct opq *q; /* NULL: one stage after the other */
@@ -194,13 +204,22 @@ static uint32_t sample_stack(struct walk *w, const struct op *o)
 		return 0;
 	if (o->ucopy) {
 		/*
-		 * A copy of the user stack to unwind when asked (loading does not
-		 * read its dyn_size: where the kernel copied nothing, the
-		 * resolution takes the callchain as below)
+		 * An unwound copy of the user stack, joined to the kernel part or
+		 * replaced by the fallback on first use; where the kernel copied
+		 * nothing, the callchain as below
 		 */
+		uint32_t user;
+
+		if (o->uempty) {
+			n = _rsp_clean_chain(o->callchain, o->callchain_nr, w->cbuf, 512, false);
+			user = stacks_intern(&t->ustacks, w->cbuf, n);
+		} else {
+			user = o->unwound > 0 ? stacks_intern(&t->ustacks, o->uips, (size_t)o->unwound)
+					      : 0;
+		}
 		n = _rsp_clean_chain(o->callchain, o->callchain_nr, w->cbuf, 512, true);
 		kstack = stacks_intern(&t->stacks, w->cbuf, n);
-		return stacks_add_pending(&t->stacks, kstack, (int32_t)o->pid, o->time, o->off);
+		return stacks_add_pending(&t->stacks, kstack, user, o->uempty);
 	}
 	n = _rsp_clean_chain(o->callchain, o->callchain_nr, w->cbuf, 512, false);
 	return stacks_intern(&t->stacks, w->cbuf, n);
@@ -341,7 +360,33 @@ static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
 	c->with_stack += stack;
 }
 
-/* The first stage's part of a sample: parse it. */
+/*
+ * The first stage: unwind a sample's user-stack copy now, its record at hand
+ * (a compressed stream's segment inflated) and the maps those of its time.
+ * The fast parse did not read how much the kernel copied (dyn_size, after
+ * the copy): the full parse does.
+ */
+static void unwind_copy(struct walk *w, const struct perf_event_header *h, struct op *o)
+{
+	struct rsp_trace *t = w->t;
+	uint64_t *ips = w->uips[w->q ? (size_t)(o - w->q->v) : 0];
+	struct rsp_sample s;
+
+	o->uempty = false;
+	o->unwound = -1;
+	o->uips = ips;
+	if (rsp_reader_parse_sample(t->reader, h, &s))
+		return;
+	if (s.stack && !s.stack_size) {
+		o->uempty = true;
+		return;
+	}
+	if (t->sym && s.regs && s.stack)
+		o->unwound = rsp_sym_unwind(t->sym, (int32_t)o->pid, o->time, s.regs, s.regs_mask,
+					    s.stack, s.stack_size, ips, MAX_USER_FRAMES);
+}
+
+/* The first stage's part of a sample: parse it (and unwind its copy). */
 static void walk_sample(struct walk *w, const struct perf_event_header *h, uint64_t off)
 {
 	struct rsp_trace *t = w->t;
@@ -373,6 +418,8 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	o->raw = s.raw;
 	o->raw_size = s.raw ? s.raw_size : 0;
 	o->pid = s.pid;
+	if (o->ucopy)
+		unwind_copy(w, h, o);
 	op_commit(w);
 }
 
@@ -410,6 +457,67 @@ static void build_sample(struct walk *w, const struct op *o)
 		remember(w, o, d->tp_id, stack);
 }
 
+/*
+ * The first stage: what the symbolizer learns from a record (a process's
+ * maps, its fork and exec), before the samples after it are unwound.
+ */
+static void sym_record(struct walk *w, const struct perf_event_header *h, uint64_t time)
+{
+	struct rsp_sym *sym = w->t->sym;
+
+	if (!sym)
+		return;
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+		if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && h->size > sizeof(struct rsp_pf_comm))
+			rsp_sym_exec(sym, (int)((const struct rsp_pf_comm *)h)->pid, time);
+		break;
+	case PERF_RECORD_FORK: {
+		const struct rsp_pf_fork *f = (const void *)h;
+
+		if (h->size >= sizeof(*f) && f->pid != f->ppid && f->pid == f->tid)
+			rsp_sym_fork(sym, (int)f->pid, (int)f->ppid, time);
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct rsp_pf_mmap2 *m = (const void *)h;
+		char path[4096];
+		size_t room;
+
+		if (h->size <= sizeof(*m))
+			break;
+		room = h->size - sizeof(*m);
+		if (room > sizeof(path) - 1)
+			room = sizeof(path) - 1;
+		memcpy(path, m->filename, room);
+		path[room] = '\0';
+		rsp_sym_add_map(sym, (int)m->pid, time, m->start, m->len, m->pgoff, m->prot,
+				path,
+				(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? m->build_id : NULL,
+				(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? m->build_id_size : 0);
+		break;
+	}
+	case PERF_RECORD_MMAP: {
+		const struct rsp_pf_mmap *m = (const void *)h;
+		char path[4096];
+		size_t room;
+
+		if (h->size <= sizeof(*m) || m->pid == (uint32_t)-1)
+			break; /* the kernel's map: kallsyms covers it */
+		room = h->size - sizeof(*m);
+		if (room > sizeof(path) - 1)
+			room = sizeof(path) - 1;
+		memcpy(path, m->filename, room);
+		path[room] = '\0';
+		rsp_sym_add_map(sym, (int)m->pid, time, m->start, m->len, m->pgoff,
+				PROT_EXEC, path, NULL, 0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 /* The first stage: a record. */
 static void walk_record(struct walk *w, const struct idx *e)
 {
@@ -429,6 +537,7 @@ static void walk_record(struct walk *w, const struct idx *e)
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
+		sym_record(w, h, e->time);
 		o = op_begin(w);
 		o->kind = OP_RECORD;
 		o->time = e->time;
@@ -461,8 +570,6 @@ static void build_record(struct walk *w, const struct idx *e)
 		comm[room < sizeof(comm) - 1 ? room : sizeof(comm) - 1] = '\0';
 		builder_comm(w->b, e->time, c->pid, c->tid, comm,
 			     h->misc & PERF_RECORD_MISC_COMM_EXEC);
-		if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && t->sym)
-			rsp_sym_exec(t->sym, (int)c->pid, e->time);
 		break;
 	}
 	case PERF_RECORD_FORK: {
@@ -471,8 +578,6 @@ static void build_record(struct walk *w, const struct idx *e)
 		if (h->size < sizeof(*f))
 			break;
 		builder_fork(w->b, e->time, f->pid, f->ppid, f->tid, f->ptid);
-		if (t->sym && f->pid != f->ppid && f->pid == f->tid)
-			rsp_sym_fork(t->sym, (int)f->pid, (int)f->ppid, e->time);
 		break;
 	}
 	case PERF_RECORD_EXIT: {
@@ -481,40 +586,6 @@ static void build_record(struct walk *w, const struct idx *e)
 		if (h->size < sizeof(*f))
 			break;
 		builder_exit(w->b, e->time, f->pid, f->tid);
-		break;
-	}
-	case PERF_RECORD_MMAP2: {
-		const struct rsp_pf_mmap2 *m = (const void *)h;
-		char path[4096];
-		size_t room;
-
-		if (h->size <= sizeof(*m) || !t->sym)
-			break;
-		room = h->size - sizeof(*m);
-		if (room > sizeof(path) - 1)
-			room = sizeof(path) - 1;
-		memcpy(path, m->filename, room);
-		path[room] = '\0';
-		rsp_sym_add_map(t->sym, (int)m->pid, e->time, m->start, m->len, m->pgoff, m->prot,
-				path,
-				(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? m->build_id : NULL,
-				(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ? m->build_id_size : 0);
-		break;
-	}
-	case PERF_RECORD_MMAP: {
-		const struct rsp_pf_mmap *m = (const void *)h;
-		char path[4096];
-		size_t room;
-
-		if (h->size <= sizeof(*m) || !t->sym || m->pid == (uint32_t)-1)
-			break; /* the kernel's map: kallsyms covers it */
-		room = h->size - sizeof(*m);
-		if (room > sizeof(path) - 1)
-			room = sizeof(path) - 1;
-		memcpy(path, m->filename, room);
-		path[room] = '\0';
-		rsp_sym_add_map(t->sym, (int)m->pid, e->time, m->start, m->len, m->pgoff,
-				PROT_EXEC, path, NULL, 0);
 		break;
 	}
 	case PERF_RECORD_LOST: {
@@ -648,6 +719,8 @@ static void *first_stage(void *arg)
 	for (size_t i = 0; i < w->n_idx; i++) {
 		if (i % 4096 == 0 && __atomic_load_n(&w->q->stop, __ATOMIC_RELAXED))
 			break;
+		if (i + PREFETCH_AHEAD < w->n_idx)
+			rsp_reader_prefetch(w->t->reader, w->idx[i + PREFETCH_AHEAD].off);
 		walk_one(w, i);
 		if (i % IDX_RELEASE == IDX_RELEASE - 1)
 			_rsp_release(w->idx, (i + 1) * sizeof(*w->idx));
@@ -787,13 +860,20 @@ int _rsp_walk(struct rsp_trace *t, const struct rsp_trace_opts *o, struct idx *i
 		goto out;
 	if (n >= PIPELINE_MIN && _rsp_usable_cpus() > 1) {
 		q.v = malloc(OPQ * sizeof(*q.v));
+		w.uips = malloc(OPQ * sizeof(*w.uips));
 		w.q = &q;
-		piped = q.v && pthread_create(&first, NULL, first_stage, &w) == 0;
+		piped = q.v && w.uips && pthread_create(&first, NULL, first_stage, &w) == 0;
 		if (!piped) {
 			free(q.v);
+			free(w.uips);
 			q.v = NULL;
+			w.uips = NULL;
 			w.q = NULL;
 		}
+	}
+	if (!piped && !(w.uips = malloc(sizeof(*w.uips)))) {
+		ret = -ENOMEM;
+		goto out;
 	}
 	if (piped) {
 		const struct op *op;
@@ -847,6 +927,7 @@ out:
 	free(w.seg_first);
 	free(w.sched);
 	free(q.v);
+	free(w.uips);
 	for (size_t c = 0; w.ring && c < t->nr_cpus; c++)
 		for (int k = 0; k < DUP_RING; k++)
 			free(w.ring[c][k].big);

@@ -2,9 +2,12 @@
 /* Seed files for the fuzz corpus: small synthetic streams of every layout. */
 #include "synth-perf.h"
 
+#include <linux/perf_event.h>
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define US(x) (1000000000ull + (uint64_t)(x) * 1000ull)
 
@@ -121,6 +124,41 @@ int main(int argc, char **argv)
 		buf = synth_finish(s, &len);
 		if (!put_file(dir, "synth-shed.data", buf, len))
 			return 1;
+		synth_free(s);
+	}
+	{
+		/*
+		 * user-stack copies (--call-graph dwarf, rsp record's sleeps), unwound
+		 * as loading reads them: one the kernel could not fill, one with
+		 * registers in a process whose only map names a file that is not
+		 * there; in frames, as rsp record writes them
+		 */
+		struct synth_opts o = { .user_stack = true };
+		struct synth *s = synth_new(&o);
+		uint64_t chain[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81100000ull,
+				     (uint64_t)PERF_CONTEXT_USER, 0x401234 };
+		uint64_t regs[3] = { 0x7ffd1000, 0x7ffd0f00, 0x401234 }; /* BP, SP, IP */
+		unsigned char copy[64];
+		size_t len, zlen;
+		const void *buf;
+		void *z;
+
+		memset(copy, 0x5a, sizeof(copy));
+		synth_fork(s, 0, 100, 1, 100, 1);
+		synth_comm(s, 0, 100, 100, "a", false);
+		synth_mmap2(s, US(1), 100, 0x400000, 0x10000, 0, "/nonexistent/rsp-fuzz/a.out");
+		synth_switch(s, 0, US(10), 0, "swapper/0", 0, 100, "a");
+		synth_switch_ustack(s, 0, US(20), 100, "a", 1, 0, "swapper/0", chain, 4, regs,
+				    copy, sizeof(copy), 0);
+		synth_switch(s, 0, US(30), 0, "swapper/0", 0, 100, "a");
+		synth_switch_ustack(s, 0, US(40), 100, "a", 1, 0, "swapper/0", chain, 4, regs,
+				    copy, sizeof(copy), sizeof(copy));
+		synth_round(s);
+		buf = synth_finish(s, &len);
+		z = synth_compress_framed(buf, len, 256, 512, false, &zlen);
+		if (!put_file(dir, "synth-ustack-framed.data", z, zlen))
+			return 1;
+		free(z);
 		synth_free(s);
 	}
 	{

@@ -557,6 +557,27 @@ void synth_exit(struct synth *s, uint64_t t, int pid, int tid)
 	side(s, PERF_RECORD_EXIT, 0, body, sizeof(body), pid, tid, t);
 }
 
+void synth_mmap2(struct synth *s, uint64_t t, int pid, uint64_t start, uint64_t len,
+		 uint64_t pgoff, const char *path)
+{
+	size_t n = strlen(path) + 1;
+	unsigned char *body = calloc(1, 64 + n);
+	uint32_t prot = 5, flags = 2; /* PROT_READ | PROT_EXEC, MAP_PRIVATE */
+
+	if (!body)
+		return;
+	memcpy(body, &pid, 4);
+	memcpy(body + 4, &pid, 4);
+	memcpy(body + 8, &start, 8);
+	memcpy(body + 16, &len, 8);
+	memcpy(body + 24, &pgoff, 8);
+	memcpy(body + 56, &prot, 4);
+	memcpy(body + 60, &flags, 4);
+	memcpy(body + 64, path, n);
+	side(s, PERF_RECORD_MMAP2, 0, body, 64 + n, pid, pid, t);
+	free(body);
+}
+
 void synth_lost(struct synth *s, uint64_t t, int cpu, uint64_t n)
 {
 	struct buf r = { 0 };

@@ -91,6 +91,9 @@ const void *synth_finish(struct synth *s, size_t *len);
 void synth_comm(struct synth *s, uint64_t t, int pid, int tid, const char *comm, bool exec);
 void synth_fork(struct synth *s, uint64_t t, int pid, int ppid, int tid, int ptid);
 void synth_exit(struct synth *s, uint64_t t, int pid, int tid);
+/* A process's executable map of @path (PERF_RECORD_MMAP2 without a build id). */
+void synth_mmap2(struct synth *s, uint64_t t, int pid, uint64_t start, uint64_t len,
+		 uint64_t pgoff, const char *path);
 void synth_lost(struct synth *s, uint64_t t, int cpu, uint64_t n);
 /* A shed span of the CPU sampler (rsp record under memory pressure): a
  * PERF_RECORD_LOST_SAMPLES with RSP_PF_MISC_SHED_BEGIN at its start, one

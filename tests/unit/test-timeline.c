@@ -541,8 +541,8 @@ static void test_long_pingpong(size_t N, size_t piece, size_t frame, size_t min_
 /*
  * --call-graph dwarf samples: a sleep whose user-stack copy the kernel could
  * not fill (dyn_size 0) keeps the callchain, user part included, as one
- * without a copy; one with a copy is unwound when asked (no symbols here:
- * its kernel part).  Loading does not read dyn_size; the resolution does.
+ * without a copy; one with a copy is unwound as loading reads it (no symbols
+ * here: its kernel part), so asking for it inflates no frame again.
  */
 static void test_user_stack_copies(bool framed)
 {
@@ -567,10 +567,7 @@ static void test_user_stack_copies(bool framed)
 	synth_switch_ustack(s, 0, US(1300), 100, "a", S_INT, 0, "swapper/0", chain, 5, regs, copy,
 			    sizeof(copy), sizeof(copy));
 	synth_switch(s, 0, US(1400), 0, "swapper/0", 0, 100, "a");
-	/*
-	 * framed: a record a frame; the copies are unwound after loading, their
-	 * frames inflated again
-	 */
+	/* framed: a record a frame */
 	t = framed ? open_framed(s, 4096, 1, false, &segs, &z, err, sizeof(err)) :
 		     open_synth(s, err, sizeof(err));
 	CHECK(t != NULL && (!framed || segs >= 5), "samples with user-stack copies%s open (%s)",
@@ -578,7 +575,13 @@ static void test_user_stack_copies(bool framed)
 	if (t) {
 		size_t ia = thread_of(t, 100);
 		struct rsp_slice_info sl;
-		bool found = slice_at(t, ia, US(1150), &sl);
+		struct rsp_trace_summary before;
+		uint64_t inflated;
+		bool found;
+
+		rsp_trace_get_summary(t, &before);
+		inflated = before.segments_inflated;
+		found = slice_at(t, ia, US(1150), &sl);
 
 		CHECK(found && sl.kind == RSP_SLICE_SLEEP && sl.stack &&
 			      rsp_stack_n_frames(t, sl.stack) == 3,
@@ -589,6 +592,16 @@ static void test_user_stack_copies(bool framed)
 			      rsp_stack_n_frames(t, sl.stack) == 2,
 		      "a copy to unwind, with nothing to unwind it: its kernel part (%zu frames)",
 		      sl.stack ? rsp_stack_n_frames(t, sl.stack) : 0);
+		if (framed) {
+			struct rsp_trace_summary sum;
+
+			rsp_trace_get_summary(t, &sum);
+			CHECK(sum.segments == segs && sum.segments_inflated == inflated,
+			      "asking for the copies' stacks inflated no frame again (%llu "
+			      "inflations of %zu frames, %llu after)",
+			      (unsigned long long)inflated, segs,
+			      (unsigned long long)sum.segments_inflated);
+		}
 		rsp_trace_free(t);
 	}
 	free(z);
