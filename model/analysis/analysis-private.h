@@ -182,6 +182,8 @@ struct rsp_analysis {
 	/* who held each CPU (cpus.c) */
 	VEC(struct cpu_run) *cpu_runs;
 	size_t n_cpu_runs;
+	size_t *run_hint; /* per CPU: the last first_after() answer */
+	size_t *slice_hint; /* per thread: the last analysis_first_slice() answer */
 	struct _rsp_u64map sched_labels;
 };
 
@@ -217,8 +219,9 @@ uint32_t analysis_add_node(struct rsp_analysis *an, uint8_t kind, uint64_t s, ui
 uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category cat, uint64_t s,
 		       uint64_t e, uint32_t parent, uint32_t depth, uint32_t thread);
 
-/* the first slice of @th that ends after @a (slices.n if none) */
-size_t analysis_first_slice(const struct thread *th, uint64_t a);
+/* the first slice of @thread that ends after @a (slices.n if none); searched from the last
+ * answer for that thread (the walk asks in time order, mostly) */
+size_t analysis_first_slice(struct rsp_analysis *an, uint32_t thread, uint64_t a);
 /* the stack id after unwinding (pending copies resolved), for comparing stacks */
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack);
 /* who ended a wait: its waker, else for data its sender (woken from a softirq) */

@@ -53,7 +53,7 @@ static void claim_waits_in(struct rsp_analysis *an, uint32_t thread, uint64_t s,
 {
 	const struct thread *th = &an->t->threads.v[thread];
 
-	for (size_t k = analysis_first_slice(th, s); k < th->slices.n; k++) {
+	for (size_t k = analysis_first_slice(an, thread, s); k < th->slices.n; k++) {
 		const struct slice *sl = &th->slices.v[k];
 		uint64_t a = sl->start > s ? sl->start : s, b = sl->end < e ? sl->end : e;
 
@@ -566,7 +566,7 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 	f.depth = 0;
 	f.cursor = a;
 	f.q_thread = f.q_sock = RSP_NONE;
-	f.k = analysis_first_slice(&an->t->threads.v[thread], a);
+	f.k = analysis_first_slice(an, thread, a);
 	if (!vec_push(&st, f))
 		return -ENOMEM;
 	an->on_stack[thread]++;
@@ -582,7 +582,7 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 				child.q_sock = top->q_sock;
 			}
 			claim_call(an, &child);
-			child.k = analysis_first_slice(&an->t->threads.v[child.thread], child.a);
+			child.k = analysis_first_slice(an, child.thread, child.a);
 			an->on_stack[child.thread]++;
 			if (!vec_push(&st, child)) {
 				an->nomem = true;
@@ -874,6 +874,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 	an->claims = calloc(nt ? nt : 1, sizeof(*an->claims));
 	an->thread_seen = calloc(nt ? nt : 1, 1);
 	an->swept = calloc(nt ? nt : 1, sizeof(*an->swept));
+	an->slice_hint = calloc(nt ? nt : 1, sizeof(*an->slice_hint)); /* NULL: no hints */
 	if (an->summary) {
 		an->nodes.v = calloc(NODE_RING, sizeof(*an->nodes.v));
 		an->nodes.n = an->nodes.cap = an->nodes.warm = an->nodes.v ? NODE_RING : 0;
@@ -975,6 +976,7 @@ void rsp_analysis_free(struct rsp_analysis *an)
 	free(an->path_of_thread);
 	free(an->thread_seen);
 	free(an->swept);
+	free(an->slice_hint);
 	vec_free(&an->nodes);
 	vec_free(&an->paths);
 	analysis_labels_free(an);

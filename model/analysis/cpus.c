@@ -7,6 +7,7 @@
  * thread, per CPU and in time order, are indexed on first use.
  */
 #include "analysis/analysis-private.h"
+#include "base/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,12 @@ static bool index_cpus(struct rsp_analysis *an)
 	if (an->cpu_runs)
 		return true;
 	an->cpu_runs = calloc(ncpu, sizeof(*an->cpu_runs));
-	if (!an->cpu_runs) {
+	an->run_hint = calloc(ncpu, sizeof(*an->run_hint));
+	if (!an->cpu_runs || !an->run_hint) {
+		free(an->cpu_runs);
+		free(an->run_hint);
+		an->cpu_runs = NULL;
+		an->run_hint = NULL;
 		an->nomem = true;
 		return false;
 	}
@@ -61,20 +67,26 @@ static bool index_cpus(struct rsp_analysis *an)
 	return true;
 }
 
+struct run_query {
+	const struct cpu_run *v;
+	uint64_t a;
+};
+
+static bool starts_before(const void *ctx, size_t i)
+{
+	const struct run_query *q = ctx;
+
+	return q->v[i].start < q->a;
+}
+
 /* The first run on @cpu that ends after @a (runs by start; their ends mostly in order). */
-static size_t first_after(const struct rsp_analysis *an, uint16_t cpu, uint64_t a)
+static size_t first_after(struct rsp_analysis *an, uint16_t cpu, uint64_t a)
 {
 	const struct cpu_run *v = an->cpu_runs[cpu].v;
-	size_t lo = 0, hi = an->cpu_runs[cpu].n;
+	struct run_query q = { v, a };
+	size_t lo = _rsp_gallop(an->cpu_runs[cpu].n, an->run_hint[cpu], starts_before, &q);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].start < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	an->run_hint[cpu] = lo;
 	/* an earlier run may still cover @a */
 	while (lo > 0 && v[lo - 1].end > a)
 		lo--;
@@ -392,6 +404,8 @@ void analysis_cpus_free(struct rsp_analysis *an)
 	for (size_t c = 0; an->cpu_runs && c < an->n_cpu_runs; c++)
 		vec_free(&an->cpu_runs[c]);
 	free(an->cpu_runs);
+	free(an->run_hint);
 	an->cpu_runs = NULL;
+	an->run_hint = NULL;
 	_rsp_u64map_free(&an->sched_labels);
 }

@@ -296,7 +296,7 @@ static uint32_t ran_meanwhile(struct rsp_analysis *an, uint32_t thread, uint64_t
 
 		if (i == thread || o->pid != me->pid)
 			continue;
-		for (size_t k = analysis_first_slice(o, lo); k < o->slices.n; k++) {
+		for (size_t k = analysis_first_slice(an, (uint32_t)i, lo); k < o->slices.n; k++) {
 			const struct slice *s = &o->slices.v[k];
 			uint64_t a = s->start > lo ? s->start : lo, b = s->end < hi ? s->end : hi;
 

@@ -5,6 +5,7 @@
  * once.  A leaf is a node with a category: its time counts.
  */
 #include "analysis/analysis-private.h"
+#include "base/search.h"
 
 #include <string.h>
 
@@ -58,19 +59,28 @@ uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category 
 	return n;
 }
 
-size_t analysis_first_slice(const struct thread *th, uint64_t a)
+struct slice_query {
+	const struct slice *v;
+	uint64_t a;
+};
+
+static bool ends_by(const void *ctx, size_t i)
 {
-	size_t lo = 0, hi = th->slices.n;
+	const struct slice_query *q = ctx;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	return q->v[i].end <= q->a;
+}
 
-		if (th->slices.v[mid].end <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+size_t analysis_first_slice(struct rsp_analysis *an, uint32_t thread, uint64_t a)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	struct slice_query q = { th->slices.v, a };
+	size_t k = _rsp_gallop(th->slices.n, an->slice_hint ? an->slice_hint[thread] : 0, ends_by,
+			       &q);
+
+	if (an->slice_hint)
+		an->slice_hint[thread] = k;
+	return k;
 }
 
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack)
