@@ -7,6 +7,7 @@
  * path, work running in parallel (analysis.c, explain_descendant).
  */
 #include "analysis/analysis-private.h"
+#include "base/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -108,55 +109,19 @@ static int cmp_iv(const void *x, const void *y)
 	return a->s < b->s ? -1 : a->s > b->s;
 }
 
-static size_t run_end(const struct interval *v, size_t i, size_t n)
+static bool starts_first(const void *x, const void *y)
 {
-	for (i++; i < n && v[i].s >= v[i - 1].s; i++)
-		;
-	return i;
+	return ((const struct interval *)x)->s < ((const struct interval *)y)->s;
 }
 
 /*
  * Claims sorted by start.  They come in runs already in order (each root's
  * walk in time order, a call's overhang reaching back a little, then the
- * thread's own idle sleeps): the runs are merged, pairwise, until one is left
- * (O(n log runs); qsort only if there is no memory for the merge).
+ * thread's own idle sleeps): the runs are merged (qsort only if there is no
+ * memory for the merge).
  */
 void analysis_sort_claims(struct interval *v, size_t n)
 {
-	struct interval *src = v, *dst, *tmp;
-	size_t runs = 1;
-
-	for (size_t i = 1; i < n; i++)
-		runs += v[i].s < v[i - 1].s;
-	if (runs == 1)
-		return;
-	dst = malloc(n * sizeof(*dst));
-	if (!dst) {
+	if (_rsp_merge_sort_runs(v, n, sizeof(*v), starts_first))
 		qsort(v, n, sizeof(*v), cmp_iv);
-		return;
-	}
-	tmp = dst;
-	while (runs > 1) {
-		size_t i = 0;
-
-		runs = 0;
-		while (i < n) {
-			size_t a1 = run_end(src, i, n), b1 = a1 < n ? run_end(src, a1, n) : n;
-			size_t x = i, y = a1, o = i;
-
-			while (x < a1 && y < b1)
-				dst[o++] = src[y].s < src[x].s ? src[y++] : src[x++];
-			while (x < a1)
-				dst[o++] = src[x++];
-			while (y < b1)
-				dst[o++] = src[y++];
-			runs++;
-			i = b1;
-		}
-		src = dst;
-		dst = src == v ? tmp : v;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
 }

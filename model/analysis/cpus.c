@@ -8,6 +8,7 @@
  */
 #include "analysis/analysis-private.h"
 #include "base/search.h"
+#include "base/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,13 @@ static int by_start(const void *x, const void *y)
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+static bool run_first(const void *x, const void *y)
+{
+	const struct cpu_run *a = x, *b = y;
+
+	return a->start < b->start || (a->start == b->start && a->end < b->end);
 }
 
 /* Every run of the trace, per CPU, by start. */
@@ -61,8 +69,10 @@ static bool index_cpus(struct rsp_analysis *an)
 			}
 		}
 	}
+	/* each thread's runs come in order: merged (qsort only without memory for it) */
 	for (size_t c = 0; c < ncpu; c++)
-		if (an->cpu_runs[c].n)
+		if (an->cpu_runs[c].n && _rsp_merge_sort_runs(an->cpu_runs[c].v, an->cpu_runs[c].n,
+							      sizeof(struct cpu_run), run_first))
 			qsort(an->cpu_runs[c].v, an->cpu_runs[c].n, sizeof(struct cpu_run), by_start);
 	return true;
 }

@@ -39,6 +39,7 @@ void stacks_free(struct stacks *s)
 	vec_free(&s->frames);
 	vec_free(&s->entries);
 	vec_free(&s->pending);
+	_rsp_u64map_free(&s->joined);
 	free(s->ht);
 	memset(s, 0, sizeof(*s));
 }
@@ -161,11 +162,21 @@ uint32_t trace_stack_resolve(struct rsp_trace *t, uint32_t stack)
 	}
 	nu = p->empty ? 0 : u->n;
 	if (nu >= 2 || (nu > 0 && !p->fallback)) {
-		k = &t->stacks.entries.v[p->kernel];
-		nk = k->n < 4096 ? k->n : 4096;
-		memcpy(ips, &t->stacks.frames.v[k->off], nk * sizeof(uint64_t));
-		memcpy(ips + nk, &t->ustacks.frames.v[u->off], nu * sizeof(uint64_t));
-		p->resolved = stacks_intern(&t->stacks, ips, nk + nu);
+		/* the same sleep a thousand times: joined once */
+		uint64_t key = (uint64_t)p->kernel << 32 | p->user;
+		uint32_t id;
+
+		if (_rsp_u64map_get(&t->stacks.joined, key, &id)) {
+			p->resolved = id;
+		} else {
+			k = &t->stacks.entries.v[p->kernel];
+			nk = k->n < 4096 ? k->n : 4096;
+			memcpy(ips, &t->stacks.frames.v[k->off], nk * sizeof(uint64_t));
+			memcpy(ips + nk, &t->ustacks.frames.v[u->off], nu * sizeof(uint64_t));
+			p->resolved = stacks_intern(&t->stacks, ips, nk + nu);
+			if (p->resolved)
+				(void)_rsp_u64map_put(&t->stacks.joined, key, p->resolved);
+		}
 		t->stacks.unwound++;
 	} else {
 		p->resolved = p->fallback ? p->fallback : p->kernel;

@@ -11,6 +11,7 @@
 #include "rsp-model.h"
 #include "symbols/symbols.h"
 #include "read/tracedata.h"
+#include "base/hashmap.h"
 #include "base/vec.h"
 
 #include <stdbool.h>
@@ -52,6 +53,7 @@ struct stacks {
 	VEC(uint64_t) frames;
 	VEC(struct stack_entry) entries;
 	VEC(struct pending_stack) pending;
+	struct _rsp_u64map joined; /* kernel id << 32 | user id (ustacks) -> their joined stack */
 	uint32_t *ht; /* open addressing: id + 1 */
 	size_t ht_cap;
 	uint64_t unwound, unwind_failed;
