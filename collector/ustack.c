@@ -78,8 +78,13 @@ static void *resolver(void *arg)
 			lookup(&u->work[i]);
 		pthread_mutex_lock(&u->lock);
 		for (size_t i = 0; i < n; i++) {
-			if (u->n_res < QCAP)
-				u->res[u->n_res++] = u->work[i];
+			size_t k = u->n_res;
+
+			/* n_res is stored atomically: the sampler peeks at it without the lock */
+			if (k < QCAP) {
+				u->res[k] = u->work[i];
+				__atomic_store_n(&u->n_res, k + 1, __ATOMIC_RELAXED);
+			}
 			u->pending--;
 		}
 		pthread_cond_broadcast(&u->cond);
@@ -331,7 +336,7 @@ static bool from_copy(struct slot *s, uint64_t sp, const void *copy, uint64_t co
 /* the resolver's answers into the slots; never waits for the lock */
 static void take_answers(struct rsp_ustack *u)
 {
-	if (!u->n_res || pthread_mutex_trylock(&u->lock))
+	if (!__atomic_load_n(&u->n_res, __ATOMIC_RELAXED) || pthread_mutex_trylock(&u->lock))
 		return;
 	for (size_t i = 0; i < u->n_res; i++) {
 		const struct lookup *q = &u->res[i];
@@ -345,7 +350,7 @@ static void take_answers(struct rsp_ustack *u)
 		s->hi = q->hi;
 		s->wait = 0;
 	}
-	u->n_res = 0;
+	__atomic_store_n(&u->n_res, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&u->lock);
 }
 
