@@ -78,6 +78,7 @@ struct rsp_trace_summary {
 	/* a stream compressed in frames: frames, and frames inflated so far (reading's cost) */
 	size_t segments;
 	uint64_t segments_inflated;
+	size_t segments_shared; /* of them, scanned by a second thread beside the first */
 	/* sched:sched_switch recorded: when threads ran and waited is known (false:
 	 * CPU samples only, as perf record -g; every thread's state is unknown) */
 	bool have_sched;

@@ -279,6 +279,13 @@ static void absorb_event_update(struct rsp_reader *r, const struct perf_event_he
  */
 enum { SCAN_ON, SCAN_CUT, SCAN_STOP };
 
+/* Before the scan takes in a record that changes how records read: tell the hooks. */
+static void defining(struct rsp_reader *r)
+{
+	if (r->hooks && r->hooks->defining)
+		r->hooks->defining(r->hooks_ctx);
+}
+
 /*
  * One record at @off (in the file, or in a segment), @avail bytes from its
  * start to the end of what holds it: absorbed if it defines the stream, then
@@ -308,6 +315,9 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 			    "not a valid perf.data stream: first record has type %u", h->type);
 		return SCAN_STOP;
 	}
+	if (!r->scanned && !_rsp_reader_plain_type(h->type) && h->type != RSP_PF_RECORD_AUXTRACE &&
+	    h->type != RSP_PF_RECORD_COMPRESSED)
+		defining(r);
 	switch (h->type) {
 	case RSP_PF_RECORD_HEADER_ATTR:
 		if (!r->scanned) {
@@ -445,6 +455,11 @@ static int scan_segment(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *
 
 int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err, size_t errlen)
 {
+	return rsp_reader_scan_shared(r, fn, NULL, ctx, err, errlen);
+}
+
+static int scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err, size_t errlen)
+{
 	uint64_t off = r->data_start, next;
 	size_t si = 0;
 	int ret = 0, st;
@@ -455,6 +470,18 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 		const struct perf_event_header *h;
 
 		if (_rsp_segs_starts(r, si, off)) {
+			uint64_t given = 0;
+			int k = r->hooks && r->hooks->segment
+					? r->hooks->segment(r->hooks_ctx, si, &given)
+					: 0;
+
+			if (k < 0)
+				return k;
+			if (k > 0) {
+				r->info.n_records += given;
+				off = _rsp_segs_end(r, si++);
+				continue;
+			}
 			st = scan_segment(r, si, fn, ctx, &ret, err, errlen);
 			if (st == SCAN_STOP)
 				return ret;
@@ -470,6 +497,7 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 		}
 		h = (const void *)_rsp_reader_at(r, off);
 		if (((uintptr_t)h & 7) && !r->scanned) {
+			defining(r); /* the reader's tails change */
 			if (realign(r, off))
 				return _rsp_errf(err, errlen, -ENOMEM,
 				                 "out of memory reading the trace");
@@ -499,6 +527,19 @@ int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err
 	_rsp_segs_scan_done(r);
 	r->scanned = true;
 	return 0;
+}
+
+int rsp_reader_scan_shared(struct rsp_reader *r, rsp_record_fn fn, const struct rsp_scan_hooks *hk,
+			   void *ctx, char *err, size_t errlen)
+{
+	int ret;
+
+	r->hooks = hk;
+	r->hooks_ctx = ctx;
+	ret = scan(r, fn, ctx, err, errlen);
+	r->hooks = NULL;
+	r->hooks_ctx = NULL;
+	return ret;
 }
 
 const struct rsp_reader_info *rsp_reader_info(const struct rsp_reader *r)

@@ -116,6 +116,33 @@ typedef int (*rsp_record_fn)(void *ctx, const struct rsp_record *rec);
 int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err, size_t errlen);
 
 /*
+ * A scan that shares a stream of segments with another thread, which reads
+ * some of them with rsp_reader_scan_segment_plain() meanwhile.
+ */
+struct rsp_scan_hooks {
+	/* before segment @i: 1 if its records were given elsewhere (*@n_records of them),
+	 * 0 to read it here, -errno to stop the scan (returned) */
+	int (*segment)(void *ctx, size_t i, uint64_t *n_records);
+	/* before the scan takes in a record that changes how records read (an attr, a
+	 * feature, tracing data, build ids, a thread map): whatever reads records on
+	 * another thread stops first, and its records of later segments are void */
+	void (*defining)(void *ctx);
+};
+int rsp_reader_scan_shared(struct rsp_reader *r, rsp_record_fn fn, const struct rsp_scan_hooks *hk,
+			   void *ctx, char *err, size_t errlen);
+/*
+ * Segment @i's records to @fn, from a thread other than the scan's (one at a
+ * time), inflated into that thread's own buffer; only if every record in it
+ * is plain (none that defines the stream or carries a payload after it) and
+ * the frame is whole.  0 and *@n_records; -EAGAIN: not so (let the scan read
+ * it); -ENOMEM; or what @fn returned.  Nothing of the reader changes but the
+ * segment's size; the caller keeps the scan from taking in a defining record
+ * meanwhile (rsp_scan_hooks.defining).
+ */
+int rsp_reader_scan_segment_plain(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *ctx,
+				  uint64_t *n_records);
+
+/*
  * The record at @offset (as given to the scan callback); NULL if it cannot be
  * had (no memory to inflate it again).  A record of a segment the caller
  * does not hold (below) is inflated into a small cache: the pointer is good

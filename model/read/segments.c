@@ -59,6 +59,10 @@ struct segs {
 	size_t scan_cap;
 	uint64_t scan_used; /* bytes the last segment inflated to */
 	ZSTD_DCtx *dc_scan;
+	/* the other thread's share of the scan (rsp_reader_scan_segment_plain) */
+	unsigned char *side;
+	size_t side_cap;
+	ZSTD_DCtx *dc_side;
 	/* the walk's loads (its two stages: one context each) and the buffers it gives back */
 	ZSTD_DCtx *dc_load[2];
 	pthread_mutex_t pool_lock;
@@ -166,7 +170,10 @@ void _rsp_segs_free(struct segs *zs)
 	free(zs->v);
 	if (zs->scan)
 		munmap(zs->scan, zs->scan_cap);
+	if (zs->side)
+		munmap(zs->side, zs->side_cap);
 	ZSTD_freeDCtx(zs->dc_scan);
+	ZSTD_freeDCtx(zs->dc_side);
 	ZSTD_freeDCtx(zs->dc_load[0]);
 	ZSTD_freeDCtx(zs->dc_load[1]);
 	ZSTD_freeDCtx(zs->dc_cache);
@@ -247,6 +254,42 @@ static int seg_scan_buffer(struct segs *zs)
 	return 0;
 }
 
+bool _rsp_reader_plain_type(uint32_t type)
+{
+	switch (type) {
+	case RSP_PF_RECORD_HEADER_ATTR:
+	case RSP_PF_RECORD_EVENT_UPDATE:
+	case RSP_PF_RECORD_HEADER_FEATURE:
+	case RSP_PF_RECORD_HEADER_TRACING_DATA:
+	case RSP_PF_RECORD_AUXTRACE:
+	case RSP_PF_RECORD_HEADER_BUILD_ID:
+	case RSP_PF_RECORD_THREAD_MAP:
+	case RSP_PF_RECORD_COMPRESSED:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/*
+ * Whole records only, from @len inflated bytes (a payload after its record
+ * included): a frame cut short or broken ends on its last.
+ */
+static uint64_t whole_records(const unsigned char *buf, uint64_t len)
+{
+	uint64_t whole = 0;
+
+	while (whole < len) {
+		struct perf_event_header h;
+		uint64_t skip;
+
+		if (!_rsp_record_span(buf + whole, len - whole, &h, &skip))
+			break;
+		whole += h.size + skip;
+	}
+	return whole;
+}
+
 int _rsp_segs_scan_inflate(struct rsp_reader *r, size_t i, const unsigned char **buf,
 			   uint64_t *n, char *err, size_t errlen)
 {
@@ -266,20 +309,59 @@ int _rsp_segs_scan_inflate(struct rsp_reader *r, size_t i, const unsigned char *
 		                       "than %llu MB, more than this process can hold",
 		                 (unsigned long long)(zs->limit >> 20));
 	*buf = zs->scan;
-	/* whole records only (a payload after its record included): a frame cut
-	 * short or broken ends on its last */
-	while (whole < len) {
-		struct perf_event_header h;
-		uint64_t skip;
-
-		if (!_rsp_record_span(zs->scan + whole, len - whole, &h, &skip))
-			break;
-		whole += h.size + skip;
-	}
+	whole = whole_records(zs->scan, len);
 	zs->v[i].len = whole;
 	zs->scan_used = len;
 	*n = whole;
 	return ret ? ret : whole < len ? -EINVAL : 0;
+}
+
+int rsp_reader_scan_segment_plain(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *ctx,
+				  uint64_t *n_records)
+{
+	struct segs *zs = r->zs;
+	uint64_t len = 0, p, n = 0;
+	int ret;
+
+	*n_records = 0;
+	if (!zs || i >= zs->n)
+		return -EINVAL;
+	if (!zs->side) {
+		/* as large as the scan's (whose size the scan settled): virtual until written */
+		void *m = mmap(NULL, zs->limit, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (m == MAP_FAILED)
+			return -EAGAIN;
+		zs->side = m;
+		zs->side_cap = zs->limit;
+	}
+	ret = seg_inflate(r, &zs->dc_side, &zs->v[i], zs->side, zs->side_cap, &len);
+	if (ret == -ENOMEM)
+		return ret;
+	/* broken, cut or too large: the scan reads it (and says so) */
+	if (ret || whole_records(zs->side, len) != len)
+		return -EAGAIN;
+	for (p = 0; p < len;) {
+		const struct perf_event_header *h = (const void *)(zs->side + p);
+
+		if ((p & 7) || h->size < sizeof(*h) || !_rsp_reader_plain_type(h->type))
+			return -EAGAIN;
+		p += h->size;
+	}
+	zs->v[i].len = len;
+	for (p = 0; p < len; p += ((const struct perf_event_header *)(zs->side + p))->size) {
+		struct rsp_record rec = { (const void *)(zs->side + p),
+					  RSP_SEG_BIT | (uint64_t)i << 32 | p };
+
+		n++;
+		if (fn && (ret = fn(ctx, &rec)))
+			return ret;
+	}
+	*n_records = n;
+	if (len > SEG_TRIM)
+		madvise(zs->side + SEG_TRIM, len - SEG_TRIM, MADV_DONTNEED);
+	return 0;
 }
 
 void _rsp_segs_scan_trim(struct rsp_reader *r)

@@ -8,35 +8,37 @@
 #include "timeline/load-private.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SETUP_AFTER 16384 /* records: the set-up's thread starts then (tracing data known) */
 
-int _rsp_index_record(void *ctx, const struct rsp_record *rec)
+/* Loading's progress at @off (a record's offset), false if cancelled. */
+static bool progress_at(struct scan *sc, uint64_t off)
 {
-	struct scan *sc = ctx;
-	const struct perf_event_header *h = rec->h;
-	struct rsp_sample s;
-	struct idx e;
+	uint64_t at = rsp_reader_file_offset(sc->t->reader, off);
+
+	if (_rsp_load_cancelled(sc->o))
+		return false;
+	if (sc->o->progress && sc->size)
+		sc->o->progress(at < sc->size ? at / 3.0 / sc->size : 1 / 3.0, sc->o->progress_ctx);
+	return true;
+}
+
+/*
+ * The time (and CPU) of a record the index keeps: 0; 1 for a record it does
+ * not keep; -errno for one that does not fit its event's layout.
+ */
+static int record_time(struct rsp_reader *r, const struct perf_event_header *h,
+		       struct rsp_sample *s)
+{
 	int ret;
 
-	if (sc->n % SETUP_AFTER == SETUP_AFTER - 1)
-		_rsp_setup_start(sc->su);
-	if (++sc->n % PROGRESS_EVERY == 0 && sc->o) {
-		uint64_t at = rsp_reader_file_offset(sc->t->reader, rec->offset);
-
-		if (_rsp_load_cancelled(sc->o))
-			return -ECANCELED;
-		if (sc->o->progress && sc->size)
-			sc->o->progress(at < sc->size ? at / 3.0 / sc->size : 1 / 3.0,
-					sc->o->progress_ctx);
-	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		/* the rest is checked when the sample is built (walk_sample) */
-		ret = rsp_reader_sample_time(sc->t->reader, h, &s);
-		break;
+		return rsp_reader_sample_time(r, h, s);
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -44,15 +46,31 @@ int _rsp_index_record(void *ctx, const struct rsp_record *rec)
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
-		ret = rsp_reader_parse_id(sc->t->reader, h, &s);
+		ret = rsp_reader_parse_id(r, h, s);
 		if (ret == -ENODATA) {
 			ret = 0;
-			s.has_time = false;
+			s->has_time = false;
 		}
-		break;
+		return ret;
 	default:
-		return 0;
+		return 1;
 	}
+}
+
+int _rsp_index_record(void *ctx, const struct rsp_record *rec)
+{
+	struct scan *sc = ctx;
+	struct rsp_sample s;
+	struct idx e;
+	int ret;
+
+	if (sc->n % SETUP_AFTER == SETUP_AFTER - 1)
+		_rsp_setup_start(sc->su);
+	if (++sc->n % PROGRESS_EVERY == 0 && sc->o && !progress_at(sc, rec->offset))
+		return -ECANCELED;
+	ret = record_time(sc->t->reader, rec->h, &s);
+	if (ret > 0)
+		return 0;
 	if (ret) {
 		sc->t->n_records++;
 		trace_warn(sc->t, "records that do not fit their event's layout were skipped");
@@ -218,4 +236,222 @@ int _rsp_sort_index(struct idx **v, size_t n, uint64_t base)
 	free(so.result == *v ? so.spare : *v);
 	*v = so.result;
 	return 0;
+}
+
+/*
+ * The scan on two threads.  A stream of many segments (rsp record's zstd
+ * frames, each inflating on its own) is shared: this thread takes segments
+ * from the front, a second from the back (rsp_reader_scan_segment_plain:
+ * its own buffer, only segments of plain records), until they meet; then
+ * this one takes in the second's entries, segment by segment in file order,
+ * as _rsp_index_record would have (the time of an untimed record is the one
+ * before it), so the index is the same.  A record that changes how records
+ * read (an attr, a feature...) stops the second thread first and voids what
+ * it read: the rest is read here.
+ */
+#define SIDE_MIN_SEGMENTS 64
+
+struct side_ent {
+	uint64_t time, off;
+	bool has_time;
+};
+
+struct side_seg {
+	uint8_t state; /* SIDE_* */
+	size_t first, n; /* its entries */
+	uint64_t records, misfits;
+	uint64_t t_min, t_max; /* of its nonzero times; t_min 0: none */
+	uint32_t cpus; /* 1 + its highest CPU, 0: none */
+};
+
+enum { SIDE_NONE, SIDE_DONE, SIDE_REFUSED };
+
+struct side_scan {
+	struct scan *sc;
+	pthread_t tid;
+	bool running, joined, voided;
+	int stop; /* atomic */
+	uint64_t span; /* atomic: the front's next segment << 32 | the back's last taken */
+	size_t n_segs;
+	struct side_seg *seg;
+	VEC(struct side_ent) ent;
+	size_t cur; /* the segment being read (the second thread's) */
+};
+
+static int side_record(void *ctx, const struct rsp_record *rec)
+{
+	struct side_scan *ss = ctx;
+	struct side_seg *g = &ss->seg[ss->cur];
+	struct side_ent e;
+	struct rsp_sample s;
+	int ret = record_time(ss->sc->t->reader, rec->h, &s);
+
+	if (ret > 0)
+		return 0;
+	if (ret) {
+		g->misfits++;
+		return 0;
+	}
+	e.time = s.has_time ? s.time : 0;
+	e.off = rec->offset;
+	e.has_time = s.has_time;
+	if (!vec_push(&ss->ent, e))
+		return -ENOMEM;
+	g->n++;
+	if (s.has_time && s.time) {
+		if (!g->t_min || s.time < g->t_min)
+			g->t_min = s.time;
+		if (s.time > g->t_max)
+			g->t_max = s.time;
+	}
+	if (s.has_cpu && s.cpu + 1 > g->cpus && s.cpu < 4096)
+		g->cpus = s.cpu + 1;
+	return 0;
+}
+
+/* The second thread: segments from the back, until it meets the front or one is refused. */
+static void *side_thread(void *arg)
+{
+	struct side_scan *ss = arg;
+	struct rsp_reader *r = ss->sc->t->reader;
+
+	while (!__atomic_load_n(&ss->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t span = __atomic_load_n(&ss->span, __ATOMIC_ACQUIRE);
+		uint32_t front = (uint32_t)(span >> 32), back = (uint32_t)span;
+		struct side_seg *g;
+		uint64_t records;
+
+		if (back <= front + 1u)
+			break; /* the front takes the rest */
+		if (!__atomic_compare_exchange_n(&ss->span, &span, span - 1, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		ss->cur = back - 1u;
+		g = &ss->seg[ss->cur];
+		g->first = ss->ent.n;
+		if (rsp_reader_scan_segment_plain(r, ss->cur, side_record, ss, &records)) {
+			ss->ent.n = g->first;
+			g->state = SIDE_REFUSED;
+			break;
+		}
+		g->records = records;
+		g->state = SIDE_DONE;
+	}
+	return NULL;
+}
+
+static void side_join(struct side_scan *ss)
+{
+	if (ss->running && !ss->joined) {
+		pthread_join(ss->tid, NULL);
+		ss->joined = true;
+	}
+}
+
+/* rsp_scan_hooks.defining: the second thread stops; what it read is void. */
+static void side_defining(void *ctx)
+{
+	struct scan *sc = ctx;
+	struct side_scan *ss = sc->side;
+
+	if (!ss || ss->voided || !ss->running)
+		return; /* nothing read yet (segment 0's header records) */
+	__atomic_store_n(&ss->stop, 1, __ATOMIC_RELEASE);
+	side_join(ss);
+	ss->voided = true;
+}
+
+/* Progress, cancel and the set-up's start for @n records taken in at once (as one by one). */
+static int side_count(struct scan *sc, uint64_t n, uint64_t off)
+{
+	uint64_t before = sc->n;
+
+	sc->n += n;
+	if (sc->n / SETUP_AFTER != before / SETUP_AFTER)
+		_rsp_setup_start(sc->su);
+	if (sc->n / PROGRESS_EVERY != before / PROGRESS_EVERY && sc->o && !progress_at(sc, off))
+		return -ECANCELED;
+	return 0;
+}
+
+/* rsp_scan_hooks.segment */
+static int side_segment(void *ctx, size_t i, uint64_t *records)
+{
+	struct scan *sc = ctx;
+	struct side_scan *ss = sc->side;
+	struct side_seg *g;
+	uint64_t span;
+
+	if (!ss || ss->voided || i >= ss->n_segs)
+		return 0;
+	if (i == 1 && !ss->running) {
+		/* segment 0 read here (the stream's header records are in it): share the rest */
+		ss->span = (uint64_t)1 << 32 | ss->n_segs;
+		ss->running = pthread_create(&ss->tid, NULL, side_thread, ss) == 0;
+		return 0;
+	}
+	if (!ss->running)
+		return 0;
+	/* take segment i at the front, unless the second thread took it */
+	span = __atomic_load_n(&ss->span, __ATOMIC_ACQUIRE);
+	while ((uint32_t)span > i) {
+		uint64_t next = (uint64_t)(i + 1) << 32 | (uint32_t)span;
+
+		if (__atomic_compare_exchange_n(&ss->span, &span, next, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return 0;
+	}
+	side_join(ss);
+	g = &ss->seg[i];
+	if (g->state != SIDE_DONE)
+		return 0;
+	for (size_t k = g->first; k < g->first + g->n; k++) {
+		const struct side_ent *e = &ss->ent.v[k];
+		struct idx x = { e->has_time ? e->time : sc->last_time, e->off };
+
+		if (e->has_time && e->time)
+			sc->last_time = e->time;
+		if (!vec_push(&sc->idx, x)) {
+			sc->nomem = true;
+			return -ENOMEM;
+		}
+	}
+	for (uint64_t k = 0; k < g->misfits; k++) {
+		sc->t->n_records++;
+		trace_warn(sc->t, "records that do not fit their event's layout were skipped");
+	}
+	if (g->t_min && (!sc->t->t_start || g->t_min < sc->t->t_start))
+		sc->t->t_start = g->t_min;
+	if (g->t_max > sc->t->t_end)
+		sc->t->t_end = g->t_max;
+	if (g->cpus > sc->t->nr_cpus)
+		sc->t->nr_cpus = g->cpus;
+	*records = g->records;
+	sc->t->n_segs_shared++;
+	return side_count(sc, g->records, RSP_SEG_BIT | (uint64_t)i << 32) ? -ECANCELED : 1;
+}
+
+int _rsp_scan(struct scan *sc, char *err, size_t errlen)
+{
+	struct rsp_reader *r = sc->t->reader;
+	size_t n_segs = rsp_reader_n_segments(r);
+	static const struct rsp_scan_hooks hooks = { side_segment, side_defining };
+	struct side_scan ss = { .sc = sc, .n_segs = n_segs };
+	int ret;
+
+	if (n_segs < SIDE_MIN_SEGMENTS || n_segs >= UINT32_MAX || _rsp_usable_cpus() < 2)
+		return rsp_reader_scan(r, _rsp_index_record, sc, err, errlen);
+	ss.seg = calloc(n_segs, sizeof(*ss.seg));
+	if (!ss.seg)
+		return rsp_reader_scan(r, _rsp_index_record, sc, err, errlen);
+	sc->side = &ss;
+	ret = rsp_reader_scan_shared(r, _rsp_index_record, &hooks, sc, err, errlen);
+	__atomic_store_n(&ss.stop, 1, __ATOMIC_RELEASE);
+	side_join(&ss);
+	sc->side = NULL;
+	if (ret == -ECANCELED)
+		snprintf(err, errlen, "loading cancelled");
+	vec_free(&ss.ent);
+	free(ss.seg);
+	return ret;
 }

@@ -59,10 +59,14 @@ struct scan {
 	/* progress and cancel (rsp_trace_opts) */
 	const struct rsp_trace_opts *o;
 	uint64_t size, n;
+	struct side_scan *side; /* a second thread's share of a stream in many segments */
 };
 
 /* rsp_reader_scan()'s callback: @ctx is a struct scan. */
 int _rsp_index_record(void *ctx, const struct rsp_record *rec);
+/* The scan into sc->idx: on two threads for a stream of many segments (its
+ * second thread's share taken in in file order: the same index). */
+int _rsp_scan(struct scan *sc, char *err, size_t errlen);
 /* Sort @n entries by time (stably), on two threads for many; -ENOMEM. */
 int _rsp_sort_index(struct idx **v, size_t n, uint64_t base);
 

@@ -32,7 +32,7 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	struct scan sc = { .t = t, .su = &su, .o = o, .size = size };
 	int ret;
 
-	ret = rsp_reader_scan(t->reader, _rsp_index_record, &sc, err, errlen);
+	ret = _rsp_scan(&sc, err, errlen);
 	if (ret) {
 		_rsp_setup_abandon(&su);
 		vec_free(&sc.idx);

@@ -8,6 +8,8 @@
 
 #include "rsp-perf-format.h"
 
+#include <unistd.h>
+
 /* The slice of @thread covering @time; false (and *s zeroed) if none. */
 static bool slice_at(struct rsp_trace *t, size_t thread, uint64_t time, struct rsp_slice_info *s)
 {
@@ -416,6 +418,95 @@ static void test_sockets(void)
 		      (unsigned long long)n.send_ns);
 		rsp_trace_free(t);
 	}
+	synth_free(s);
+}
+
+/*
+ * A stream of many frames (rsp record's framing) is scanned on two threads:
+ * the second reads frames from the back while the first reads from the
+ * front, and its records are taken in in file order, so the trace is the one
+ * read from the same stream uncompressed (on one thread): every slice of
+ * both threads the same.  With @late_define, a record that changes how
+ * records read (tracing data) in the middle of the stream stops the second
+ * thread and voids what it read: the same trace again, no frame taken in
+ * from the second thread.
+ */
+static void test_shared_scan(bool late_define)
+{
+	struct synth_opts so = { 0 };
+	struct synth *s = synth_new(&so);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *a = NULL, *b = NULL;
+	struct rsp_trace_summary sa, sb;
+	unsigned char *z = NULL;
+	const void *buf;
+	size_t len, zlen, N = 60000, bad = 0;
+	char err[256];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_comm(s, 0, 100, 100, "a", false);
+	synth_fork(s, 0, 200, 1, 200, 1);
+	synth_comm(s, 0, 200, 200, "b", false);
+	for (size_t i = 0; i < N; i++) {
+		uint64_t t0 = US(1000) + i * 100000;
+
+		synth_waking(s, 0, t0 + 10000, 100, 0, 200, "b", 1, false, NULL, 0);
+		synth_switch(s, 0, t0 + 20000, 100, "a", S_INT, 0, "swapper/0");
+		synth_switch(s, 1, t0 + 30000, 0, "swapper/1", 0, 200, "b");
+		synth_waking(s, 1, t0 + 60000, 200, 0, 100, "a", 0, false, NULL, 0);
+		synth_switch(s, 1, t0 + 70000, 200, "b", S_INT, 0, "swapper/1");
+		synth_switch(s, 0, t0 + 80000, 0, "swapper/0", 0, 100, "a");
+		if (i % 1000 == 999)
+			synth_round(s);
+		if (late_define && i == N / 2)
+			synth_tracing_data_record(s, false, false);
+	}
+	buf = synth_finish(s, &len);
+	z = synth_compress_framed(buf, len, 32 << 10, 256 << 10, false, &zlen);
+	if (!z || rsp_trace_open_mem(buf, len, &o, &a, err, sizeof(err)))
+		a = NULL;
+	if (!z || rsp_trace_open_mem(z, zlen, &o, &b, err, sizeof(err)))
+		b = NULL;
+	CHECK(a && b, "%zu rounds open, uncompressed and in frames%s (%s)", N,
+	      late_define ? " with tracing data in the middle" : "", a && b ? "" : err);
+	if (a && b) {
+		rsp_trace_get_summary(a, &sa);
+		rsp_trace_get_summary(b, &sb);
+		CHECK(sb.segments >= 100 && sa.events == sb.events && sa.start_ns == sb.start_ns &&
+			      sa.end_ns == sb.end_ns && sa.n_threads == sb.n_threads &&
+			      sa.wakeups == sb.wakeups,
+		      "%zu frames: %llu and %llu events, %zu and %zu threads", sb.segments,
+		      (unsigned long long)sa.events, (unsigned long long)sb.events, sa.n_threads,
+		      sb.n_threads);
+		for (size_t i = 0; i < rsp_trace_n_threads(a) && i < rsp_trace_n_threads(b); i++) {
+			struct rsp_thread_info ta, tb;
+
+			rsp_trace_thread(a, i, &ta);
+			rsp_trace_thread(b, i, &tb);
+			bad += ta.tid != tb.tid || ta.n_slices != tb.n_slices;
+			for (size_t k = 0; !bad && k < ta.n_slices; k++) {
+				struct rsp_slice_info x, y;
+
+				rsp_thread_slice(a, i, k, &x);
+				rsp_thread_slice(b, i, k, &y);
+				bad += x.kind != y.kind || x.start_ns != y.start_ns ||
+				       x.end_ns != y.end_ns || x.wake_ns != y.wake_ns;
+			}
+		}
+		CHECK(!bad, "every thread's slices the same read both ways (%zu differ)", bad);
+		if (late_define)
+			CHECK(sb.segments_shared == 0,
+			      "the tracing data voided the second thread's frames (%zu taken in)",
+			      sb.segments_shared);
+		else if (cpus >= 2)
+			CHECK(sb.segments_shared > 0 && sb.segments_shared < sb.segments,
+			      "%zu of %zu frames scanned by the second thread", sb.segments_shared,
+			      sb.segments);
+	}
+	rsp_trace_free(a);
+	rsp_trace_free(b);
+	free(z);
 	synth_free(s);
 }
 
@@ -895,6 +986,8 @@ int main(void)
 	test_long_pingpong(12000, 0, 0, 0, true); /* sorted on two threads */
 	test_long_pingpong(24000, 1 << 16, 0, 16, false);
 	test_long_pingpong(24000, 32 << 10, 256 << 10, 16, true); /* rsp record's framing */
+	test_shared_scan(false);
+	test_shared_scan(true);
 	/* frames larger than the part of the scan's buffer kept after each (16 MB) */
 	test_long_pingpong(30000, 32 << 10, 17 << 20, 18, false);
 	test_user_stack_copies(false);
