@@ -162,6 +162,29 @@ int main(int argc, char **argv)
 		synth_free(s);
 	}
 	{
+		/*
+		 * 80 frames and more: scanned on two threads (the second from the
+		 * back), with tracing data in a late frame that voids its share
+		 */
+		struct synth_opts o = { 0 };
+		struct synth *s = synth_new(&o);
+		size_t len, zlen;
+		const void *buf;
+		void *z;
+
+		for (int k = 0; k < 30; k++) {
+			events(s);
+			if (k == 24)
+				synth_tracing_data_record(s, false, false);
+		}
+		buf = synth_finish(s, &len);
+		z = synth_compress_framed(buf, len, 256, 512, false, &zlen);
+		if (!put_file(dir, "synth-framed-many.data", z, zlen))
+			return 1;
+		free(z);
+		synth_free(s);
+	}
+	{
 		/* perf record's own lost-samples counts, written at its end with time 0 */
 		struct synth_opts o = { 0 };
 		struct synth *s = synth_new(&o);
