@@ -29,6 +29,7 @@
 #define _RSP_TIME_END UINT64_MAX
 #define _RSP_KERNEL_START 0xffff800000000000ull
 #define _RSP_UNWINDERS 16 /* per-process Dwfls kept for unwinding */
+#define _RSP_KCACHE 4096 /* kernel addresses whose symbols are kept (a power of two) */
 #define _RSP_DSO_DWFLS 256 /* per-file Dwfls kept for symbols (they may hold an fd) */
 
 /* --- kallsyms.c ---------------------------------------------------------------- */
@@ -241,6 +242,12 @@ struct rsp_sym {
 	uint64_t tick; /* for LRU */
 	struct _rsp_unwinder *unwinders[_RSP_UNWINDERS];
 	struct rsp_sym_stats stats;
+	/* kernel addresses looked up lately (direct-mapped; kallsyms' answer depends on the
+	 * address alone): the same few thousand return addresses, asked again and again */
+	struct {
+		uint64_t addr; /* 0: empty */
+		struct rsp_sym_frame f;
+	} kcache[_RSP_KCACHE];
 };
 
 /* --- names.c -------------------------------------------------------------------- */

@@ -183,6 +183,8 @@ int rsp_sym_set_kallsyms(struct rsp_sym *sym, const char *text, size_t len)
 		return err;
 	k->retired = sym->kallsyms; /* frames may still point at its names */
 	sym->kallsyms = k;
+	for (size_t i = 0; i < _RSP_KCACHE; i++)
+		sym->kcache[i].addr = 0; /* looked up in the table before */
 	sym->stats.kernel_symbols = k->n;
 	return k->n > INT32_MAX ? INT32_MAX : (int)k->n;
 }
@@ -200,8 +202,17 @@ void rsp_sym_lookup(struct rsp_sym *sym, int pid, uint64_t time, uint64_t addr, 
 		return;
 	sym->stats.lookups++;
 	if (kernel || addr >= _RSP_KERNEL_START) {
+		uint64_t h = addr * 0x9e3779b97f4a7c15ull;
+		size_t k = (size_t)(h >> 32) & (_RSP_KCACHE - 1);
+
+		if (addr && sym->kcache[k].addr == addr) {
+			*out = sym->kcache[k].f;
+			return;
+		}
 		out->kernel = true;
 		_rsp_kallsyms_lookup(sym->kallsyms, addr, out);
+		sym->kcache[k].addr = addr;
+		sym->kcache[k].f = *out;
 		return;
 	}
 	p = _rsp_proc_get(sym, pid);
