@@ -51,15 +51,15 @@ struct req_window {
 	uint32_t sock;
 };
 struct server_windows {
-	VEC(struct req_window) w; /* by start; one thread serves one at a time */
+	VEC(struct req_window) w; /* by start (two read in one turn may overlap: reach) */
 };
-/* time the target queued behind another connection of a server (its socket there) */
 /* what was done meanwhile: a leaf's label and category */
 struct queued_what {
 	uint32_t label;
 	uint8_t cat;
 	uint64_t ns;
 };
+/* time the target queued behind another connection of a server (its socket there) */
 struct queued_peer {
 	uint32_t sock;
 	uint64_t ns;
@@ -306,23 +306,26 @@ void analysis_unrecorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, 
 void analysis_runs_finish(struct rsp_analysis *an);
 void analysis_runs_free(struct rsp_analysis *an);
 
-/* --- analysis.c ------------------------------------------------------------------- */
+/* --- queue.c --------------------------------------------------------------------- */
 
-/* @v by start: a merge of the runs already in order (qsort where there are many) */
-/* queue.c: a leaf [@s, @e] made in the walk's current call (an->q_thread) */
+/* a leaf [@s, @e] made in the walk's current call (an->q_thread) */
 void analysis_queue_leaf(struct rsp_analysis *an, struct anode *n);
 /* a leaf retired: its queued time to its label (@label: its own or its site's) */
 void analysis_queue_retire(struct rsp_analysis *an, const struct anode *n, uint32_t label);
 void analysis_queue_finish(struct rsp_analysis *an);
 void analysis_queue_free(struct rsp_analysis *an);
 
-/* claims.c */
+/* --- claims.c -------------------------------------------------------------------- */
+
+/* @v by start: a merge of the runs already in order (qsort without memory for it) */
 void analysis_sort_claims(struct interval *v, size_t n);
 size_t analysis_union_claims(struct interval *v, size_t n);
 void analysis_claim_where_claimed(struct rsp_analysis *an, uint32_t thread, uint32_t holder,
 				  size_t n, uint64_t s, uint64_t e);
 void analysis_claim(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e);
 uint32_t analysis_path_of_ancestor(struct rsp_analysis *an, uint32_t ti);
+/* a thread the target started (not a target thread): its paths are async */
+bool analysis_is_descendant(struct rsp_analysis *an, uint32_t ti);
 bool analysis_claim_holder(struct rsp_analysis *an, uint32_t holder, uint64_t s, uint64_t e);
 
 #endif /* RSP_ANALYSIS_PRIVATE_H */

@@ -14,6 +14,7 @@
  * categories partition the total exactly and none can go negative.
  */
 #include "analysis/analysis-private.h"
+#include "base/search.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -665,22 +666,29 @@ static bool descends_from(const struct rsp_analysis *an, uint32_t ti, uint32_t a
 }
 
 /*
- * A descendant's idle time: sleeps until someone else of the target's tree
- * (not one of its own descendants) woke it.  A server the target forked,
- * waiting for the next request, is not doing work the target started.
- */
-/*
  * Did sleep @k of @ti end for nothing: the run after it made no socket call
  * and went back to the same wait (the same stack)?  A helper blocked in
  * recv() for the next request is woken by the peer's recv() of its last
  * reply (a Unix socket wakes the writer's wait queue); it finds nothing and
  * sleeps on.  Only where the trace has socket calls to tell.
  */
+struct sockop_query {
+	const struct sock_op *v;
+	uint64_t t;
+};
+
+static bool before_time(const void *ctx, size_t i)
+{
+	const struct sockop_query *q = ctx;
+
+	return q->v[i].time < q->t;
+}
+
 static bool woken_for_nothing(struct rsp_analysis *an, uint32_t ti, size_t k)
 {
 	const struct thread *th = &an->t->threads.v[ti];
 	const struct slice *r, *again;
-	size_t lo = 0, hi = an->t->sockops.n;
+	struct sockop_query q;
 
 	if (!an->t->have_net || k + 2 >= th->slices.n)
 		return false;
@@ -688,21 +696,21 @@ static bool woken_for_nothing(struct rsp_analysis *an, uint32_t ti, size_t k)
 	again = &th->slices.v[k + 2];
 	if (r->kind != SLICE_RUN || again->kind != SLICE_SLEEP || !th->slices.v[k].stack)
 		return false;
-	while (lo < hi) { /* the first socket call at or after the run's start */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (an->t->sockops.v[mid].time < r->start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < an->t->sockops.n && an->t->sockops.v[i].time <= r->end; i++)
+	q = (struct sockop_query){ an->t->sockops.v, r->start };
+	/* from the first socket call at or after the run's start */
+	for (size_t i = _rsp_gallop(an->t->sockops.n, 0, before_time, &q);
+	     i < an->t->sockops.n && an->t->sockops.v[i].time <= r->end; i++)
 		if (an->t->sockops.v[i].thread == ti)
 			return false;
 	/* the stacks last: comparing them unwinds user-stack copies */
 	return analysis_stack_id(an, th->slices.v[k].stack) == analysis_stack_id(an, again->stack);
 }
 
+/*
+ * A descendant's idle time: sleeps until someone else of the target's tree
+ * (not one of its own descendants) woke it.  A server the target forked,
+ * waiting for the next request, is not doing work the target started.
+ */
 static void add_idle(struct rsp_analysis *an, uint32_t ti)
 {
 	const struct thread *th = &an->t->threads.v[ti];
@@ -739,12 +747,6 @@ static void add_idle(struct rsp_analysis *an, uint32_t ti)
 	}
 }
 
-static bool is_descendant(struct rsp_analysis *an, uint32_t ti)
-{
-	return !an->is_target[ti] && an->t->threads.v[ti].parent != RSP_NONE &&
-	       analysis_path_of_ancestor(an, an->t->threads.v[ti].parent) != RSP_NONE;
-}
-
 /*
  * Before any async path is walked: each descendant's claims so far (the
  * target's paths are walked) and its idle waits, sorted and made disjoint;
@@ -759,7 +761,7 @@ static int claim_descendants(struct rsp_analysis *an)
 	for (uint32_t i = 0; i < nt; i++) {
 		VEC(struct interval) *cl = (void *)&an->claims[i];
 
-		if (is_descendant(an, i))
+		if (analysis_is_descendant(an, i))
 			add_idle(an, i);
 		if (cl->n) {
 			analysis_sort_claims(cl->v, cl->n);
@@ -768,7 +770,7 @@ static int claim_descendants(struct rsp_analysis *an)
 		n_sorted[i] = cl->n;
 	}
 	for (uint32_t i = 0; i < nt; i++)
-		if (is_descendant(an, i))
+		if (analysis_is_descendant(an, i))
 			analysis_claim_waits_on_paths(an, i, n_sorted);
 	free(n_sorted);
 	return an->nomem ? -ENOMEM : 0;

@@ -7,6 +7,7 @@
  * path, work running in parallel (analysis.c, explain_descendant).
  */
 #include "analysis/analysis-private.h"
+#include "base/search.h"
 #include "base/sort.h"
 
 #include <stdlib.h>
@@ -51,11 +52,15 @@ uint32_t analysis_path_of_ancestor(struct rsp_analysis *an, uint32_t ti)
  * own control path running in parallel (nothing ran in parallel: one of the
  * two waited for the other).
  */
+bool analysis_is_descendant(struct rsp_analysis *an, uint32_t ti)
+{
+	return !an->is_target[ti] && an->t->threads.v[ti].parent != RSP_NONE &&
+	       analysis_path_of_ancestor(an, an->t->threads.v[ti].parent) != RSP_NONE;
+}
+
 bool analysis_claim_holder(struct rsp_analysis *an, uint32_t holder, uint64_t s, uint64_t e)
 {
-	if (holder == RSP_NONE || an->is_target[holder] ||
-	    an->t->threads.v[holder].parent == RSP_NONE ||
-	    analysis_path_of_ancestor(an, an->t->threads.v[holder].parent) == RSP_NONE)
+	if (holder == RSP_NONE || !analysis_is_descendant(an, holder))
 		return false;
 	analysis_claim(an, holder, s, e);
 	return true;
@@ -84,21 +89,26 @@ size_t analysis_union_claims(struct interval *v, size_t n)
  * Claim for @thread the parts of [@s, @e] that @holder's first @n claims
  * (sorted, disjoint) cover: its time there was in a target's path.
  */
+struct claim_query {
+	const struct interval *v;
+	uint64_t s;
+};
+
+static bool ends_by(const void *ctx, size_t i)
+{
+	const struct claim_query *q = ctx;
+
+	return q->v[i].e <= q->s;
+}
+
 void analysis_claim_where_claimed(struct rsp_analysis *an, uint32_t thread, uint32_t holder,
 				  size_t n, uint64_t s, uint64_t e)
 {
 	const struct interval *v = an->claims[holder].v;
-	size_t lo = 0, hi = n;
+	struct claim_query q = { v, s };
 
-	while (lo < hi) { /* the first that ends after @s */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].e <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < n && v[i].s < e; i++)
+	/* from the first that ends after @s */
+	for (size_t i = _rsp_gallop(n, 0, ends_by, &q); i < n && v[i].s < e; i++)
 		analysis_claim(an, thread, v[i].s > s ? v[i].s : s, v[i].e < e ? v[i].e : e);
 }
 

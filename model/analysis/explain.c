@@ -118,16 +118,15 @@ static int by_ns(const void *x, const void *y)
 
 void analysis_retire(struct rsp_analysis *an, const struct anode *n)
 {
+	bool by_site = n->cat == RSP_CAT_CPU_UNSAMPLED && n->site < an->sites.n;
+
 	if (n->thread != RSP_NONE)
 		an->thread_seen[n->thread] = 1;
 	/* a run without samples is named by its site there (its functions' shares are
 	 * the site's, divided later); a sampled run by its first sample's function */
-	if (n->q_ns) {
-		bool by_site = n->cat == RSP_CAT_CPU_UNSAMPLED && n->site < an->sites.n;
-
+	if (n->q_ns)
 		analysis_queue_retire(an, n, by_site ? an->sites.v[n->site].label : n->label);
-	}
-	if (n->cat == RSP_CAT_CPU_UNSAMPLED && n->site < an->sites.n) {
+	if (by_site) {
 		/* its site's, divided when every site is known (runs.c) */
 		an->sites.v[n->site].ns += n->end - n->start;
 		an->sites.v[n->site].count++;

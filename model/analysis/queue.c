@@ -13,6 +13,7 @@
  * categories (a leaf keeps its category: the server's CPU, its disk...).
  */
 #include "analysis/analysis-private.h"
+#include "base/search.h"
 #include "rsp-requests.h"
 
 #include <stdlib.h>
@@ -85,12 +86,25 @@ static uint32_t add_peer(struct rsp_analysis *an, uint32_t sock, enum rsp_catego
 	return (uint32_t)i;
 }
 
+struct reach_query {
+	const struct req_window *w;
+	uint64_t s;
+};
+
+static bool reaches_by(const void *ctx, size_t i)
+{
+	const struct reach_query *q = ctx;
+
+	return q->w[i].reach <= q->s;
+}
+
 void analysis_queue_leaf(struct rsp_analysis *an, struct anode *n)
 {
 	const struct server_windows *sw;
 	uint64_t s = n->start, e = n->end, most = 0;
 	enum rsp_category cat = (enum rsp_category)n->cat;
-	size_t lo = 0, hi;
+	struct reach_query q;
+	size_t lo;
 
 	if (an->q_thread == RSP_NONE || e <= s || an->cur_path >= an->paths.n ||
 	    an->paths.v[an->cur_path].async)
@@ -98,15 +112,9 @@ void analysis_queue_leaf(struct rsp_analysis *an, struct anode *n)
 	sw = windows_of(an, an->q_thread);
 	if (!sw || !sw->w.n)
 		return;
-	hi = sw->w.n;
-	while (lo < hi) { /* the first window that, or one before which, ends after @s */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sw->w.v[mid].reach <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first window that, or one before which, ends after @s */
+	q = (struct reach_query){ sw->w.v, s };
+	lo = _rsp_gallop(sw->w.n, 0, reaches_by, &q);
 	for (size_t i = lo; i < sw->w.n && sw->w.v[i].s < e; i++) {
 		const struct req_window *w = &sw->w.v[i];
 		uint64_t a = w->s > s ? w->s : s, b = w->e < e ? w->e : e;

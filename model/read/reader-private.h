@@ -224,8 +224,8 @@ uint64_t _rsp_segs_first(const struct rsp_reader *r, size_t i);
  */
 int _rsp_segs_scan_inflate(struct rsp_reader *r, size_t i, const unsigned char **buf,
 			   uint64_t *n, char *err, size_t errlen);
-/* Is a record of @type read the same whatever came before it (not absorbed by the scan)? */
-bool _rsp_reader_plain_type(uint32_t type);
+/* Does a record of @type change how the records after it read (absorbed by the scan)? */
+bool _rsp_reader_defining_type(uint32_t type);
 /* After a segment is scanned: a large one's pages past the first few MB go back. */
 void _rsp_segs_scan_trim(struct rsp_reader *r);
 /* The scan's buffer goes (another scan makes it again). */

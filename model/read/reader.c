@@ -315,8 +315,7 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 			    "not a valid perf.data stream: first record has type %u", h->type);
 		return SCAN_STOP;
 	}
-	if (!r->scanned && !_rsp_reader_plain_type(h->type) && h->type != RSP_PF_RECORD_AUXTRACE &&
-	    h->type != RSP_PF_RECORD_COMPRESSED)
+	if (!r->scanned && _rsp_reader_defining_type(h->type))
 		defining(r);
 	switch (h->type) {
 	case RSP_PF_RECORD_HEADER_ATTR:

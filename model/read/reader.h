@@ -132,12 +132,12 @@ int rsp_reader_scan_shared(struct rsp_reader *r, rsp_record_fn fn, const struct 
 			   void *ctx, char *err, size_t errlen);
 /*
  * Segment @i's records to @fn, from a thread other than the scan's (one at a
- * time), inflated into that thread's own buffer; only if every record in it
- * is plain (none that defines the stream or carries a payload after it) and
- * the frame is whole.  0 and *@n_records; -EAGAIN: not so (let the scan read
- * it); -ENOMEM; or what @fn returned.  Nothing of the reader changes but the
- * segment's size; the caller keeps the scan from taking in a defining record
- * meanwhile (rsp_scan_hooks.defining).
+ * time), inflated into that thread's own buffer, as long as each is plain
+ * (none that defines the stream or carries a payload after it) and whole.
+ * 0 and *@n_records; -EAGAIN: one is not (let the scan read the segment; the
+ * caller drops what @fn was given of it); -ENOMEM; or what @fn returned.
+ * Nothing of the reader changes but the segment's size; the caller keeps the
+ * scan from taking in a defining record meanwhile (rsp_scan_hooks.defining).
  */
 int rsp_reader_scan_segment_plain(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *ctx,
 				  uint64_t *n_records);
@@ -197,10 +197,13 @@ int rsp_reader_parse_sample(const struct rsp_reader *r, const struct perf_event_
 /*
  * The same without reading the user stack copy's dyn_size: stack_size is the
  * copy's size, an upper bound (bytes valid may be fewer, even none).  What
- * loading needs; whoever unwinds parses again with rsp_reader_parse_sample.
+ * loading needs; whoever unwinds asks rsp_reader_sample_stack_filled().
  */
 int rsp_reader_parse_sample_fast(const struct rsp_reader *r, const struct perf_event_header *h,
 				 struct rsp_sample *s);
+/* After rsp_reader_parse_sample_fast(): the bytes of the user-stack copy the
+ * kernel filled (its dyn_size, which that parse did not read); 0 without a copy. */
+uint64_t rsp_reader_sample_stack_filled(const struct rsp_sample *s);
 
 /* The sample_id_all trailer of a non-sample record: time, cpu, tid. */
 int rsp_reader_parse_id(const struct rsp_reader *r, const struct perf_event_header *h,

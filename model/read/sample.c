@@ -225,6 +225,17 @@ int rsp_reader_parse_sample_fast(const struct rsp_reader *r, const struct perf_e
 	return parse_sample(r, h, s, false);
 }
 
+uint64_t rsp_reader_sample_stack_filled(const struct rsp_sample *s)
+{
+	uint64_t dyn;
+
+	if (!s->stack)
+		return 0;
+	/* dyn_size right after the copy: the fast parse checked it is there */
+	memcpy(&dyn, (const unsigned char *)s->stack + s->stack_size, sizeof(dyn));
+	return dyn <= s->stack_size ? dyn : s->stack_size;
+}
+
 int rsp_reader_parse_id(const struct rsp_reader *r, const struct perf_event_header *h,
 			struct rsp_sample *s)
 {

@@ -254,21 +254,27 @@ static int seg_scan_buffer(struct segs *zs)
 	return 0;
 }
 
-bool _rsp_reader_plain_type(uint32_t type)
+bool _rsp_reader_defining_type(uint32_t type)
 {
 	switch (type) {
 	case RSP_PF_RECORD_HEADER_ATTR:
 	case RSP_PF_RECORD_EVENT_UPDATE:
 	case RSP_PF_RECORD_HEADER_FEATURE:
 	case RSP_PF_RECORD_HEADER_TRACING_DATA:
-	case RSP_PF_RECORD_AUXTRACE:
 	case RSP_PF_RECORD_HEADER_BUILD_ID:
 	case RSP_PF_RECORD_THREAD_MAP:
-	case RSP_PF_RECORD_COMPRESSED:
-		return false;
-	default:
 		return true;
+	default:
+		return false;
 	}
+}
+
+/* A record the scan only counts: none that defines the stream, carries a payload
+ * after it (AUXTRACE) or holds compressed records */
+static bool plain_type(uint32_t type)
+{
+	return !_rsp_reader_defining_type(type) && type != RSP_PF_RECORD_AUXTRACE &&
+	       type != RSP_PF_RECORD_COMPRESSED;
 }
 
 /*
@@ -320,6 +326,7 @@ int rsp_reader_scan_segment_plain(struct rsp_reader *r, size_t i, rsp_record_fn 
 				  uint64_t *n_records)
 {
 	struct segs *zs = r->zs;
+	struct perf_event_header h;
 	uint64_t len = 0, p, n = 0;
 	int ret;
 
@@ -339,25 +346,23 @@ int rsp_reader_scan_segment_plain(struct rsp_reader *r, size_t i, rsp_record_fn 
 	ret = seg_inflate(r, &zs->dc_side, &zs->v[i], zs->side, zs->side_cap, &len);
 	if (ret == -ENOMEM)
 		return ret;
-	/* broken, cut or too large: the scan reads it (and says so) */
-	if (ret || whole_records(zs->side, len) != len)
+	/* broken or too large: the scan reads it (and says so) */
+	if (ret)
 		return -EAGAIN;
-	for (p = 0; p < len;) {
-		const struct perf_event_header *h = (const void *)(zs->side + p);
-
-		if ((p & 7) || h->size < sizeof(*h) || !_rsp_reader_plain_type(h->type))
-			return -EAGAIN;
-		p += h->size;
-	}
-	zs->v[i].len = len;
-	for (p = 0; p < len; p += ((const struct perf_event_header *)(zs->side + p))->size) {
+	for (p = 0; p < len; p += h.size) {
 		struct rsp_record rec = { (const void *)(zs->side + p),
 					  RSP_SEG_BIT | (uint64_t)i << 32 | p };
+		uint64_t skip;
 
+		/* one not plain, misaligned or cut short: the scan reads the segment */
+		if ((p & 7) || !_rsp_record_span(zs->side + p, len - p, &h, &skip) ||
+		    !plain_type(h.type))
+			return -EAGAIN;
 		n++;
 		if (fn && (ret = fn(ctx, &rec)))
 			return ret;
 	}
+	zs->v[i].len = len;
 	*n_records = n;
 	if (len > SEG_TRIM)
 		madvise(zs->side + SEG_TRIM, len - SEG_TRIM, MADV_DONTNEED);

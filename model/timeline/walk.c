@@ -76,8 +76,7 @@ struct op {
 	bool copy; /* a user-stack copy came with it */
 	bool ucopy; /* one to unwind (with registers, not empty) */
 	bool uempty; /* ... in which the kernel copied no byte */
-	int unwound; /* its user frames in uips (rsp_sym_unwind()'s result) */
-	const uint64_t *uips;
+	int unwound; /* its user frames in op_uips() (rsp_sym_unwind()'s result) */
 };
 
 /* the index's pages behind the walk are given back every this many records (4 MiB) */
@@ -130,6 +129,12 @@ struct walk {
 };
 
 static void apply(struct walk *w, const struct op *o);
+
+/* An op's unwound user frames: beside the ring, at the op's place in it. */
+static uint64_t *op_uips(struct walk *w, const struct op *o)
+{
+	return w->uips[w->q ? (size_t)(o - w->q->v) : 0];
+}
 
 /* ---- the ring between the stages ----------------------------------------------------------- */
 
@@ -214,7 +219,8 @@ static uint32_t sample_stack(struct walk *w, const struct op *o)
 			n = _rsp_clean_chain(o->callchain, o->callchain_nr, w->cbuf, 512, false);
 			user = stacks_intern(&t->ustacks, w->cbuf, n);
 		} else {
-			user = o->unwound > 0 ? stacks_intern(&t->ustacks, o->uips, (size_t)o->unwound)
+			user = o->unwound > 0 ? stacks_intern(&t->ustacks, op_uips(w, o),
+							      (size_t)o->unwound)
 					      : 0;
 		}
 		n = _rsp_clean_chain(o->callchain, o->callchain_nr, w->cbuf, 512, true);
@@ -361,29 +367,21 @@ static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
 }
 
 /*
- * The first stage: unwind a sample's user-stack copy now, its record at hand
- * (a compressed stream's segment inflated) and the maps those of its time.
- * The fast parse did not read how much the kernel copied (dyn_size, after
- * the copy): the full parse does.
+ * The first stage: unwind the user-stack copy of sample @s (as the fast parse
+ * read it: with registers and a copy) now, its record at hand (a compressed
+ * stream's segment inflated) and the maps those of its time.
  */
-static void unwind_copy(struct walk *w, const struct perf_event_header *h, struct op *o)
+static void unwind_copy(struct walk *w, const struct rsp_sample *s, struct op *o)
 {
 	struct rsp_trace *t = w->t;
-	uint64_t *ips = w->uips[w->q ? (size_t)(o - w->q->v) : 0];
-	struct rsp_sample s;
+	uint64_t filled = rsp_reader_sample_stack_filled(s);
 
-	o->uempty = false;
+	o->uempty = !filled;
 	o->unwound = -1;
-	o->uips = ips;
-	if (rsp_reader_parse_sample(t->reader, h, &s))
-		return;
-	if (s.stack && !s.stack_size) {
-		o->uempty = true;
-		return;
-	}
-	if (t->sym && s.regs && s.stack)
-		o->unwound = rsp_sym_unwind(t->sym, (int32_t)o->pid, o->time, s.regs, s.regs_mask,
-					    s.stack, s.stack_size, ips, MAX_USER_FRAMES);
+	if (filled && t->sym)
+		o->unwound = rsp_sym_unwind(t->sym, (int32_t)o->pid, o->time, s->regs,
+					    s->regs_mask, s->stack, filled, op_uips(w, o),
+					    MAX_USER_FRAMES);
 }
 
 /* The first stage's part of a sample: parse it (and unwind its copy). */
@@ -419,7 +417,7 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	o->raw_size = s.raw ? s.raw_size : 0;
 	o->pid = s.pid;
 	if (o->ucopy)
-		unwind_copy(w, h, o);
+		unwind_copy(w, &s, o);
 	op_commit(w);
 }
 
