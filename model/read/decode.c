@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Context bits of trace_entry.common_flags (kernel/trace/trace.h): the same
@@ -190,7 +191,8 @@ bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct 
 {
 	uint64_t v;
 
-	memset(o, 0, sizeof(*o));
+	/* the header and the kind's member only: a walk's op holds the whole union */
+	memset(o, 0, offsetof(struct rsp_dev, u));
 	o->kind = d->kind;
 	o->tid = s->tid;
 	if (d->kind == TP_NONE)
@@ -211,6 +213,7 @@ bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct 
 	case TP_SWITCH:
 		if (!d->f[0].found || !d->f[2].found)
 			return false;
+		memset(&o->u.sw, 0, sizeof(o->u.sw));
 		o->u.sw.prev = (uint32_t)u(d, 0, s, 0);
 		o->u.sw.prev_state = u(d, 1, s, 0);
 		o->u.sw.next = (uint32_t)u(d, 2, s, 0);
@@ -222,6 +225,7 @@ bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct 
 	case TP_WAKEUP_NEW:
 		if (!d->f[0].found)
 			return false;
+		memset(&o->u.wake, 0, sizeof(o->u.wake));
 		o->u.wake.pid = (uint32_t)u(d, 0, s, 0);
 		o->u.wake.target_cpu = (int32_t)u(d, 1, s, (uint64_t)-1);
 		str(d, 2, s, o->u.wake.comm, sizeof(o->u.wake.comm));
@@ -229,21 +233,25 @@ bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct 
 	case TP_FORK:
 		if (!d->f[0].found || !d->f[1].found)
 			return false;
+		memset(&o->u.fork, 0, sizeof(o->u.fork));
 		o->u.fork.parent = (uint32_t)u(d, 0, s, 0);
 		o->u.fork.child = (uint32_t)u(d, 1, s, 0);
 		str(d, 2, s, o->u.fork.child_comm, sizeof(o->u.fork.child_comm));
 		return true;
 	case TP_EXEC:
+		memset(&o->u.exec, 0, sizeof(o->u.exec));
 		o->u.exec.pid = (uint32_t)u(d, 0, s, o->tid);
 		o->u.exec.old_pid = (uint32_t)u(d, 1, s, o->u.exec.pid);
 		str(d, 2, s, o->u.exec.filename, sizeof(o->u.exec.filename));
 		return true;
 	case TP_EXIT:
+		memset(&o->u.exit, 0, sizeof(o->u.exit));
 		o->u.exit.pid = (uint32_t)u(d, 0, s, o->tid);
 		return true;
 	case TP_STAT_RUNTIME:
 		if (!d->f[0].found || !d->f[1].found)
 			return false;
+		memset(&o->u.runtime, 0, sizeof(o->u.runtime));
 		o->u.runtime.pid = (uint32_t)u(d, 0, s, 0);
 		o->u.runtime.runtime = u(d, 1, s, 0);
 		return true;
@@ -252,6 +260,7 @@ bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct 
 	case TP_BLK_COMPLETE:
 		if (!d->f[0].found || !d->f[1].found)
 			return false;
+		memset(&o->u.blk, 0, sizeof(o->u.blk));
 		o->u.blk.dev = (uint32_t)u(d, 0, s, 0);
 		o->u.blk.sector = u(d, 1, s, 0);
 		o->u.blk.nr_sector = (uint32_t)u(d, 2, s, 0);
@@ -260,11 +269,13 @@ bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct 
 		return true;
 	case TP_IRQ_ENTRY:
 	case TP_IRQ_EXIT:
+		memset(&o->u.irq, 0, sizeof(o->u.irq));
 		o->u.irq.irq = (int32_t)u(d, 0, s, (uint64_t)-1);
 		str(d, 1, s, o->u.irq.name, sizeof(o->u.irq.name));
 		return true;
 	case TP_SOFTIRQ_ENTRY:
 	case TP_SOFTIRQ_EXIT:
+		memset(&o->u.softirq, 0, sizeof(o->u.softirq));
 		o->u.softirq.vec = (uint32_t)u(d, 0, s, 0);
 		return true;
 	case TP_SOCK_SEND:
@@ -272,6 +283,7 @@ bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct 
 	case TP_SK_READY:
 		if (!d->f[0].found)
 			return false;
+		memset(&o->u.sock, 0, sizeof(o->u.sock));
 		o->u.sock.sk = u(d, 0, s, 0);
 		o->u.sock.family = (uint16_t)u(d, 1, s, 0);
 		o->u.sock.protocol = (uint16_t)u(d, 2, s, 0);
@@ -280,6 +292,7 @@ bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct 
 	case TP_SOCK_STATE:
 		if (!d->f[0].found)
 			return false;
+		memset(&o->u.state, 0, sizeof(o->u.state));
 		o->u.state.sk = u(d, 0, s, 0);
 		o->u.state.family = (uint16_t)u(d, 1, s, 0);
 		o->u.state.protocol = (uint16_t)u(d, 2, s, 0);

@@ -128,7 +128,9 @@ struct rsp_dev {
 
 /* Build the decoder of @attr (any type). */
 void rsp_decoder_init(struct rsp_decoder *d, const struct rsp_rattr *attr, struct tep_handle *tep);
-/* Decode a sample's payload.  false if it is not a usable event of its kind. */
+/* Decode a sample's payload.  false if it is not a usable event of its kind.
+ * Writes the header and the union member of the event's kind (zeroed first),
+ * not the other members. */
 bool rsp_decode(const struct rsp_decoder *d, const struct rsp_sample *s, struct rsp_dev *out);
 
 const char *rsp_tp_kind_name(enum rsp_tp_kind k);
