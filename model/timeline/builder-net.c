@@ -80,7 +80,63 @@ void _rsp_on_sock_recv(struct builder *b, uint64_t t, uint32_t cpu, const struct
 		sock_op(b, t, ti, si, ev->u.sock.len, false);
 }
 
-void _rsp_on_sock_state(struct builder *b, uint64_t t, const struct rsp_dev *ev)
+/* @tid, interrupted by a softirq, is a task that can be sending: not the
+ * softirq daemon running deferred network work */
+static bool in_senders_context(struct builder *b, uint32_t tid, uint64_t t)
+{
+	uint32_t ti = _rsp_builder_thread(b, tid, 0, t);
+	const char *comm;
+
+	if (ti == RSP_NONE)
+		return false;
+	comm = trace_str(b->t, TH(b, ti)->comm);
+	return !comm || strncmp(comm, "ksoftirqd/", 10);
+}
+
+/* An arrival, the cause of a wakeup that follows in its context on @cpu. */
+static void arrived(struct builder *b, uint64_t t, uint32_t cpu, const struct net_op *op,
+		    uint8_t ctx)
+{
+	if (!vec_push(&b->t->nets, *op))
+		return;
+	b->cpus[cpu].last_net = (uint32_t)(b->t->nets.n - 1);
+	b->cpus[cpu].last_net_time = t;
+	b->cpus[cpu].net_ctx = ctx;
+	b->cpus[cpu].net_gen = b->cpus[cpu].gen;
+	b->t->have_net = true;
+}
+
+/*
+ * The peer's FIN arrived on socket @si (it went to CLOSE_WAIT): no data, so
+ * no sk_data_ready, but it wakes a reader waiting for the end of the stream
+ * (an HTTP/1.0 client waiting for the server's close).  An arrival like
+ * data's: sent by the task in whose context it came (loopback delivers it
+ * inside the closer's close()), else by the peer's last sender if the peer
+ * is on this machine, else from the network.
+ */
+static void peer_closed(struct builder *b, uint64_t t, uint32_t cpu, uint32_t si,
+			const struct rsp_dev *ev)
+{
+	const struct sock_info *s = &b->t->socks.v[si];
+	struct net_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.ready_time = t;
+	op.sock = si;
+	op.sender = RSP_NONE;
+	op.woke = RSP_NONE;
+	if (ev->tid && (ev->ctx == RSP_CTX_TASK ||
+			(ev->ctx == RSP_CTX_SOFTIRQ && in_senders_context(b, ev->tid, t)))) {
+		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
+		op.send_time = t;
+	} else if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE) {
+		op.sender = b->t->socks.v[s->peer].last_sender;
+		op.send_time = b->t->socks.v[s->peer].last_send;
+	}
+	arrived(b, t, cpu, &op, ev->ctx);
+}
+
+void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
 {
 	uint32_t si = sock_get(b, ev->u.state.sk, ev->u.state.family, ev->u.state.protocol);
 	struct sock_info *s;
@@ -112,7 +168,8 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, const struct rsp_dev *ev)
 			o->peer = si;
 		}
 	}
-	(void)t;
+	if (ev->u.state.newstate == 8 /* TCP_CLOSE_WAIT */)
+		peer_closed(b, t, cpu, si, ev);
 }
 
 void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
@@ -130,19 +187,6 @@ void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct
 	b->t->socks.v[si].send_pending = !b->t->socks.v[si].delivered_early;
 	b->t->socks.v[si].delivered_early = false;
 	b->t->socks.v[si].last_sender = ti;
-}
-
-/* @tid, interrupted by a softirq, is a task that can be sending: not the
- * softirq daemon running deferred network work */
-static bool in_senders_context(struct builder *b, uint32_t tid, uint64_t t)
-{
-	uint32_t ti = _rsp_builder_thread(b, tid, 0, t);
-	const char *comm;
-
-	if (ti == RSP_NONE)
-		return false;
-	comm = trace_str(b->t, TH(b, ti)->comm);
-	return !comm || strncmp(comm, "ksoftirqd/", 10);
 }
 
 void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
@@ -184,12 +228,6 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
 		op.send_time = t;
 	}
-	if (!vec_push(&b->t->nets, op))
-		return;
-	b->cpus[cpu].last_net = (uint32_t)(b->t->nets.n - 1);
-	b->cpus[cpu].last_net_time = t;
-	b->cpus[cpu].net_ctx = ev->ctx;
-	b->cpus[cpu].net_gen = b->cpus[cpu].gen;
-	b->t->have_net = true;
+	arrived(b, t, cpu, &op, ev->ctx);
 }
 

@@ -128,7 +128,7 @@ void _rsp_place_run(struct builder *b, uint32_t ti, uint64_t t);
 void _rsp_on_block(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
 
 /* --- builder-net.c ----------------------------------------------------------------- */
-void _rsp_on_sock_state(struct builder *b, uint64_t t, const struct rsp_dev *ev);
+void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
 void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
 void _rsp_on_sock_recv(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
 void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);

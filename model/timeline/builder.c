@@ -475,7 +475,7 @@ void builder_event(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp
 		on_irq(b, t, cpu, ev);
 		break;
 	case TP_SOCK_STATE:
-		_rsp_on_sock_state(b, t, ev);
+		_rsp_on_sock_state(b, t, cpu, ev);
 		break;
 	case TP_SOCK_SEND:
 		_rsp_on_sock_send(b, t, cpu, ev);

@@ -1841,6 +1841,67 @@ static void test_net_sender_run(void)
 }
 
 /*
+ * A wait for the peer's close.  The client c (the target, CPU 0 from 700)
+ * sends a request at 1100 and waits at 1110; the server s (CPU 1, waiting
+ * since 900, woken by the request's softirq at 1102) replies at 1200 (c
+ * woken at 1202, runs [1210,1250] reading it) and closes at 1400: loopback
+ * delivers the FIN in s's context (a softirq on CPU 1), c's socket goes to
+ * CLOSE_WAIT (inet_sock_set_state, no sk_data_ready) and c, waiting in
+ * epoll since 1250, is woken at 1402.  With a 1 ms tolerance that wait is
+ * a call into s's run (its logging and close: [1250,1402]), not a kernel
+ * block, as the wait for the reply is ([1110,1202]).  CPU (unsampled): c's
+ * 410 + 40 + 86, s's 92 + 152; runnable 8 + 12 (c's CPU idle).  Total 800.
+ */
+static void test_net_peer_close(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 780 }, { RSP_CAT_SCHED, 20 } };
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "s");
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 200, "s");
+	synth_sock_state(s, 1, US(801), 200, 0xffff2000, lo, 8080, lo, 40000, 1);
+	synth_sock_state(s, 0, US(802), 100, 0xffff1000, lo, 40000, lo, 8080, 1);
+	synth_switch(s, 1, US(900), 200, "s", S_INT, 0, "swapper/1");
+	synth_sock_send(s, 0, US(1100), 100, 0xffff1000, 2, 64);
+	synth_sk_ready(s, 0, US(1101), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_waking(s, 0, US(1102), 100, SYN_SOFTIRQ, 200, "s", 1, false, NULL, 0);
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1110), 0, "swapper/1", 0, 200, "s");
+	synth_sock_send(s, 1, US(1200), 200, 0xffff2000, 2, 64);
+	synth_sk_ready(s, 1, US(1201), 200, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 1, US(1202), 200, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1210), 0, "swapper/0", 0, 100, "c");
+	synth_sock_recv(s, 0, US(1220), 100, 0xffff1000, 2, 64);
+	synth_switch(s, 0, US(1250), 100, "c", S_INT, 0, "swapper/0");
+	synth_sock_state(s, 1, US(1401), 200, 0xffff1000, lo, 40000, lo, 8080, 8);
+	synth_waking(s, 1, US(1402), 200, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1410), 200, "s", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1414), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1500), 100, 100);
+	synth_switch(s, 0, US(1500), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 1000) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		check_table(a, "a wait for the peer's close: the closer's run is the call", 800,
+			    want, 2);
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.cat_ns[RSP_CAT_KERNEL] == 0 && e.cat_ns[RSP_CAT_OTHER_PATH] == 0 &&
+			      has_contributor(a, RSP_CAT_CPU_UNSAMPLED, "s", NULL),
+		      "the server's close in the client's wait");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * Queueing behind another connection.  The server s (CPU 1 from 800) reads a
  * request of client d at 850 (its connection 8080 <-> 40001); the client c
  * (the target, CPU 0 from 700) sends its own at 1100 and waits at 1110 while
@@ -2099,6 +2160,7 @@ int main(void)
 	test_window_hand_off();
 	test_hand_off_through_threads();
 	test_net_sender_run();
+	test_net_peer_close();
 	test_queued_behind();
 	test_samples_only(false);
 	test_samples_only_unsampled_parent();
