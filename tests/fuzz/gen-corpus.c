@@ -200,5 +200,24 @@ int main(int argc, char **argv)
 			return 1;
 		synth_free(s);
 	}
+	{
+		/* a loopback connection closed by the server: the client's CLOSE_WAIT
+		 * in the server's softirq, then the client woken there */
+		const uint8_t lo[4] = { 127, 0, 0, 1 };
+		struct synth *s = synth_new(NULL);
+		size_t len;
+		const void *buf;
+
+		events(s);
+		synth_sock_state(s, 1, US(81), 200, 0x2000, lo, 2, lo, 1, 1);
+		synth_sock_state(s, 1, US(82), 200, 0x1000, lo, 1, lo, 2, 8);
+		synth_waking(s, 1, US(83), 200, SYN_SOFTIRQ, 100, "a", 0, false, NULL, 0);
+		synth_sock_state(s, 0, US(84), 0, 0x3000, lo, 3, lo, 4, 8);
+		synth_round(s);
+		buf = synth_finish(s, &len);
+		if (!put_file(dir, "synth-peer-close.data", buf, len))
+			return 1;
+		synth_free(s);
+	}
 	return 0;
 }
