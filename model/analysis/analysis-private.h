@@ -160,8 +160,9 @@ struct rsp_analysis {
 
 	/* labels: per (unwound stack, kernel?, pid), cached */
 	struct _rsp_u64map labels;
-	/* "comm: what" per (thread, what); "comm preempted by comm" per (thread, by) */
-	struct _rsp_u64map comm_labels, pair_labels;
+	/* "comm: what" per (thread, what); "comm preempted by comm" per (thread, by);
+	 * "comm preempted, while comm ran" per (thread, holder) */
+	struct _rsp_u64map comm_labels, pair_labels, preempt_while_labels;
 	/* contributors per category, built by analysis_finish() */
 	VEC(struct contrib) contrib[RSP_CAT__COUNT];
 	/* (category, label) -> its contributor's index */
@@ -256,6 +257,8 @@ void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t threa
 void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread);
 void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			      uint32_t by);
+void analysis_label_preempted_while(struct rsp_analysis *an, uint32_t node, uint32_t thread,
+				    uint32_t holder);
 void analysis_label_timeout(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			    const struct slice *s, bool deliberate);
 void analysis_label_kernel(struct rsp_analysis *an, uint32_t node, uint32_t thread,
@@ -269,6 +272,10 @@ void analysis_labels_free(struct rsp_analysis *an);
  * @call: sleep @k was a call into the thread that woke it */
 void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
 		       uint64_t hi, uint32_t parent, uint32_t depth, bool call);
+/* @thread preempted by @by over [@lo, @hi] (sleep @k): involuntary leaves by who held
+ * the CPU (@by, then whoever ran before the thread) */
+void analysis_preempted(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
+			uint64_t hi, uint32_t parent, uint32_t depth, uint32_t by);
 /* the waits of descendant @thread for a CPU that a target's path held, claimed
  * (@n_sorted: per thread, how many of its claims are sorted and disjoint) */
 void analysis_claim_waits_on_paths(struct rsp_analysis *an, uint32_t thread,

@@ -284,17 +284,14 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			analysis_runnable(an, f->thread, k, lo, hi, node, d + 1, false);
 			return false;
 		}
+		if (pl && pl->kind == LINK_PREEMPT && pl->waker != RSP_NONE) {
+			analysis_preempted(an, f->thread, k, lo, hi, node, d + 1, pl->waker);
+			return false;
+		}
 		n = analysis_leaf(an, RSP_NODE_PREEMPTED, RSP_CAT_INVOLUNTARY, lo, hi, node, (d + 1),
 				  f->thread);
-		if (n == RSP_NONE)
-			return false;
-		if (pl && pl->kind == LINK_PREEMPT && pl->waker != RSP_NONE) {
-			analysis_node(an, n)->other = pl->waker;
-			analysis_label_preempted(an, n, f->thread, pl->waker);
-			analysis_claim_holder(an, pl->waker, lo, hi);
-		} else {
+		if (n != RSP_NONE)
 			analysis_label_thread(an, n, f->thread);
-		}
 		return false;
 	}
 	wake = s->wake && s->wake <= s->end ? s->wake : s->end;

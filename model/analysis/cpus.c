@@ -358,6 +358,61 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 			   &counted);
 }
 
+/* [@s, @e] of @thread's preemption by @by, while @holder held its CPU. */
+static void preempted_piece(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e,
+			    uint32_t parent, uint32_t depth, uint32_t by, uint32_t holder)
+{
+	uint32_t n = analysis_leaf(an, RSP_NODE_PREEMPTED, RSP_CAT_INVOLUNTARY, s, e, parent, depth,
+				   thread);
+
+	if (n == RSP_NONE)
+		return;
+	analysis_node(an, n)->other = holder;
+	if (holder == by)
+		analysis_label_preempted(an, n, thread, by);
+	else
+		analysis_label_preempted_while(an, n, thread, holder);
+	analysis_claim_holder(an, holder, s, e);
+}
+
+void analysis_preempted(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
+			uint64_t hi, uint32_t parent, uint32_t depth, uint32_t by)
+{
+	const struct thread *th = &an->t->threads.v[thread];
+	const struct slice *sl = &th->slices.v[k];
+	const struct slice *next = k + 1 < th->slices.n ? &th->slices.v[k + 1] : NULL;
+	uint64_t cur = lo; /* [cur, ...) is @holder's so far */
+	uint32_t holder = by;
+	size_t i, pieces = 0;
+	uint16_t cpu;
+
+	if (hi <= lo)
+		return;
+	if (!next || next->kind != SLICE_RUN || next->cpu != sl->cpu || !index_cpus(an) ||
+	    next->cpu >= an->n_cpu_runs) {
+		preempted_piece(an, thread, lo, hi, parent, depth, by, by);
+		return;
+	}
+	cpu = next->cpu;
+	for (i = first_after(an, cpu, lo); i < an->cpu_runs[cpu].n; i++) {
+		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
+		uint64_t s = r->start > lo ? r->start : lo, e = r->end < hi ? r->end : hi;
+
+		if (r->start >= hi)
+			break;
+		/* a moment the CPU was idle stays with the thread that held it before */
+		if (r->thread == thread || r->thread == holder || e <= s || e <= cur)
+			continue;
+		if (++pieces >= MAX_PIECES)
+			break;
+		if (s > cur)
+			preempted_piece(an, thread, cur, s, parent, depth, by, holder);
+		holder = r->thread;
+		cur = s > cur ? s : cur;
+	}
+	preempted_piece(an, thread, cur, hi, parent, depth, by, holder);
+}
+
 /*
  * @thread (a thread the target started, not a target thread) waited for a CPU
  * over [@s, @e] before its run @next: where a thread of a target's path held

@@ -283,6 +283,35 @@ void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t t
 	analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
 }
 
+/* "comm: preempted, while X ran": a preemption after its preemptor left the CPU. */
+void analysis_label_preempted_while(struct rsp_analysis *an, uint32_t node, uint32_t thread,
+				    uint32_t holder)
+{
+	uint64_t key = (uint64_t)thread << 32 | holder;
+	char buf[160];
+	uint32_t l;
+
+	if (!_rsp_u64map_get(&an->preempt_while_labels, key, &l)) {
+		const char *me = analysis_thread_comm(an, thread);
+		const char *other = analysis_thread_comm(an, holder);
+
+		/* as for a preemptor: a namesake is said to be another one */
+		if (!strcmp(me, other) &&
+		    an->t->threads.v[thread].pid == an->t->threads.v[holder].pid)
+			snprintf(buf, sizeof(buf), "%s preempted, while another thread of %s ran",
+				 me, other);
+		else if (!strcmp(me, other))
+			snprintf(buf, sizeof(buf), "%s preempted, while another %s process ran",
+				 me, other);
+		else
+			snprintf(buf, sizeof(buf), "%s preempted, while %s ran", me, other);
+		l = trace_intern(an->t, buf);
+		_rsp_u64map_put(&an->preempt_while_labels, key, l);
+	}
+	analysis_node(an, node)->label = l;
+	analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
+}
+
 /* The other thread of the same process that ran most during [lo, hi]. */
 static uint32_t ran_meanwhile(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi)
 {
@@ -360,4 +389,5 @@ void analysis_labels_free(struct rsp_analysis *an)
 	_rsp_u64map_free(&an->labels);
 	_rsp_u64map_free(&an->comm_labels);
 	_rsp_u64map_free(&an->pair_labels);
+	_rsp_u64map_free(&an->preempt_while_labels);
 }

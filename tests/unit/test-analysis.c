@@ -147,6 +147,31 @@ static bool has_contributor(const struct rsp_analysis *a, enum rsp_category c, c
 	return false;
 }
 
+/* The time of category @c's contributor named exactly @what (0: none), its
+ * estimated and inferred parts in *@est and *@inf (unless NULL). */
+static uint64_t contributor_ns(const struct rsp_analysis *a, enum rsp_category c, const char *what,
+			       uint64_t *est, uint64_t *inf)
+{
+	uint64_t e = 0, f = 0, ns = 0;
+
+	for (size_t i = 0; i < rsp_analysis_n_contributors(a, c); i++) {
+		struct rsp_contributor k;
+
+		rsp_analysis_contributor(a, c, i, &k);
+		if (!strcmp(k.what, what)) {
+			e = k.ns_estimated;
+			f = k.ns_inferred;
+			ns = k.ns;
+			break;
+		}
+	}
+	if (est)
+		*est = e;
+	if (inf)
+		*inf = f;
+	return ns;
+}
+
 /* a thread that existed before the trace (a thread's FORK names its own process) */
 static void existing(struct synth *s, int pid, int tid, const char *comm)
 {
@@ -511,6 +536,45 @@ static void test_preemption(void)
 		      "the involuntary sleep names its preemptor");
 		CHECK(has_contributor(a, RSP_CAT_CPU_UNSAMPLED, "v", NULL),
 		      "the hand-off puts v's run in t's time");
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * Preempted, then kept off the CPU by others: t (600) runs [1000,1400] on
+ * CPU 0; u (700), woken by an interrupt, preempts it at 1100 and sleeps at
+ * 1150; w (900), already runnable, runs [1150,1300], then t again.  The
+ * involuntary 200 us name who held t's CPU: u for 50, w for 150 (u
+ * preempted t; w was only chosen before it after).  Total 400.
+ */
+static void test_preempted_then_others(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 200 }, { RSP_CAT_INVOLUNTARY, 200 } };
+
+	existing(s, 600, 600, "t");
+	existing(s, 700, 700, "u");
+	existing(s, 900, 900, "w");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 600, "t");
+	synth_waking(s, 0, US(1090), 0, SYN_HARDIRQ, 700, "u", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1100), 600, "t", 0, 700, "u");
+	synth_switch(s, 0, US(1150), 700, "u", S_INT, 900, "w");
+	synth_switch(s, 0, US(1300), 900, "w", 0, 600, "t");
+	synth_switch(s, 0, US(1400), 600, "t", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 600, 100) : NULL;
+	if (a) {
+		check_table(a, "preempted, then others ran", 400, want, 2);
+		CHECK(contributor_ns(a, RSP_CAT_INVOLUNTARY, "t preempted by u", NULL, NULL) ==
+				      US(50) - US(0) &&
+			      contributor_ns(a, RSP_CAT_INVOLUNTARY, "t preempted, while w ran", NULL,
+					     NULL) ==
+				      US(150) - US(0),
+		      "the preemption names u for its time, w for the rest");
 	}
 	rsp_analysis_free(a);
 	rsp_trace_free(t);
@@ -1017,22 +1081,6 @@ static void test_first_slice_gallop(void)
 
 /* ---- runs without samples, who held the CPU, async overhangs ------------------------ */
 
-static uint64_t contributor_ns(const struct rsp_analysis *a, enum rsp_category c, const char *what,
-			       uint64_t *est, uint64_t *inf)
-{
-	for (size_t i = 0; i < rsp_analysis_n_contributors(a, c); i++) {
-		struct rsp_contributor k;
-
-		rsp_analysis_contributor(a, c, i, &k);
-		if (!strcmp(k.what, what)) {
-			*est = k.ns_estimated;
-			*inf = k.ns_inferred;
-			return k.ns;
-		}
-	}
-	*est = *inf = 0;
-	return 0;
-}
 
 /*
  * One thread in a loop: write (W), read (R) or poll (X), each sleep ended by
@@ -2138,6 +2186,7 @@ int main(void)
 	test_disk();
 	test_disk_no_issuer();
 	test_preemption();
+	test_preempted_then_others();
 	test_preempted_by_namesake();
 	test_hardware();
 	test_async_child();
