@@ -95,7 +95,7 @@ struct rsp_runwind {
 	uint64_t ips[MAX_FRAMES];
 	size_t n;
 	uint64_t last_sp;
-	bool thread_given, oob, ended_zero;
+	bool thread_given, oob, ended_zero, outside;
 	unsigned char out[UINT16_MAX + 1]; /* a rewritten record */
 };
 
@@ -406,6 +406,15 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 			return DWARF_CB_ABORT;
 		}
 	}
+	/*
+	 * A frame outside every file: a map not known yet (an exec's first
+	 * samples), the vdso, or a return address the fallback unwinder (by
+	 * rbp, where the CFI has no entry) read off a register that holds data
+	 */
+	if (!dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), rw->n ? pc - 1 : pc)) {
+		rw->outside = true;
+		return DWARF_CB_ABORT;
+	}
 	rw->oob = false; /* a failed read before this frame did not stop the unwind */
 	rw->ips[rw->n++] = pc;
 	return rw->n < MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
@@ -574,14 +583,16 @@ static size_t sample(struct rsp_runwind *rw, const unsigned char *rec, size_t si
 	rw->sp = rw->regs[DWARF_SP];
 	rw->last_sp = rw->sp;
 	rw->n = 0;
-	rw->thread_given = rw->oob = rw->ended_zero = false;
+	rw->thread_given = rw->oob = rw->ended_zero = rw->outside = false;
 	ret = dwfl_getthread_frames(s->dwfl, p->pid ? (pid_t)p->pid : 1, frame_cb, rw);
 	/*
-	 * Clean: the outermost frame reached (0), a return address of 0, as
-	 * many frames as kept, or the copy's end (a reader of the copy stops
-	 * there too); not: an address outside every known map, no CFI.
+	 * Clean: every frame in a known file, and the outermost frame reached
+	 * (0), a return address of 0, as many frames as kept, or the copy's
+	 * end (a reader of the copy stops there too); not: an address outside
+	 * every known map, no CFI.
 	 */
-	if (rw->n < 2 || !(ret == 0 || rw->ended_zero || rw->n >= MAX_FRAMES || rw->oob)) {
+	if (rw->n < 2 || rw->outside ||
+	    !(ret == 0 || rw->ended_zero || rw->n >= MAX_FRAMES || rw->oob)) {
 		rw->st.kept_unclean++;
 		goto keep;
 	}
