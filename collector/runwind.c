@@ -31,6 +31,14 @@
 /* a process's maps outlive its EXIT record by this much of record time: a
  * sample drained from another CPU's ring in the same round may come after it */
 #define DEAD_NS 2000000000ull
+/*
+ * Records of one round come ring by ring, not in time order: a child forked
+ * just after its parent's exec may be read before that exec and the maps
+ * ld.so then makes.  A FORK copies the parent's maps as read so far; a
+ * parent's exec or map read later with a time before a child's fork is
+ * applied to that child too, for KID_NS after the fork.
+ */
+#define KID_NS 1000000000ull
 
 /* a file mapped executable: where its PT_LOAD segments lie */
 struct seg {
@@ -61,6 +69,14 @@ struct rw_proc {
 	size_t n, cap;
 	uint64_t sig; /* of v, 0: not computed since the last change */
 	uint64_t dead_at; /* record time of its EXIT, 0: alive */
+	uint64_t fork_time, exec_time; /* of its FORK (0: synthesized), its last exec */
+	/* children forked in the last KID_NS: they take the maps this process
+	 * gets at a time before their fork, whenever its records come (below) */
+	struct kid {
+		uint32_t pid;
+		uint64_t time;
+	} *kids;
+	size_t n_kids, cap_kids;
 };
 
 struct space {
@@ -74,7 +90,10 @@ struct space {
 
 struct id_entry {
 	uint64_t id, sample_type, regs_mask;
+	size_t time_off; /* of a sample's TIME */
 };
+
+struct ent;
 
 struct rsp_runwind {
 	struct id_entry *ids;
@@ -84,6 +103,8 @@ struct rsp_runwind {
 	struct space spaces[SPACES];
 	uint64_t tick, now;
 	uint64_t skip; /* bytes of a tracing data payload still to come */
+	struct ent *ent, **order; /* a chunk's records in file and in time order */
+	size_t cap_ent;
 	struct rsp_runwind_stats st;
 
 	/* the unwind in progress */
@@ -138,6 +159,7 @@ static void proc_drop(struct rsp_runwind *rw, struct rw_proc *p)
 			break;
 		}
 	free(p->v);
+	free(p->kids);
 	free(p);
 }
 
@@ -645,6 +667,56 @@ keep:
 	return 0;
 }
 
+/* The time in a side-band record's sample_id trailer (rsp's attrs: TID, TIME, CPU, IDENTIFIER). */
+static uint64_t trailer_time(const unsigned char *rec, size_t size)
+{
+	struct rsp_pf_sample_id sid;
+
+	if (size < sizeof(struct perf_event_header) + sizeof(sid))
+		return 0;
+	memcpy(&sid, rec + size - sizeof(sid), sizeof(sid));
+	return sid.time;
+}
+
+/* @p's children forked after @t (and not exec'd since), in turn */
+static struct rw_proc *next_kid(struct rsp_runwind *rw, struct rw_proc *p, size_t *i, uint64_t t)
+{
+	for (; *i < p->n_kids; (*i)++) {
+		const struct kid *k = &p->kids[*i];
+		struct rw_proc *c;
+
+		if (k->time <= t || k->time + KID_NS < rw->now)
+			continue;
+		c = proc_get(rw, k->pid, false);
+		if (c && c->fork_time == k->time && c->exec_time < k->time) {
+			(*i)++;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+static void add_kid(struct rsp_runwind *rw, struct rw_proc *p, uint32_t pid, uint64_t time)
+{
+	size_t k = 0;
+
+	/* forget the children forked too long ago */
+	for (size_t i = 0; i < p->n_kids; i++)
+		if (p->kids[i].time + KID_NS >= rw->now)
+			p->kids[k++] = p->kids[i];
+	p->n_kids = k;
+	if (p->n_kids == p->cap_kids) {
+		size_t cap = p->cap_kids ? p->cap_kids * 2 : 4;
+		struct kid *v = realloc(p->kids, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		p->kids = v;
+		p->cap_kids = cap;
+	}
+	p->kids[p->n_kids++] = (struct kid){ pid, time };
+}
+
 /* What a side-band record tells of a process's maps. */
 static void side_band(struct rsp_runwind *rw, const unsigned char *rec, size_t size,
 		      const struct perf_event_header *h)
@@ -671,6 +743,14 @@ static void side_band(struct rsp_runwind *rw, const unsigned char *rec, size_t s
 		else if ((m.prot & PROT_EXEC) && name[0] == '/')
 			f = file_get(rw, name, 0, 0, 0);
 		proc_map(p, m.start, m.start + m.len, m.pgoff, f);
+		{
+			uint64_t t = trailer_time(rec, size);
+			struct rw_proc *c;
+			size_t i = 0;
+
+			while ((c = next_kid(rw, p, &i, t)))
+				proc_map(c, m.start, m.start + m.len, m.pgoff, f);
+		}
 		break;
 	}
 	case PERF_RECORD_FORK: {
@@ -691,6 +771,14 @@ static void side_band(struct rsp_runwind *rw, const unsigned char *rec, size_t s
 		child->n = 0;
 		child->sig = 0;
 		child->dead_at = 0;
+		child->fork_time = fk.time;
+		child->exec_time = 0;
+		/* a synthesized FORK (time 0) names a parent whose maps are not the
+		 * child's: its own MMAP2 records follow */
+		if (!fk.time)
+			break;
+		if (parent)
+			add_kid(rw, parent, fk.pid, fk.time);
 		if (parent && parent->n) {
 			struct rw_map *v = malloc(parent->n * sizeof(*v));
 
@@ -726,8 +814,18 @@ static void side_band(struct rsp_runwind *rw, const unsigned char *rec, size_t s
 		memcpy(&c, rec, sizeof(c));
 		p = proc_get(rw, c.pid, false);
 		if (p) {
+			uint64_t t = trailer_time(rec, size);
+			struct rw_proc *k;
+			size_t i = 0;
+
+			/* children forked after it, read before it, copied the old image */
+			while ((k = next_kid(rw, p, &i, t))) {
+				k->n = 0;
+				k->sig = 0;
+			}
 			p->n = 0; /* a new image: its maps follow */
 			p->sig = 0;
+			p->exec_time = t ? t : 1;
 		}
 		break;
 	}
@@ -750,58 +848,155 @@ static void sweep(struct rsp_runwind *rw)
 	}
 }
 
+/* a record of a chunk the filter reads: a sample it may unwind or a side-band record */
+struct ent {
+	size_t off;
+	uint16_t size, new_size; /* new_size: the sample rewritten (0: as it is) */
+	uint64_t time;
+	uint32_t seq;
+};
+
+static int cmp_time(const void *a, const void *b)
+{
+	const struct ent *x = *(const struct ent *const *)a, *y = *(const struct ent *const *)b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The time of a record the filter reads, and whether it reads it. */
+static bool ent_time(const struct rsp_runwind *rw, const unsigned char *rec,
+		     const struct perf_event_header *h, uint64_t *time)
+{
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		const struct id_entry *e;
+		uint64_t id;
+
+		if (h->size < 16)
+			return false;
+		memcpy(&id, rec + 8, 8); /* PERF_SAMPLE_IDENTIFIER: the first field */
+		e = id_find(rw, id);
+		if (!e || e->time_off + 8 > h->size)
+			return false;
+		memcpy(time, rec + e->time_off, 8);
+		return true;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		struct rsp_pf_fork fk;
+
+		if (h->size < sizeof(fk))
+			return false;
+		memcpy(&fk, rec, sizeof(fk));
+		*time = fk.time;
+		return true;
+	}
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_MMAP2:
+		*time = trailer_time(rec, h->size);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The chunk's samples and side-band records are read in time order (a
+ * round's records come ring by ring: a child's first samples before the FORK
+ * another CPU's ring holds), the rewritten samples put in place, then the
+ * chunk compacted in file order.
+ */
 size_t rsp_runwind_filter(void *arg, unsigned char *recs, size_t len)
 {
 	struct rsp_runwind *rw = arg;
 	uint64_t t0 = now_ns();
-	size_t in = 0, out = 0;
+	size_t in = 0, out = 0, n_ent = 0, k;
 
 	/* the tracing data's payload follows its record, outside header.size,
 	 * maybe in the next chunk: passed over as it is */
 	if (rw->skip) {
-		in = out = rw->skip < len ? (size_t)rw->skip : len;
+		in = rw->skip < len ? (size_t)rw->skip : len;
 		rw->skip -= in;
 	}
 	while (len - in >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
-		const unsigned char *rec = recs + in;
-		size_t n = 0;
+		uint64_t time;
 
-		memcpy(&h, rec, sizeof(h));
+		memcpy(&h, recs + in, sizeof(h));
 		if (h.size < sizeof(h) || h.size > len - in)
 			break;
-		if (h.type == PERF_RECORD_SAMPLE) {
-			n = sample(rw, rec, h.size);
-		} else if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA &&
-			   h.size >= sizeof(struct rsp_pf_tracing_data)) {
+		if (h.type == RSP_PF_RECORD_HEADER_TRACING_DATA &&
+		    h.size >= sizeof(struct rsp_pf_tracing_data)) {
 			struct rsp_pf_tracing_data td;
 
-			memcpy(&td, rec, sizeof(td));
-			rw->skip = td.size;
+			memcpy(&td, recs + in, sizeof(td));
+			in += h.size;
+			k = td.size < len - in ? td.size : len - in;
+			in += k;
+			rw->skip = td.size - k;
+			continue;
+		}
+		if (ent_time(rw, recs + in, &h, &time)) {
+			if (n_ent == rw->cap_ent) {
+				size_t cap = rw->cap_ent ? rw->cap_ent * 2 : 4096;
+				struct ent *v = realloc(rw->ent, cap * sizeof(*v));
+				struct ent **o = realloc(rw->order, cap * sizeof(*o));
+
+				if (v)
+					rw->ent = v;
+				if (o)
+					rw->order = o;
+				if (!v || !o)
+					break; /* the rest as it is */
+				rw->cap_ent = cap;
+			}
+			rw->ent[n_ent] = (struct ent){ in, h.size, 0, time, (uint32_t)n_ent };
+			n_ent++;
+		}
+		in += h.size;
+	}
+	for (k = 0; k < n_ent; k++)
+		rw->order[k] = &rw->ent[k];
+	qsort(rw->order, n_ent, sizeof(*rw->order), cmp_time);
+	for (k = 0; k < n_ent; k++) {
+		struct ent *e = rw->order[k];
+		unsigned char *rec = recs + e->off;
+		struct perf_event_header h;
+
+		memcpy(&h, rec, sizeof(h));
+		if (e->time > rw->now)
+			rw->now = e->time;
+		if (h.type == PERF_RECORD_SAMPLE) {
+			size_t n = sample(rw, rec, h.size);
+
+			if (n && n < e->size) {
+				memcpy(rec, rw->out, n);
+				e->new_size = (uint16_t)n;
+			}
 		} else {
 			side_band(rw, rec, h.size, &h);
 		}
-		if (n) {
-			memcpy(recs + out, rw->out, n); /* n < h.size: out + n < in + h.size */
-		} else {
-			n = h.size;
-			if (out != in)
-				memmove(recs + out, rec, n);
-		}
-		out += n;
-		in += h.size;
-		if (rw->skip) {
-			size_t k = rw->skip < len - in ? (size_t)rw->skip : len - in;
-
-			if (out != in)
-				memmove(recs + out, recs + in, k);
-			in += k;
-			out += k;
-			rw->skip -= k;
-		}
 	}
-	if (in < len) { /* not a whole record: as it is */
-		memmove(recs + out, recs + in, len - in);
+	/* compaction: every record in file order, at its new size */
+	if (!n_ent)
+		out = len;
+	for (in = 0, k = 0; k < n_ent; k++) {
+		const struct ent *e = &rw->ent[k];
+		size_t n = e->new_size ? e->new_size : e->size;
+
+		if (out != in && e->off > in)
+			memmove(recs + out, recs + in, e->off - in);
+		out += e->off - in;
+		if (out != e->off)
+			memmove(recs + out, recs + e->off, n);
+		out += n;
+		in = e->off + e->size;
+	}
+	if (n_ent) {
+		if (out != in)
+			memmove(recs + out, recs + in, len - in);
 		out += len - in;
 	}
 	sweep(rw);
@@ -822,14 +1017,19 @@ int rsp_runwind_add_ids(struct rsp_runwind *rw, const uint64_t *ids, size_t n,
 {
 	struct id_entry *v;
 
-	if (!(sample_type & PERF_SAMPLE_IDENTIFIER) || !(sample_type & PERF_SAMPLE_CALLCHAIN))
+	if (!(sample_type & PERF_SAMPLE_IDENTIFIER) || !(sample_type & PERF_SAMPLE_CALLCHAIN) ||
+	    !(sample_type & PERF_SAMPLE_TIME))
 		return -EINVAL;
 	v = realloc(rw->ids, (rw->n_ids + n) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	rw->ids = v;
 	for (size_t i = 0; i < n; i++)
-		rw->ids[rw->n_ids++] = (struct id_entry){ ids[i], sample_type, regs_mask };
+		rw->ids[rw->n_ids++] = (struct id_entry){
+			ids[i], sample_type, regs_mask,
+			8 + 8 * !!(sample_type & PERF_SAMPLE_IDENTIFIER) +
+			    8 * !!(sample_type & PERF_SAMPLE_IP) + 8 * !!(sample_type & PERF_SAMPLE_TID)
+		};
 	return 0;
 }
 
@@ -860,5 +1060,7 @@ void rsp_runwind_free(struct rsp_runwind *rw)
 		}
 	}
 	free(rw->ids);
+	free(rw->ent);
+	free(rw->order);
 	free(rw);
 }
