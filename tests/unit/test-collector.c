@@ -573,6 +573,15 @@ static uint64_t rw_stack_end(uint64_t sp)
 	return end;
 }
 
+/* the stack as the kernel copies it: other frames' words, redzones and all */
+__attribute__((no_sanitize_address)) static void rw_copy_stack(uint64_t sp, uint64_t len)
+{
+	const volatile uint64_t *p = (const volatile uint64_t *)(uintptr_t)sp;
+
+	for (uint64_t i = 0; i < len / 8; i++)
+		rw_copy[i] = p[i];
+}
+
 /* the registers and the stack here, as the kernel gives them to a sample */
 __attribute__((noinline)) static int rw_leaf(uint64_t mid_ret)
 {
@@ -589,7 +598,8 @@ __attribute__((noinline)) static int rw_leaf(uint64_t mid_ret)
 	rw_len = end > sp ? end - sp : 0;
 	if (rw_len > sizeof(rw_copy))
 		rw_len = sizeof(rw_copy);
-	memcpy(rw_copy, (const void *)(uintptr_t)sp, rw_len);
+	rw_len &= ~7ull;
+	rw_copy_stack(sp, rw_len);
 	return (int)(rw_len & 1);
 }
 
