@@ -186,10 +186,12 @@ def user_paths(path):
 
 
 def folded_same(a, b):
-    """Prints "paths pairs missing": the weight two folded files' user stacks
-    share (sum of the smaller share of each stack, 1.0 when alike), the same over
-    (function, caller) pairs, and the heaviest pair (>= 3% of one file's weight)
-    the other file lacks, or "-"."""
+    """Prints "paths covered_a covered_b missing": the weight two folded files'
+    user stacks share (sum of the smaller share of each stack: 1.0 when alike, lower
+    as the phases' shares vary between runs), the share of each file's weight in
+    stacks whose every (function, caller) pair the other file has too (a wrong
+    caller makes a pair the other lacks), and the heaviest pair (>= 3% of one
+    file's weight) the other file lacks, or "-"."""
     pa, pb = user_paths(a), user_paths(b)
     paths = sum(min(v, pb.get(k, 0)) for k, v in pa.items())
 
@@ -199,16 +201,19 @@ def folded_same(a, b):
             for i in range(1, len(k)):
                 out[(k[i], k[i - 1])] = out.get((k[i], k[i - 1]), 0) + v
         return out
+
+    def covered(p, q):
+        return sum(v for k, v in p.items()
+                   if all((k[i], k[i - 1]) in q for i in range(1, len(k))))
     qa, qb = pairs(pa), pairs(pb)
-    both = sum(min(v, qb.get(k, 0)) for k, v in qa.items())
-    norm = max(sum(qa.values()), sum(qb.values())) or 1
     missing = '-'
     worst = 0.03
     for x, y in ((qa, qb), (qb, qa)):
         for k, v in x.items():
             if v >= worst and k not in y:
                 worst, missing = v, '%s<-%s' % k
-    print('%.3f %.3f %s' % (paths, both / norm, missing.replace(' ', '_')))
+    print('%.3f %.3f %.3f %s' % (paths, covered(pa, qb), covered(pb, qa),
+                                 missing.replace(' ', '_')))
 
 
 if __name__ == '__main__':

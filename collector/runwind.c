@@ -959,7 +959,8 @@ size_t rsp_runwind_filter(void *arg, unsigned char *recs, size_t len)
 	}
 	for (k = 0; k < n_ent; k++)
 		rw->order[k] = &rw->ent[k];
-	qsort(rw->order, n_ent, sizeof(*rw->order), cmp_time);
+	if (n_ent > 1)
+		qsort(rw->order, n_ent, sizeof(*rw->order), cmp_time);
 	for (k = 0; k < n_ent; k++) {
 		struct ent *e = rw->order[k];
 		unsigned char *rec = recs + e->off;

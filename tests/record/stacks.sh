@@ -53,10 +53,10 @@ for spec in "truthfork:tfork-cc:$WL/truthfork" "cpustack:cpustack:$CPUSTACK 1"; 
       { cat "$T/err" >&2; fail "rsp export --folded cpu $f"; }
   done
   set -- $($STACKS folded-same "$T/$name.folded" "$T/$name.copies.folded")
-  note "$name: user stacks unwound by the recorder vs by the model: $1 of the weight in the same paths, $2 in the same (function, caller) pairs; missing: $3"
-  [ "$3" = - ] || fail "$name: the pair $3 (>= 3% of one recording) is missing from the other"
-  awk -v p="$1" -v q="$2" 'BEGIN { exit !(p >= 0.80 && q >= 0.90) }' ||
-    fail "$name: the recorder's and the model's unwinding disagree (paths $1, pairs $2)"
+  note "$name: user stacks unwound by the recorder vs by the model: $1 of the weight in the same paths; $2 and $3 of each one's weight in stacks whose every (function, caller) pair the other has; missing: $4"
+  [ "$4" = - ] || fail "$name: the pair $4 (>= 3% of one recording) is missing from the other"
+  awk -v p="$2" -v q="$3" 'BEGIN { exit !(p >= 0.97 && q >= 0.97) }' ||
+    fail "$name: callers in one recording the other does not have (covered $2, $3)"
   # bytes per CPU sample of the program's processes, as written (perf script -D)
   set -- $(perf script -D -i "$T/$name.data" 2>/dev/null | $STACKS dump-bytes "$comm")
   nu=$1; bu=$(( $2 / ($1 > 0 ? $1 : 1) ))
