@@ -32,11 +32,12 @@
  * sample drained from another CPU's ring in the same round may come after it */
 #define DEAD_NS 2000000000ull
 /*
- * Records of one round come ring by ring, not in time order: a child forked
- * just after its parent's exec may be read before that exec and the maps
- * ld.so then makes.  A FORK copies the parent's maps as read so far; a
- * parent's exec or map read later with a time before a child's fork is
- * applied to that child too, for KID_NS after the fork.
+ * Records of one round come ring by ring, not in time order; a chunk's are
+ * read in time order (rsp_runwind_filter), but a round may straddle two
+ * chunks: a child forked just after its parent's exec may be read before
+ * that exec and the maps ld.so then makes.  A FORK copies the parent's maps
+ * as read so far; a parent's exec or map read later with a time before a
+ * child's fork is applied to that child too, for KID_NS after the fork.
  */
 #define KID_NS 1000000000ull
 

@@ -18,7 +18,8 @@
  *
  * The maps: from the records themselves (MMAP2, FORK, COMM with exec, EXIT),
  * as a reader of the file sees them, so a process that is gone by the time
- * its chunk is written still unwinds.  Only a clean unwind replaces the copy:
+ * its chunk is written still unwinds; a chunk's samples and those records
+ * are taken in time order (a round is written ring by ring).  Only a clean unwind replaces the copy:
  * one that reaches the outermost frame (its CFI says the return address is
  * undefined: _start, clone's thread start), a return address of 0, or the end
  * of the copy itself (a reader of the copy would stop there too).  A sample
