@@ -27,7 +27,7 @@
 #   x       the workload's wall time under the recorder / alone
 # Then, per workload, what the recorder's unwinding did in round 1 (rsp record -vv:
 # CPU samples of every process unwound of those with a copy, and the writer
-# thread's time spent on it; the rest keep their copies).
+# thread's CPU time spent on it; the rest keep their copies).
 # Goals: rsp reach >= 98%; rsp B/smp <= half of perf's (result).  disk: rsp's
 # zB/smp, what its default file holds, against perf's default (B/smp, no -z).
 set -eu

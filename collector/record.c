@@ -513,7 +513,8 @@ out:
 			_rsp_record_log(&r, RSP_LOG_DEBUG,
 					"CPU samples unwound by the recorder: %" PRIu64 " of %" PRIu64
 					" (%" PRIu64 " frames, %" PRIu64 " bytes saved, %" PRIu64
-					" unwinders built in %.3f s), %.3f s on the writer thread; copies kept: "
+					" unwinders built in %.3f s), %.3f s of the writer thread's CPU time; "
+					"copies kept: "
 					"%" PRIu64 " no maps, %" PRIu64 " no files, %" PRIu64
 					" stopped early",
 					us.unwound, us.samples, us.frames, us.bytes_saved,

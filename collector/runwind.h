@@ -47,7 +47,7 @@ struct rsp_runwind_stats {
 	uint64_t kept_no_files; /* none of its files could be read */
 	uint64_t kept_unclean; /* the unwind stopped early (no map, no CFI at an address) */
 	uint64_t bytes_saved; /* record bytes the rewrite saved */
-	uint64_t ns; /* time spent in the filter (all records) */
+	uint64_t ns; /* CPU time spent in the filter (all records) */
 	uint64_t spaces_built; /* Dwfls built */
 	uint64_t build_ns; /* of ns, building them */
 };
