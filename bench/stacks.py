@@ -5,6 +5,9 @@
   stacks.py perf-reach SCRIPT       perf script -F pid,ip,sym,dso output
   stacks.py perf-bytes PERF.DATA    sample records and their bytes in a perf.data
                                     file written by perf record (file mode, no -z)
+  stacks.py folded-same A B         two rsp export --folded cpu --mark-frames
+                                    outputs: how alike their user stacks are
+                                    (below)
   stacks.py dump-bytes COMM         on standard input `perf script -D` of any file:
                                     the CPU samples (period above 1) of the
                                     processes named COMM, and their bytes
@@ -168,7 +171,55 @@ def dump_bytes(comm):
     print(n, nbytes, zsize(recs))
 
 
+def user_paths(path):
+    """The folded file's stacks without their kernel frames, as shares of its weight."""
+    w = {}
+    for line in open(path):
+        stack, _, n = line.rstrip('\n').rpartition(' ')
+        if not stack or not n.isdigit():
+            continue
+        frames = [f for f in stack.split(';') if not f.endswith('_[k]')]
+        key = tuple(frames)
+        w[key] = w.get(key, 0) + int(n)
+    total = sum(w.values()) or 1
+    return {k: v / total for k, v in w.items()}
+
+
+def folded_same(a, b):
+    """Prints "paths covered_a covered_b missing": the weight two folded files'
+    user stacks share (sum of the smaller share of each stack: 1.0 when alike, lower
+    as the phases' shares vary between runs), the share of each file's weight in
+    stacks whose every (function, caller) pair the other file has too (a wrong
+    caller makes a pair the other lacks), and the heaviest pair (>= 3% of one
+    file's weight) the other file lacks, or "-"."""
+    pa, pb = user_paths(a), user_paths(b)
+    paths = sum(min(v, pb.get(k, 0)) for k, v in pa.items())
+
+    def pairs(p):
+        out = {}
+        for k, v in p.items():
+            for i in range(1, len(k)):
+                out[(k[i], k[i - 1])] = out.get((k[i], k[i - 1]), 0) + v
+        return out
+
+    def covered(p, q):
+        return sum(v for k, v in p.items()
+                   if all((k[i], k[i - 1]) in q for i in range(1, len(k))))
+    qa, qb = pairs(pa), pairs(pb)
+    missing = '-'
+    worst = 0.03
+    for x, y in ((qa, qb), (qb, qa)):
+        for k, v in x.items():
+            if v >= worst and k not in y:
+                worst, missing = v, '%s<-%s' % k
+    print('%.3f %.3f %.3f %s' % (paths, covered(pa, qb), covered(pb, qa),
+                                 missing.replace(' ', '_')))
+
+
 if __name__ == '__main__':
+    if sys.argv[1] == 'folded-same':
+        folded_same(sys.argv[2], sys.argv[3])
+        sys.exit(0)
     if sys.argv[1] == 'dump-bytes':
         dump_bytes(sys.argv[2])
     else:

@@ -25,6 +25,9 @@
 #           in the same frames can only help); for perf, about what perf record -z
 #           would write (its default writes B/smp)
 #   x       the workload's wall time under the recorder / alone
+# Then, per workload, what the recorder's unwinding did in round 1 (rsp record -vv:
+# CPU samples of every process unwound of those with a copy, and the writer
+# thread's CPU time spent on it; the rest keep their copies).
 # Goals: rsp reach >= 98%; rsp B/smp <= half of perf's (result).  disk: rsp's
 # zB/smp, what its default file holds, against perf's default (B/smp, no -z).
 set -eu
@@ -56,7 +59,7 @@ run() { # workload mode round
   case $m in
   base) $cmd >/dev/null 2>"$o.err" ;;
   perf) perf record -q --call-graph dwarf -F 999 -e cpu-clock -o "$o.data" -- $cmd >/dev/null 2>"$o.err" ;;
-  rsp) "$RSP" record -q -o "$o.data" -- $cmd >/dev/null 2>"$o.err" ;;
+  rsp) "$RSP" record -vv -o "$o.data" -- $cmd >/dev/null 2>"$o.err" ;;
   esac
   t=$(sed -n 's/^TIME=//p' "$o.err" | tail -1)
   [ -n "$t" ] || { echo "stacks.sh: $w under $m printed no time:" >&2; cat "$o.err" >&2; exit 1; }
@@ -109,6 +112,12 @@ print('%-9s %8.3f %9.1f%% %8.1f%% %9.0f %9.0f %9.0f %9.0f %9.0f %7.2fx %7.2fx %7
     'ok' if disk else 'MISSED'))
 sys.exit(0 if ok else 1)
 PY
+done
+echo
+for w in $WORKLOADS; do # the recorder's own unwinding (collector/runwind.c), round 1
+  printf '%-9s ' "$w"
+  sed -n 's/^rsp record: CPU samples unwound by the recorder: /unwound by the recorder: /p' \
+    "$W/$w.rsp.1.err" | tail -1
 done
 echo
 echo "reach: share of the target's CPU samples with a user stack that reach main, a thread"

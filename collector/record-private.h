@@ -17,6 +17,7 @@
 #include "ftrace.h"
 #include "pathset.h"
 #include "rsp-probes.h"
+#include "runwind.h"
 #include "target.h"
 #include "tidmap.h"
 #include "tracing-data.h"
@@ -85,6 +86,7 @@ struct recorder {
 	struct rsp_pathset paths; /* files mapped, for HEADER_BUILD_ID at the end */
 	struct rsp_ustack *ustack; /* where each target thread's live stack ends */
 	unsigned char *trim_buf; /* a trimmed copy of a record */
+	struct rsp_runwind *runwind; /* CPU samples' copies unwound on the writer thread */
 	struct rsp_cmd cmd;
 	bool have_cmd, cmd_started;
 	pid_t *target_pids;

@@ -13,6 +13,7 @@
 #include "synth.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -212,6 +213,43 @@ static void release_kernel(struct recorder *r)
 	r->ft = NULL;
 }
 
+/*
+ * The CPU samplers' user-stack copies unwound on the writer thread
+ * (runwind.h), unless RSP_RECORD_UNWIND=0 (tests and benchmarks compare
+ * with the model's unwinding of the copies).
+ */
+static int setup_unwind(struct recorder *r)
+{
+	const char *env = getenv("RSP_RECORD_UNWIND");
+
+	if (env && !strcmp(env, "0"))
+		return 0;
+	for (size_t i = 0; i < r->n_streams; i++) {
+		const struct stream *s = &r->streams[i];
+		const struct perf_event_attr *a = &s->attr;
+		int ret;
+
+		if ((s->kind != STREAM_PERF && s->kind != STREAM_TARGET) ||
+		    a->type != PERF_TYPE_SOFTWARE ||
+		    (a->config != PERF_COUNT_SW_CPU_CLOCK && a->config != PERF_COUNT_SW_TASK_CLOCK) ||
+		    !(a->sample_type & PERF_SAMPLE_STACK_USER) ||
+		    !(a->sample_type & PERF_SAMPLE_CALLCHAIN) || !s->n_ids)
+			continue;
+		if (!r->runwind) {
+			r->runwind = rsp_runwind_new();
+			if (!r->runwind)
+				return -ENOMEM;
+		}
+		ret = rsp_runwind_add_ids(r->runwind, s->ids, s->n_ids, a->sample_type,
+					  a->sample_regs_user);
+		if (ret)
+			return ret;
+	}
+	if (r->runwind)
+		rsp_writer_set_filter(r->w, rsp_runwind_filter, r->runwind);
+	return 0;
+}
+
 static void teardown(struct recorder *r)
 {
 	release_kernel(r);
@@ -233,6 +271,7 @@ static void teardown(struct recorder *r)
 	rsp_tidmap_free(&r->tids);
 	rsp_pathset_free(&r->paths);
 	rsp_ustack_free(r->ustack);
+	rsp_runwind_free(r->runwind);
 	free(r->trim_buf);
 	free(r->shed_n);
 	free(r->shed_c0);
@@ -350,6 +389,11 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 		goto out;
 	rsp_writer_watch_abort(r.w, &_rsp_record_abort);
 	rsp_writer_set_limit(r.w, st->pool_limit);
+	ret = setup_unwind(&r);
+	if (ret) {
+		ret = _rsp_record_fail(&r, ret, "out of memory");
+		goto out;
+	}
 	ret = _rsp_write_head(&r, &tps);
 	if (ret)
 		goto out;
@@ -459,6 +503,24 @@ out:
 		tc = _rsp_now_ns();
 		werr = rsp_writer_close(r.w, &st->bytes, &st->raw_bytes, &st->z_bytes, &ps);
 		st->pool_peak = ps.peak;
+		if (r.runwind) {
+			struct rsp_runwind_stats us;
+
+			rsp_runwind_stats(r.runwind, &us);
+			st->cpu_copies = us.samples;
+			st->cpu_unwound = us.unwound;
+			st->unwind_ns = us.ns;
+			_rsp_record_log(&r, RSP_LOG_DEBUG,
+					"CPU samples unwound by the recorder: %" PRIu64 " of %" PRIu64
+					" (%" PRIu64 " frames, %" PRIu64 " bytes saved, %" PRIu64
+					" unwinders built in %.3f s), %.3f s of the writer thread's CPU time; "
+					"copies kept: "
+					"%" PRIu64 " no maps, %" PRIu64 " no files, %" PRIu64
+					" stopped early",
+					us.unwound, us.samples, us.frames, us.bytes_saved,
+					us.spaces_built, us.build_ns / 1e9, us.ns / 1e9, us.kept_no_maps,
+					us.kept_no_files, us.kept_unclean);
+		}
 		st->dropped_bytes = ps.dropped;
 		st->complete_ns = t_stop ? _rsp_now_ns() - t_stop : 0;
 		_rsp_record_log(&r, RSP_LOG_DEBUG, "the writer closed in %.3f s",

@@ -94,6 +94,9 @@ struct rsp_record_stats {
 	uint64_t *lost_ftrace; /* per CPU, from the ftrace ring buffer */
 	uint64_t throttled; /* PERF_RECORD_THROTTLE seen */
 	uint64_t ustack_bytes_trimmed; /* user-stack copy bytes above the live stack, dropped */
+	uint64_t cpu_copies; /* CPU samples with a user-stack copy */
+	uint64_t cpu_unwound; /* of them, written unwound by the recorder (runwind.h) */
+	uint64_t unwind_ns; /* the writer thread's time spent on it */
 	size_t synthesized_threads;
 	size_t target_pids_n;
 	pid_t target_pids[16];

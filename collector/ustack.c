@@ -472,6 +472,7 @@ int rsp_ustack_locate(const void *rec, size_t len, uint64_t st, uint64_t regs_ma
 	if (st & PERF_SAMPLE_PERIOD)
 		SKIP(8);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
+		out->chain_off = (size_t)(p - (const unsigned char *)rec);
 		TAKE(v);
 		if (v > (uint64_t)(end - p) / 8)
 			return -1;
@@ -485,6 +486,7 @@ int rsp_ustack_locate(const void *rec, size_t len, uint64_t st, uint64_t regs_ma
 		memcpy(&n, p, 4);
 		SKIP(4ull + n);
 	}
+	out->regs_off = (size_t)(p - (const unsigned char *)rec);
 	TAKE(abi);
 	if (abi) {
 		int nregs = popcount64(regs_mask);

@@ -62,6 +62,8 @@ uint64_t rsp_ustack_entry_top(const void *copy, uint64_t len, uint64_t sp);
  */
 struct rsp_ustack_loc {
 	size_t size_off; /* offset of the u64 size, from the record's start */
+	size_t chain_off; /* of the callchain's nr (0: no callchain) */
+	size_t regs_off; /* of the registers' abi word */
 	uint64_t size, dyn_size;
 	uint64_t sp;
 	uint32_t pid, tid;

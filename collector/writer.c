@@ -84,6 +84,8 @@ struct rsp_writer {
 	uint64_t synced; /* writeback started up to here */
 	int prio; /* 0 idle, 1 normal, 2 fifo; set by the reader (adjust_prio) */
 	bool adaptive; /* the priority follows the fill (not RSP_WRITER_NORMAL) */
+	rsp_writer_filter_fn filter; /* rsp_writer_set_filter() */
+	void *filter_arg;
 	uint64_t throttle; /* RSP_WRITER_THROTTLE: bytes per second at most (tests), 0: none */
 
 	/* shared with the writer thread */
@@ -444,6 +446,7 @@ static void *writer_thread(void *arg)
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct chunk *c;
+		size_t queued_bytes;
 		int err = 0;
 
 		while (!w->head && !w->closing) {
@@ -472,14 +475,18 @@ static void *writer_thread(void *arg)
 		w->head = c->next;
 		if (!w->head)
 			w->tail = NULL;
+		queued_bytes = c->used; /* the filter may shorten it */
 		if (w->abort && *w->abort) {
 			/* a second Ctrl-C: what is queued is dropped; the file ends
 			 * on the last chunk written (the stage is flushed at the end) */
 			w->dropped += c->used;
 		} else if (!w->error) {
-			uint64_t n = c->used;
+			uint64_t n;
 
 			pthread_mutex_unlock(&w->lock);
+			if (w->filter)
+				c->used = w->filter(w->filter_arg, c->data, c->used);
+			n = c->used;
 			err = put_chunk(w, c, &n);
 			if (!err)
 				start_writeback(w);
@@ -500,7 +507,7 @@ static void *writer_thread(void *arg)
 				w->written += n;
 			}
 		}
-		w->pending -= c->used;
+		w->pending -= queued_bytes;
 		chunk_give_back(w, c);
 		pthread_cond_broadcast(&w->drained);
 	}
@@ -725,6 +732,12 @@ void rsp_writer_pool_stats(struct rsp_writer *w, struct rsp_writer_pool_stats *o
 	out->refused = w->refused;
 	out->dropped = w->dropped;
 	pthread_mutex_unlock(&w->lock);
+}
+
+void rsp_writer_set_filter(struct rsp_writer *w, rsp_writer_filter_fn fn, void *arg)
+{
+	w->filter = fn;
+	w->filter_arg = arg;
 }
 
 void rsp_writer_round(struct rsp_writer *w)

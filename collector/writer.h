@@ -70,6 +70,16 @@ int rsp_writer_append(struct rsp_writer *w, const void *rec, size_t size);
 void *rsp_writer_reserve_ctl(struct rsp_writer *w, size_t size);
 int rsp_writer_append_ctl(struct rsp_writer *w, const void *rec, size_t size);
 
+/*
+ * A pass over each chunk's records on the writer thread, before the chunk is
+ * compressed and written: @fn gets the chunk's whole records (@len bytes,
+ * 8-byte aligned) and may rewrite them in place, shorter only; it returns the
+ * bytes that remain (whole records).  Set before the first record.  The
+ * recorder's unwinder (runwind.h).
+ */
+typedef size_t (*rsp_writer_filter_fn)(void *arg, unsigned char *recs, size_t len);
+void rsp_writer_set_filter(struct rsp_writer *w, rsp_writer_filter_fn fn, void *arg);
+
 /* End a round (FINISHED_ROUND) if anything was appended since the last one. */
 void rsp_writer_round(struct rsp_writer *w);
 

@@ -6,6 +6,7 @@
 #include "rsp-buildid.h"
 #include "pathset.h"
 #include "records.h"
+#include "runwind.h"
 #include "rsp-perf-format.h"
 #include "tap.h"
 #include "tidmap.h"
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -542,6 +544,225 @@ static void writer_frames(void)
 	unlink(path);
 }
 
+/* ---- runwind: this process's own stack, unwound as the recorder would ---------------- */
+
+#define RW_ID 77
+#define RW_ST                                                                              \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |       \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | \
+	 PERF_SAMPLE_STACK_USER)
+#define RW_MASK 0xff0fffull /* x86-64: ax..ss, r8..r15: 20 registers */
+
+static uint64_t rw_copy[1024]; /* the stack copy, not on the stack it copies */
+static uint64_t rw_ip, rw_sp, rw_bp, rw_len, rw_ret[2];
+
+static uint64_t rw_stack_end(uint64_t sp)
+{
+	char line[512];
+	uint64_t end = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (sscanf(line, "%llx-%llx", &a, &b) == 2 && sp >= a && sp < b)
+			end = b;
+	}
+	if (f)
+		fclose(f);
+	return end;
+}
+
+/* the stack as the kernel copies it: other frames' words, redzones and all */
+__attribute__((no_sanitize_address)) static void rw_copy_stack(uint64_t sp, uint64_t len)
+{
+	const volatile uint64_t *p = (const volatile uint64_t *)(uintptr_t)sp;
+
+	for (uint64_t i = 0; i < len / 8; i++)
+		rw_copy[i] = p[i];
+}
+
+/* the registers and the stack here, as the kernel gives them to a sample */
+__attribute__((noinline)) static int rw_leaf(uint64_t mid_ret)
+{
+	uint64_t ip, sp, bp, end;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	rw_ip = ip;
+	rw_sp = sp;
+	rw_bp = bp;
+	rw_ret[0] = (uint64_t)__builtin_return_address(0); /* into rw_mid */
+	rw_ret[1] = mid_ret; /* into rw_top */
+	end = rw_stack_end(sp);
+	rw_len = end > sp ? end - sp : 0;
+	if (rw_len > sizeof(rw_copy))
+		rw_len = sizeof(rw_copy);
+	rw_len &= ~7ull;
+	rw_copy_stack(sp, rw_len);
+	return (int)(rw_len & 1);
+}
+
+__attribute__((noinline)) static int rw_mid(void)
+{
+	return rw_leaf((uint64_t)__builtin_return_address(0)) + 1;
+}
+
+__attribute__((noinline)) static int rw_top(void)
+{
+	return rw_mid() * 2;
+}
+
+static size_t put(unsigned char *b, size_t at, const void *v, size_t n)
+{
+	memcpy(b + at, v, n);
+	return at + n;
+}
+
+/* A sample of process @pid with the captured registers and copy; its size. */
+static size_t rw_sample(unsigned char *b, uint32_t pid)
+{
+	uint64_t regs[20] = { 0 }, v;
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
+	size_t at = sizeof(h);
+
+	regs[6] = rw_bp; /* perf order: ax bx cx dx si di bp sp ip ... */
+	regs[7] = rw_sp;
+	regs[8] = rw_ip;
+	v = RW_ID;
+	at = put(b, at, &v, 8);
+	at = put(b, at, &rw_ip, 8);
+	v = (uint64_t)pid | (uint64_t)pid << 32;
+	at = put(b, at, &v, 8);
+	v = 1000; /* time */
+	at = put(b, at, &v, 8);
+	v = 0; /* cpu */
+	at = put(b, at, &v, 8);
+	v = 1000000; /* period */
+	at = put(b, at, &v, 8);
+	v = 0; /* callchain: no kernel part */
+	at = put(b, at, &v, 8);
+	v = 2; /* PERF_SAMPLE_REGS_ABI_64 */
+	at = put(b, at, &v, 8);
+	at = put(b, at, regs, sizeof(regs));
+	at = put(b, at, &rw_len, 8);
+	at = put(b, at, rw_copy, rw_len);
+	at = put(b, at, &rw_len, 8); /* dyn_size */
+	h.size = (uint16_t)at;
+	put(b, 0, &h, sizeof(h));
+	return at;
+}
+
+/* MMAP2 records of this process's executable file maps */
+static size_t rw_maps(unsigned char *b, size_t cap)
+{
+	char line[4608], path[4096];
+	size_t at = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, e, off, ino;
+		unsigned maj, mn;
+		char perms[8];
+		struct rsp_pf_mmap2 m;
+		struct rsp_pf_sample_id sid = { 0 };
+		size_t flen, size;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &a, &e, perms, &off, &maj,
+			   &mn, &ino, path) != 8 ||
+		    perms[2] != 'x' || path[0] != '/')
+			continue;
+		flen = strlen(path) + 1;
+		size = RSP_PF_ALIGN(sizeof(m) + flen) + sizeof(sid);
+		if (at + size > cap)
+			break;
+		memset(&m, 0, sizeof(m));
+		m.header.type = PERF_RECORD_MMAP2;
+		m.header.size = (uint16_t)size;
+		m.pid = m.tid = (uint32_t)getpid();
+		m.start = a;
+		m.len = e - a;
+		m.pgoff = off;
+		m.maj = maj;
+		m.min = mn;
+		m.ino = ino;
+		m.prot = PROT_READ | PROT_EXEC;
+		memset(b + at, 0, size);
+		memcpy(b + at, &m, sizeof(m));
+		memcpy(b + at + sizeof(m), path, flen);
+		sid.pid = sid.tid = m.pid;
+		memcpy(b + at + size - sizeof(sid), &sid, sizeof(sid));
+		at += size;
+	}
+	if (f)
+		fclose(f);
+	return at;
+}
+
+static void runwind(void)
+{
+	static _Alignas(8) unsigned char buf[256 << 10], orig[256 << 10];
+	struct rsp_runwind *rw = rsp_runwind_new();
+	struct rsp_runwind_stats st;
+	uint64_t id = RW_ID, nr, v, abi, size, ctx;
+	size_t at = 0, maps_len, s1, s2, out, o;
+	struct perf_event_header h;
+	struct {
+		struct perf_event_header h;
+		uint32_t size, pad;
+	} td = { { 66, 0, 16 }, 64, 0 };
+
+	CHECK(rw && rsp_runwind_add_ids(rw, &id, 1, RW_ST, RW_MASK) == 0, "runwind: set up");
+	CHECK(rw_top() >= 2 && rw_len >= 256, "runwind: %" PRIu64 " bytes of this stack copied", rw_len);
+	if (!rw)
+		return;
+	/* tracing data whose payload looks like records, the maps, a sample of
+	 * this process, one of a process without maps */
+	at = put(buf, at, &td, sizeof(td));
+	memset(buf + at, 0x09, 64);
+	at += 64;
+	maps_len = rw_maps(buf + at, sizeof(buf) / 2);
+	at += maps_len;
+	s1 = rw_sample(buf + at, (uint32_t)getpid());
+	at += s1;
+	s2 = rw_sample(buf + at, 1u << 30);
+	at += s2;
+	memcpy(orig, buf, at);
+	out = rsp_runwind_filter(rw, buf, at);
+	rsp_runwind_stats(rw, &st);
+	CHECK_EQ_U64(st.samples, 2, "runwind: samples with copies");
+	CHECK_EQ_U64(st.unwound, 1, "runwind: unwound");
+	CHECK_EQ_U64(st.kept_no_maps, 1, "runwind: kept (no maps)");
+	o = sizeof(td) + 64 + maps_len;
+	CHECK(!memcmp(buf, orig, o), "runwind: the tracing data and the maps pass as they are");
+	memcpy(&h, buf + o, sizeof(h));
+	CHECK(h.type == PERF_RECORD_SAMPLE && h.size < s1 && out == at - (s1 - h.size),
+	      "runwind: the sample shorter (%u of %zu bytes), the chunk %zu of %zu", h.size, s1,
+	      out, at);
+	/* the fields before the callchain, then [PERF_CONTEXT_USER, ip, returns...] */
+	CHECK(!memcmp(buf + o + 8, orig + o + 8, 48), "runwind: id, ip, tid, time, cpu, period kept");
+	memcpy(&nr, buf + o + 56, 8);
+	CHECK(nr >= 4 && 56 + 8 + 8 * nr + 16 == h.size, "runwind: %" PRIu64 " callchain entries",
+	      nr);
+	if (nr >= 4 && 56 + 8 + 8 * nr + 16 == h.size) {
+		memcpy(&ctx, buf + o + 64, 8);
+		CHECK(ctx == (uint64_t)PERF_CONTEXT_USER, "runwind: PERF_CONTEXT_USER first");
+		memcpy(&v, buf + o + 72, 8);
+		CHECK_EQ_U64(v, rw_ip, "runwind: the sample's ip");
+		memcpy(&v, buf + o + 80, 8);
+		CHECK_EQ_U64(v, rw_ret[0], "runwind: rw_leaf's return address (into rw_mid)");
+		memcpy(&v, buf + o + 88, 8);
+		CHECK_EQ_U64(v, rw_ret[1], "runwind: rw_mid's return address (into rw_top)");
+		memcpy(&abi, buf + o + 64 + 8 * nr, 8);
+		memcpy(&size, buf + o + 72 + 8 * nr, 8);
+		CHECK(abi == 0 && size == 0, "runwind: no registers, no copy");
+	}
+	/* the sample of a process without maps: as it was, right after */
+	CHECK(out >= o + h.size + s2 && !memcmp(buf + o + h.size, orig + o + s1, s2),
+	      "runwind: a sample it cannot unwind is kept whole");
+	rsp_runwind_free(rw);
+}
+
 int main(void)
 {
 	tidmap();
@@ -551,5 +772,6 @@ int main(void)
 	buildid_notes();
 	writer_framing();
 	writer_frames();
+	runwind();
 	return tap_done();
 }
