@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -583,6 +584,9 @@ int rsp_cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* the recorder's threads are named rsp-record, rsp-writer, rsp-ustack: where
+	 * they interfere with the workload, a report says it was the recorder */
+	prctl(PR_SET_NAME, "rsp-record", 0, 0, 0);
 
 	ret = rsp_record(o, &st, err, sizeof(err));
 	if (ret) {

@@ -62,6 +62,7 @@ static void *resolver(void *arg)
 {
 	struct rsp_ustack *u = arg;
 
+	pthread_setname_np(pthread_self(), "rsp-ustack"); /* the recorder's, in reports */
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
 		size_t n;

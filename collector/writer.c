@@ -440,6 +440,8 @@ static void *writer_thread(void *arg)
 	 * at the end it hurries.  The reader sets it (adjust_prio): a starved
 	 * SCHED_IDLE thread could not raise itself.
 	 */
+	/* named, so a report tells the recorder's own work from the workload's */
+	pthread_setname_np(pthread_self(), "rsp-writer");
 	if (w->adaptive)
 		set_prio(pthread_self(), 0);
 
