@@ -335,14 +335,16 @@ static void on_request_ready(GObject *src, GAsyncResult *res, gpointer data)
 		p->whole_x1 = v->x1;
 	}
 	p->request = (gssize)rc->row.index;
+	/* what tells it from the others first: the process is in the explanation's title */
 	markup = g_markup_printf_escaped(
-	    "<b>Request #%zu</b> of %s   <b>%.3f ms</b>   %s   tid %d   at +%.6f s%s",
-	    rc->row.index, p->target->desc, (rc->row.end_ns - rc->row.start_ns) / 1e6, rc->row.connection, rc->row.tid,
-	    rc->row.offset_s,
+	    "<b>Request #%zu</b>   <b>%.3f ms</b>   %s   tid %d   at +%.6f s   of %s%s",
+	    rc->row.index, (rc->row.end_ns - rc->row.start_ns) / 1e6, rc->row.connection,
+	    rc->row.tid, rc->row.offset_s, p->target->desc,
 	    rc->row.flags & RSP_REQ_OVERLAP
 		? "   (overlaps another request: its window holds part of the other's work)"
 		: "");
 	gtk_label_set_markup(GTK_LABEL(p->request_title), markup);
+	gtk_widget_set_tooltip_text(p->request_title, gtk_label_get_text(GTK_LABEL(p->request_title)));
 	show_target(p, tg);
 	rsp_testlog("REQUEST VIEW %zu nodes=%zu", rc->row.index, rsp_flame_n_nodes(tg->flame));
 	g_free(rc);
