@@ -249,6 +249,12 @@ int rsp_requests_panel_find(RspRequestsPanel *p, size_t index)
 	return -1;
 }
 
+GtkWidget *rsp_requests_panel_get_row_widget(RspRequestsPanel *p, guint i)
+{
+	return i < p->n_rows ? GTK_WIDGET(gtk_list_box_get_row_at_index(GTK_LIST_BOX(p->list), (int)i))
+			     : NULL;
+}
+
 void rsp_requests_panel_unselect(RspRequestsPanel *p)
 {
 	gtk_list_box_unselect_all(GTK_LIST_BOX(p->list));

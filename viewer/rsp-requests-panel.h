@@ -44,6 +44,8 @@ typedef struct {
 gboolean rsp_requests_panel_get_request(RspRequestsPanel *p, guint i, RspRequestRow *out);
 /* The row of request @index, or -1. */
 int rsp_requests_panel_find(RspRequestsPanel *p, size_t index);
+/* The @i-th row's widget (where to click, for test scripts), or NULL. */
+GtkWidget *rsp_requests_panel_get_row_widget(RspRequestsPanel *p, guint i);
 /* No row selected (the flame page is back on the whole target). */
 void rsp_requests_panel_unselect(RspRequestsPanel *p);
 
