@@ -344,7 +344,8 @@ static void on_request_ready(GObject *src, GAsyncResult *res, gpointer data)
 		? "   (overlaps another request: its window holds part of the other's work)"
 		: "");
 	gtk_label_set_markup(GTK_LABEL(p->request_title), markup);
-	gtk_widget_set_tooltip_text(p->request_title, gtk_label_get_text(GTK_LABEL(p->request_title)));
+	gtk_widget_set_tooltip_text(p->request_title,
+				    gtk_label_get_text(GTK_LABEL(p->request_title)));
 	show_target(p, tg);
 	rsp_testlog("REQUEST VIEW %zu nodes=%zu", rc->row.index, rsp_flame_n_nodes(tg->flame));
 	g_free(rc);
@@ -368,8 +369,8 @@ static void on_request(RspRequestsPanel *rp, guint row, RspFlamePage *p)
 	w.thread = rc->row.thread;
 	w.start_ns = rc->row.start_ns;
 	w.end_ns = rc->row.end_ns;
-	desc = g_strdup_printf("request #%zu of %s (%.3f ms, %s)", rc->row.index, p->target->desc,
-			       (rc->row.end_ns - rc->row.start_ns) / 1e6, rc->row.connection);
+	/* its latency and connection are in the bar over the view */
+	desc = g_strdup_printf("request #%zu of %s", rc->row.index, p->target->desc);
 	title = g_strdup_printf("Analysing request #%zu\xe2\x80\xa6", rc->row.index);
 	gtk_label_set_text(GTK_LABEL(p->request_title), title);
 	g_free(title);

@@ -139,7 +139,8 @@ static void fill(RspRequestsPanel *p, struct rsp_trace *t, const struct rsp_requ
 		if (si.local[0])
 			snprintf(buf, sizeof(buf), "%s <- %s", si.local, si.remote);
 		else
-			snprintf(buf, sizeof(buf), "socket %#" G_GINT64_MODIFIER "x", (guint64)si.sk);
+			snprintf(buf, sizeof(buf), "socket %#" G_GINT64_MODIFIER "x",
+				 (guint64)si.sk);
 		p->rows[i].r = (RspRequestRow){
 			.index = order[i],
 			.thread = q.thread,
@@ -159,8 +160,8 @@ static void fill(RspRequestsPanel *p, struct rsp_trace *t, const struct rsp_requ
 		gtk_widget_set_margin_top(l, 2);
 		gtk_widget_set_margin_bottom(l, 2);
 		snprintf(buf, sizeof(buf), "%s, tid %d, %u read%s, %u send%s, %llu bytes in, %llu out",
-			 p->rows[i].r.connection, ti.tid, q.n_recv, q.n_recv == 1 ? "" : "s", q.n_send,
-			 q.n_send == 1 ? "" : "s", (unsigned long long)q.bytes_in,
+			 p->rows[i].r.connection, ti.tid, q.n_recv, q.n_recv == 1 ? "" : "s",
+			 q.n_send, q.n_send == 1 ? "" : "s", (unsigned long long)q.bytes_in,
 			 (unsigned long long)q.bytes_out);
 		gtk_widget_set_tooltip_text(l, buf);
 		gtk_list_box_append(GTK_LIST_BOX(p->list), l);
@@ -251,8 +252,9 @@ int rsp_requests_panel_find(RspRequestsPanel *p, size_t index)
 
 GtkWidget *rsp_requests_panel_get_row_widget(RspRequestsPanel *p, guint i)
 {
-	return i < p->n_rows ? GTK_WIDGET(gtk_list_box_get_row_at_index(GTK_LIST_BOX(p->list), (int)i))
-			     : NULL;
+	if (i >= p->n_rows)
+		return NULL;
+	return GTK_WIDGET(gtk_list_box_get_row_at_index(GTK_LIST_BOX(p->list), (int)i));
 }
 
 void rsp_requests_panel_unselect(RspRequestsPanel *p)

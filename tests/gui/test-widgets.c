@@ -590,7 +590,8 @@ static GHashTable *explain_rows(RspFlamePage *fp)
 					    g_string_free(s, FALSE));
 			continue;
 		}
-		for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
+		for (GtkWidget *c = gtk_widget_get_first_child(w); c;
+		     c = gtk_widget_get_next_sibling(c))
 			g_ptr_array_add(todo, c);
 	}
 	g_ptr_array_unref(todo);
