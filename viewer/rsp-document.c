@@ -4,6 +4,7 @@
 #include "rsp-testlog.h"
 
 #include <errno.h>
+#include <string.h>
 
 struct _RspDocument {
 	GObject parent_instance;
@@ -16,6 +17,8 @@ struct _RspDocument {
 	GPtrArray *warnings;
 	GHashTable *comms;   /* pid -> process name */
 	GHashTable *targets; /* pid -> RspTarget */
+	GHashTable *windows; /* "pid thread start end" -> RspTarget (a window of it) */
+	int *target_pids; /* the targets the recorder marked */
 	RspTarget *main_target;
 	size_t n_targets;
 	int target_pid; /* the first */
@@ -46,7 +49,9 @@ static void rsp_document_finalize(GObject *obj)
 {
 	RspDocument *doc = RSP_DOCUMENT(obj);
 
+	g_hash_table_destroy(doc->windows);
 	g_hash_table_destroy(doc->targets);
+	g_free(doc->target_pids);
 	g_hash_table_destroy(doc->comms);
 	g_ptr_array_unref(doc->warnings);
 	rsp_running_data_free(doc->running);
@@ -72,6 +77,7 @@ static void rsp_document_init(RspDocument *doc)
 	doc->warnings = g_ptr_array_new_with_free_func(g_free);
 	doc->comms = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	doc->targets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, target_free);
+	doc->windows = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, target_free);
 }
 
 RspDocument *rsp_document_new(GFile *file)
@@ -343,6 +349,9 @@ static void load_thread(GTask *task, gpointer source, gpointer task_data, GCance
 		pids[i] = rsp_trace_target(t, i);
 	doc->n_targets = np;
 	doc->target_pid = np ? pids[0] : 0;
+	g_free(doc->target_pids);
+	doc->target_pids = g_new(int, np + 1);
+	memcpy(doc->target_pids, pids, sizeof(*pids) * np);
 	if (np && !ld->cancel) {
 		if (rsp_analyze(t, pids, np, 0, NULL, &a, err, sizeof(err)) == 0) {
 			RspTarget *tg = g_new0(RspTarget, 1);
@@ -531,4 +540,97 @@ RspTarget *rsp_document_target(RspDocument *doc, int pid, GError **error)
 	tg = g_task_propagate_pointer(task, error);
 	g_object_unref(task);
 	return tg;
+}
+
+/* ---- one window of a target (a request) ---------------------------------------------------- */
+
+typedef struct {
+	int pid;
+	struct rsp_window w;
+	char *desc;
+} WindowData;
+
+static void window_data_free(gpointer p)
+{
+	WindowData *wd = p;
+
+	g_free(wd->desc);
+	g_free(wd);
+}
+
+static void window_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *c)
+{
+	RspDocument *doc = source;
+	WindowData *wd = task_data;
+	int pid = target_key(doc, wd->pid);
+	struct rsp_analysis_opts ao = { .windows = &wd->w, .n_windows = 1 };
+	struct rsp_analysis *a = NULL;
+	char *key, err[512];
+	RspTarget *tg;
+
+	if (!doc->loaded) {
+		g_task_return_new_error(task, RSP_DOCUMENT_ERROR, 0, "the recording is not loaded");
+		return;
+	}
+	if (pid == 0 && !doc->n_targets) {
+		g_task_return_new_error(task, RSP_DOCUMENT_ERROR, 0, "%s marks no target",
+					doc->name);
+		return;
+	}
+	key = g_strdup_printf("%d %zu %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, pid, wd->w.thread,
+			      wd->w.start_ns, wd->w.end_ns);
+	g_mutex_lock(&doc->lock);
+	tg = g_hash_table_lookup(doc->windows, key);
+	if (tg) {
+		g_mutex_unlock(&doc->lock);
+		g_free(key);
+		g_task_return_pointer(task, tg, NULL);
+		return;
+	}
+	/* the same processes as the target's own analysis (target_thread), as rsp report
+	 * --requests --target gives them */
+	if (rsp_analyze(doc->trace, pid ? &pid : doc->target_pids, pid ? 1 : doc->n_targets, 0,
+			&ao, &a, err, sizeof(err))) {
+		g_mutex_unlock(&doc->lock);
+		g_free(key);
+		g_task_return_new_error(task, RSP_DOCUMENT_ERROR, 0, "%s: %s", wd->desc, err);
+		return;
+	}
+	tg = g_new0(RspTarget, 1);
+	tg->pid = pid;
+	tg->desc = g_strdup(wd->desc);
+	tg->is_window = TRUE;
+	tg->window = wd->w;
+	tg->analysis = a;
+	if (rsp_flame_data_new(doc->trace, a, &tg->flame, err, sizeof(err))) {
+		g_mutex_unlock(&doc->lock);
+		g_free(key);
+		target_free(tg);
+		g_task_return_new_error(task, RSP_DOCUMENT_ERROR, 0, "%s: %s", wd->desc, err);
+		return;
+	}
+	g_hash_table_insert(doc->windows, key, tg);
+	g_mutex_unlock(&doc->lock);
+	g_task_return_pointer(task, tg, NULL);
+}
+
+void rsp_document_window_async(RspDocument *doc, int pid, const struct rsp_window *w,
+			       const char *desc, GCancellable *cancellable,
+			       GAsyncReadyCallback callback, gpointer user_data)
+{
+	GTask *task = g_task_new(doc, cancellable, callback, user_data);
+	WindowData *wd = g_new0(WindowData, 1);
+
+	wd->pid = pid;
+	wd->w = *w;
+	wd->desc = g_strdup(desc);
+	g_task_set_task_data(task, wd, window_data_free);
+	g_task_run_in_thread(task, window_thread);
+	g_object_unref(task);
+}
+
+RspTarget *rsp_document_window_finish(RspDocument *doc, GAsyncResult *result, GError **error)
+{
+	g_return_val_if_fail(g_task_is_valid(result, doc), NULL);
+	return g_task_propagate_pointer(G_TASK(result), error);
 }

@@ -27,6 +27,8 @@ GQuark rsp_document_error_quark(void);
 typedef struct {
 	int pid;    /* 0: the targets the recorder marked */
 	char *desc; /* "process 5626 (rpcchain)" */
+	gboolean is_window; /* one window explained (rsp_document_window_async()) */
+	struct rsp_window window; /* then: which */
 	struct rsp_analysis *analysis;
 	struct rsp_flame_data *flame;
 } RspTarget;
@@ -83,6 +85,18 @@ void rsp_document_target_async(RspDocument *doc, int pid, GCancellable *cancella
 			       GAsyncReadyCallback callback, gpointer user_data);
 RspTarget *rsp_document_target_finish(RspDocument *doc, GAsyncResult *result, GError **error);
 RspTarget *rsp_document_target(RspDocument *doc, int pid, GError **error);
+
+/*
+ * One window of a target's thread explained alone (a server's request: the
+ * analysis rsp report --requests gives each of the slowest), with its flame
+ * data: the processes of target @pid (as rsp_document_target()), the window
+ * @w as their one control path.  @desc names it ("request #3 of process 42
+ * (srv)").  Cached per pid and window, owned by the document.
+ */
+void rsp_document_window_async(RspDocument *doc, int pid, const struct rsp_window *w,
+			       const char *desc, GCancellable *cancellable,
+			       GAsyncReadyCallback callback, gpointer user_data);
+RspTarget *rsp_document_window_finish(RspDocument *doc, GAsyncResult *result, GError **error);
 
 G_END_DECLS
 

@@ -86,13 +86,14 @@ GtkWidget *rsp_explain_panel_new(const RspTarget *tg)
 	struct rsp_explanation e;
 	GtkWidget *title, *sub;
 	char buf[400], ms[32], pc[32];
+	g_autofree char *markup = NULL; /* a request's desc names its connection: "a <- b" */
 	uint64_t acc;
 
 	rsp_analysis_explanation(tg->analysis, &e);
 	acc = e.total_ns - e.cat_ns[RSP_CAT_UNACCOUNTED] - e.cat_ns[RSP_CAT_UNKNOWN];
 	title = gtk_label_new(NULL);
-	snprintf(buf, sizeof(buf), "<b>Where %s's time went</b>", tg->desc);
-	gtk_label_set_markup(GTK_LABEL(title), buf);
+	markup = g_markup_printf_escaped("<b>Where %s's time went</b>", tg->desc);
+	gtk_label_set_markup(GTK_LABEL(title), markup);
 	gtk_label_set_wrap(GTK_LABEL(title), TRUE);
 	gtk_label_set_xalign(GTK_LABEL(title), 0);
 	gtk_widget_set_margin_start(title, 6);

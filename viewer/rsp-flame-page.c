@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The flame views' tab: chronological / consolidated, details, explanation. */
+/* The flame views' tab: chronological / consolidated, details, explanation; a request's own. */
 #include "rsp-flame-page.h"
 
 #include "rsp-requests-panel.h"
+#include "rsp-requests.h"
 #include "rsp-testlog.h"
 
 struct _RspFlamePage {
@@ -10,11 +11,20 @@ struct _RspFlamePage {
 	int pid;
 	char *name;
 	RspTarget *target;
+	/* what the views show: the target, or one of its requests (its window alone) */
+	RspTarget *shown;
 	GtkWidget *stack, *busy_label, *error_label;
 	RspCanvas *canvas;
 	GtkWidget *mode, *merge, *kernel, *crumbs, *details, *side;
+	GtkWidget *explain_box; /* holds the explanation of what is shown */
 	RspExplainPanel *explain;
 	RspRequestsPanel *requests; /* NULL: the target served no request */
+	/* a request's view: the bar over it (back button, title), which request */
+	GtkWidget *request_bar, *request_title, *back;
+	gssize request; /* its index (rsp report --requests' numbering), -1: none */
+	guint request_gen; /* the last request asked for: older answers are dropped */
+	gboolean whole_saved; /* the whole target's chronological range, to go back to */
+	double whole_x0, whole_x1;
 	struct rsp_flame_state fs;
 	struct rsp_cons_state cs;
 	struct rsp_cons_tree *tree;
@@ -91,7 +101,7 @@ static GtkWidget *legend_new(void)
 	return box;
 }
 
-enum { SIG_READY, N_SIGS };
+enum { SIG_READY, SIG_REQUEST, N_SIGS };
 static guint signals[N_SIGS];
 
 static void set_details(RspFlamePage *p, const char *text)
@@ -102,7 +112,7 @@ static void set_details(RspFlamePage *p, const char *text)
 static void rebuild_tree(RspFlamePage *p)
 {
 	rsp_cons_tree_free(p->tree);
-	p->tree = rsp_cons_tree_new(p->target->flame,
+	p->tree = rsp_cons_tree_new(p->shown->flame,
 				    gtk_check_button_get_active(GTK_CHECK_BUTTON(p->merge)),
 				    p->fs.kernel_frames);
 	p->cs.root = 0;
@@ -147,14 +157,14 @@ static void update_crumbs(RspFlamePage *p)
 
 static void show_mode(RspFlamePage *p)
 {
-	if (!p->target)
+	if (!p->shown)
 		return;
 	if (p->consolidated) {
 		if (!p->tree)
 			rebuild_tree(p);
 		rsp_canvas_set_view(p->canvas, &rsp_cons_ops, p->tree, &p->cs);
 	} else {
-		rsp_canvas_set_view(p->canvas, &rsp_flame_ops, p->target->flame, &p->fs);
+		rsp_canvas_set_view(p->canvas, &rsp_flame_ops, p->shown->flame, &p->fs);
 	}
 	gtk_widget_set_sensitive(p->merge, p->consolidated);
 	update_crumbs(p);
@@ -172,7 +182,7 @@ static void on_mode(GtkToggleButton *b, RspFlamePage *p)
 
 static void on_merge(GtkCheckButton *b, RspFlamePage *p)
 {
-	if (!p->target)
+	if (!p->shown)
 		return;
 	rebuild_tree(p);
 	if (p->consolidated)
@@ -182,7 +192,7 @@ static void on_merge(GtkCheckButton *b, RspFlamePage *p)
 static void on_kernel(GtkCheckButton *b, RspFlamePage *p)
 {
 	p->fs.kernel_frames = gtk_check_button_get_active(b);
-	if (!p->target)
+	if (!p->shown)
 		return;
 	rsp_cons_tree_free(p->tree);
 	p->tree = NULL;
@@ -196,12 +206,12 @@ static void on_item(RspCanvas *c, guint64 id, int n_press, double x, double y, R
 {
 	GString *s = g_string_new(NULL);
 
-	if (RSP_HIT_KIND(id) == RSP_HIT_FRAME && p->target) {
+	if (RSP_HIT_KIND(id) == RSP_HIT_FRAME && p->shown) {
 		size_t node = RSP_HIT_PAYLOAD(id) & 0xffffffffff;
 		struct rsp_flame_node_info ni;
 		RspDocument *doc = rsp_page_get_document(RSP_PAGE(p));
 
-		rsp_flame_node(p->target->flame, node, &ni);
+		rsp_flame_node(p->shown->flame, node, &ni);
 		if (n_press >= 2) {
 			double m = (ni.end_ns - ni.start_ns) * 0.05 + 1;
 
@@ -209,10 +219,10 @@ static void on_item(RspCanvas *c, guint64 id, int n_press, double x, double y, R
 			rsp_testlog("ZOOM node %zu", node);
 		}
 		rsp_canvas_set_selected_id(c, id);
-		rsp_flame_describe(p->target->flame, node, s);
+		rsp_flame_describe(p->shown->flame, node, s);
 		g_string_append(s, "\n");
 		if (rsp_document_try_lock(doc)) {
-			rsp_flame_describe_links(p->target->flame, rsp_document_get_trace(doc),
+			rsp_flame_describe_links(p->shown->flame, rsp_document_get_trace(doc),
 						 node, s);
 			rsp_document_unlock(doc);
 		} else {
@@ -253,19 +263,164 @@ static void search_changed(RspPage *page, const char *text)
 	rsp_canvas_invalidate(p->canvas);
 }
 
+/* The table export: the explanation shown (a request's, when one is open). */
 static RspTarget *get_target(RspPage *page)
 {
-	return RSP_FLAME_PAGE(page)->target;
+	return RSP_FLAME_PAGE(page)->shown;
 }
 
-/* A request of the requests panel: its time in the chronological view. */
-static void on_request(RspRequestsPanel *rp, guint64 start, guint64 end, RspFlamePage *p)
-{
-	double m = (end - start) * 0.05 + 1;
+/* ---- a request's own view ----------------------------------------------------------------- */
 
-	if (p->consolidated)
-		rsp_flame_page_set_consolidated(p, FALSE);
-	rsp_canvas_set_range(p->canvas, start - m, end + m);
+/* The explanation panel of what is shown now, in place of the last one. */
+static void set_explain(RspFlamePage *p)
+{
+	GtkWidget *c;
+
+	while ((c = gtk_widget_get_first_child(p->explain_box)))
+		gtk_box_remove(GTK_BOX(p->explain_box), c);
+	p->explain = RSP_EXPLAIN_PANEL(rsp_explain_panel_new(p->shown));
+	gtk_widget_set_vexpand(GTK_WIDGET(p->explain), TRUE);
+	g_signal_connect(p->explain, "category-activated", G_CALLBACK(on_category), p);
+	gtk_box_append(GTK_BOX(p->explain_box), GTK_WIDGET(p->explain));
+}
+
+/* Show @tg (the target or one of its requests): its flame data, its explanation. */
+static void show_target(RspFlamePage *p, RspTarget *tg)
+{
+	p->shown = tg;
+	rsp_cons_tree_free(p->tree);
+	p->tree = NULL;
+	p->cs.root = 0;
+	p->fs.category = p->cs.category = -1; /* the categories are the new explanation's */
+	set_explain(p);
+	show_mode(p);
+}
+
+typedef struct {
+	RspFlamePage *p; /* not a reference: the page's cancellable ends the task first */
+	guint gen;
+	RspRequestRow row;
+} RequestCtx;
+
+static void on_request_ready(GObject *src, GAsyncResult *res, gpointer data)
+{
+	RequestCtx *rc = data;
+	GError *error = NULL;
+	RspTarget *tg = rsp_document_window_finish(RSP_DOCUMENT(src), res, &error);
+	RspFlamePage *p = rc->p;
+	g_autofree char *markup = NULL;
+
+	if (!tg && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+		g_error_free(error);
+		g_free(rc);
+		return; /* the page is gone */
+	}
+	if (rc->gen != p->request_gen) { /* another request asked for since, or back */
+		g_clear_error(&error);
+		g_free(rc);
+		return;
+	}
+	if (!tg) {
+		gtk_label_set_text(GTK_LABEL(p->request_title), error->message);
+		rsp_testlog("ERROR %s", error->message);
+		g_error_free(error);
+		g_free(rc);
+		return;
+	}
+	if (p->request < 0 && !p->consolidated) {
+		const struct rsp_view *v = rsp_canvas_get_view(p->canvas);
+
+		p->whole_saved = TRUE;
+		p->whole_x0 = v->x0;
+		p->whole_x1 = v->x1;
+	}
+	p->request = (gssize)rc->row.index;
+	/* what tells it from the others first: the process is in the explanation's title */
+	markup = g_markup_printf_escaped(
+	    "<b>Request #%zu</b>   <b>%.3f ms</b>   %s   tid %d   at +%.6f s   of %s%s",
+	    rc->row.index, (rc->row.end_ns - rc->row.start_ns) / 1e6, rc->row.connection,
+	    rc->row.tid, rc->row.offset_s, p->target->desc,
+	    rc->row.flags & RSP_REQ_OVERLAP
+		? "   (overlaps another request: its window holds part of the other's work)"
+		: "");
+	gtk_label_set_markup(GTK_LABEL(p->request_title), markup);
+	gtk_widget_set_tooltip_text(p->request_title,
+				    gtk_label_get_text(GTK_LABEL(p->request_title)));
+	show_target(p, tg);
+	rsp_testlog("REQUEST VIEW %zu nodes=%zu", rc->row.index, rsp_flame_n_nodes(tg->flame));
+	g_free(rc);
+	g_signal_emit(p, signals[SIG_REQUEST], 0);
+}
+
+/* A request of the requests panel: its own flame view, its window explained alone. */
+static void on_request(RspRequestsPanel *rp, guint row, RspFlamePage *p)
+{
+	RequestCtx *rc = g_new0(RequestCtx, 1);
+	struct rsp_window w;
+	g_autofree char *desc = NULL;
+	char *title;
+
+	if (!rsp_requests_panel_get_request(rp, row, &rc->row)) {
+		g_free(rc);
+		return;
+	}
+	rc->p = p;
+	rc->gen = ++p->request_gen;
+	w.thread = rc->row.thread;
+	w.start_ns = rc->row.start_ns;
+	w.end_ns = rc->row.end_ns;
+	/* its latency and connection are in the bar over the view */
+	desc = g_strdup_printf("request #%zu of %s", rc->row.index, p->target->desc);
+	title = g_strdup_printf("Analysing request #%zu\xe2\x80\xa6", rc->row.index);
+	gtk_label_set_text(GTK_LABEL(p->request_title), title);
+	g_free(title);
+	gtk_widget_set_visible(p->request_bar, TRUE);
+	rsp_document_window_async(rsp_page_get_document(RSP_PAGE(p)), p->pid, &w, desc,
+				  p->cancellable, on_request_ready, rc);
+}
+
+static void on_back(GtkButton *b, RspFlamePage *p)
+{
+	rsp_flame_page_show_whole(p);
+}
+
+static gboolean on_back_key(GtkWidget *w, GVariant *args, gpointer data)
+{
+	RspFlamePage *p = RSP_FLAME_PAGE(w);
+
+	if (!gtk_widget_get_visible(p->request_bar))
+		return FALSE;
+	rsp_flame_page_show_whole(p);
+	return TRUE;
+}
+
+/* The bar over a request's view: the way back, what it shows. */
+static GtkWidget *request_bar_new(RspFlamePage *p)
+{
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+
+	p->back = gtk_button_new();
+	{
+		GtkWidget *b = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+
+		gtk_box_append(GTK_BOX(b), gtk_image_new_from_icon_name("go-previous-symbolic"));
+		gtk_box_append(GTK_BOX(b), gtk_label_new_with_mnemonic("_Whole target"));
+		gtk_button_set_child(GTK_BUTTON(p->back), b);
+	}
+	gtk_widget_set_tooltip_text(p->back, "Back to the whole target's flame view (Alt+Left)");
+	g_signal_connect(p->back, "clicked", G_CALLBACK(on_back), p);
+	p->request_title = gtk_label_new(NULL);
+	gtk_label_set_xalign(GTK_LABEL(p->request_title), 0);
+	gtk_label_set_ellipsize(GTK_LABEL(p->request_title), PANGO_ELLIPSIZE_END);
+	gtk_label_set_selectable(GTK_LABEL(p->request_title), TRUE);
+	gtk_widget_set_hexpand(p->request_title, TRUE);
+	gtk_box_append(GTK_BOX(bar), p->back);
+	gtk_box_append(GTK_BOX(bar), p->request_title);
+	gtk_widget_set_margin_start(bar, 6);
+	gtk_widget_set_margin_top(bar, 2);
+	gtk_widget_set_visible(bar, FALSE);
+	gtk_widget_set_name(bar, "request-bar");
+	return bar;
 }
 
 /* The explanation at the side; for a server, its requests under it. */
@@ -273,14 +428,15 @@ static void side_panels(RspFlamePage *p)
 {
 	GtkWidget *pane, *rq = rsp_requests_panel_new(rsp_page_get_document(RSP_PAGE(p)), p->target);
 
+	p->explain_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
 	if (!rq) {
-		gtk_paned_set_end_child(GTK_PANED(p->side), GTK_WIDGET(p->explain));
+		gtk_paned_set_end_child(GTK_PANED(p->side), p->explain_box);
 		return;
 	}
 	p->requests = RSP_REQUESTS_PANEL(rq);
 	g_signal_connect(rq, "request-activated", G_CALLBACK(on_request), p);
 	pane = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	gtk_paned_set_start_child(GTK_PANED(pane), GTK_WIDGET(p->explain));
+	gtk_paned_set_start_child(GTK_PANED(pane), p->explain_box);
 	gtk_paned_set_end_child(GTK_PANED(pane), rq);
 	gtk_paned_set_end_child(GTK_PANED(p->side), pane);
 }
@@ -303,10 +459,9 @@ static void on_target(GObject *src, GAsyncResult *res, gpointer data)
 		g_error_free(error);
 		return;
 	}
-	p->target = tg;
-	p->explain = RSP_EXPLAIN_PANEL(rsp_explain_panel_new(tg));
-	g_signal_connect(p->explain, "category-activated", G_CALLBACK(on_category), p);
+	p->target = p->shown = tg;
 	side_panels(p);
+	set_explain(p);
 	gtk_stack_set_visible_child_name(GTK_STACK(p->stack), "view");
 	show_mode(p);
 	gtk_widget_grab_focus(GTK_WIDGET(p->canvas)); /* the keys zoom and pan */
@@ -342,11 +497,17 @@ static void rsp_flame_page_class_init(RspFlamePageClass *klass)
 	RSP_PAGE_CLASS(klass)->get_target = get_target;
 	signals[SIG_READY] = g_signal_new("ready", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
 					  NULL, NULL, NULL, G_TYPE_NONE, 0);
+	/* a request's own view is shown, or the whole target's again */
+	signals[SIG_REQUEST] = g_signal_new("request-shown", G_TYPE_FROM_CLASS(klass),
+					    G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+	gtk_widget_class_add_binding(GTK_WIDGET_CLASS(klass), GDK_KEY_Left, GDK_ALT_MASK,
+				     on_back_key, NULL);
 }
 
 static void rsp_flame_page_init(RspFlamePage *p)
 {
 	p->fs.category = p->cs.category = -1;
+	p->request = -1;
 }
 
 GtkWidget *rsp_flame_page_new(RspDocument *doc, int pid, const char *name)
@@ -378,6 +539,8 @@ GtkWidget *rsp_flame_page_new(RspDocument *doc, int pid, const char *name)
 		GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
 
 		gtk_widget_set_vexpand(GTK_WIDGET(p->canvas), TRUE);
+		p->request_bar = request_bar_new(p);
+		gtk_box_append(GTK_BOX(top), p->request_bar);
 		gtk_box_append(GTK_BOX(top), GTK_WIDGET(p->canvas));
 		gtk_box_append(GTK_BOX(top), legend_new());
 		gtk_paned_set_start_child(GTK_PANED(vpaned), top);
@@ -492,7 +655,46 @@ const struct rsp_cons_tree *rsp_flame_page_get_cons_tree(RspFlamePage *p)
 
 const struct rsp_flame_data *rsp_flame_page_get_flame_data(RspFlamePage *p)
 {
-	return p->target ? p->target->flame : NULL;
+	return p->shown ? p->shown->flame : NULL;
+}
+
+RspTarget *rsp_flame_page_get_shown(RspFlamePage *p)
+{
+	return p->shown;
+}
+
+gssize rsp_flame_page_get_request(RspFlamePage *p)
+{
+	return p->request;
+}
+
+char *rsp_flame_page_dup_request_title(RspFlamePage *p)
+{
+	return gtk_widget_get_visible(p->request_bar)
+		   ? g_strdup(gtk_label_get_text(GTK_LABEL(p->request_title)))
+		   : NULL;
+}
+
+GtkWidget *rsp_flame_page_get_back_button(RspFlamePage *p)
+{
+	return p->back;
+}
+
+void rsp_flame_page_show_whole(RspFlamePage *p)
+{
+	p->request_gen++; /* a request still being analysed is not shown */
+	gtk_widget_set_visible(p->request_bar, FALSE);
+	if (p->requests)
+		rsp_requests_panel_unselect(p->requests);
+	if (p->request < 0 || !p->target)
+		return;
+	p->request = -1;
+	show_target(p, p->target);
+	if (p->whole_saved && !p->consolidated)
+		rsp_canvas_set_range(p->canvas, p->whole_x0, p->whole_x1);
+	p->whole_saved = FALSE;
+	rsp_testlog("REQUEST VIEW whole");
+	g_signal_emit(p, signals[SIG_REQUEST], 0);
 }
 
 void rsp_flame_page_set_cons_root(RspFlamePage *p, size_t node)

@@ -4,6 +4,13 @@
  * chronological or consolidated, a details panel for the clicked frame,
  * the target's explanation table at the side.  The analysis runs on a
  * worker thread; "ready" is emitted when the views are there.
+ *
+ * A server's requests are listed under the explanation; activating one
+ * shows that request's own views: its window analysed alone (as rsp report
+ * --requests explains the slowest), its explanation at the side, a bar over
+ * the view naming it with a button (and Alt+Left) back to the whole target.
+ * "request-shown" is emitted when a request's views, or the whole target's
+ * again, are shown.
  */
 #ifndef RSP_FLAME_PAGE_H
 #define RSP_FLAME_PAGE_H
@@ -36,6 +43,15 @@ const struct rsp_flame_data *rsp_flame_page_get_flame_data(RspFlamePage *p);
 void rsp_flame_page_set_cons_root(RspFlamePage *p, size_t node);
 /* The details panel's text. */
 char *rsp_flame_page_dup_details(RspFlamePage *p);
+/* What the views show: the target, or the request open (its window alone). */
+RspTarget *rsp_flame_page_get_shown(RspFlamePage *p);
+/* The request open (rsp report --requests' index), -1: the whole target. */
+gssize rsp_flame_page_get_request(RspFlamePage *p);
+/* The bar's title over a request's view; NULL when none is open. */
+char *rsp_flame_page_dup_request_title(RspFlamePage *p);
+GtkWidget *rsp_flame_page_get_back_button(RspFlamePage *p);
+/* Back to the whole target's views (the range they showed before the request). */
+void rsp_flame_page_show_whole(RspFlamePage *p);
 
 G_END_DECLS
 

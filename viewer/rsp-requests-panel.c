@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A server's requests as a side panel: the slowest first, each opening its time. */
+/* A server's requests as a side panel: the slowest first, each opening its own flame view. */
 #include "rsp-requests-panel.h"
 
 #include "rsp-explain-panel.h"
@@ -14,8 +14,7 @@
 #define MAX_ROWS 1000
 
 struct row {
-	guint64 start, end;
-	size_t index;
+	RspRequestRow r; /* its connection: an interned string */
 };
 
 struct _RspRequestsPanel {
@@ -23,6 +22,7 @@ struct _RspRequestsPanel {
 	GtkWidget *list;
 	struct row *rows;
 	guint n_rows;
+	GStringChunk *strings;
 };
 
 G_DEFINE_TYPE(RspRequestsPanel, rsp_requests_panel, GTK_TYPE_BOX)
@@ -36,14 +36,18 @@ static void on_row(GtkListBox *box, GtkListBoxRow *row, RspRequestsPanel *p)
 
 	if (i < 0 || (guint)i >= p->n_rows)
 		return;
-	rsp_testlog("REQUEST %zu %.3f ms", p->rows[i].index,
-		    (p->rows[i].end - p->rows[i].start) / 1e6);
-	g_signal_emit(p, signals[SIG_REQUEST], 0, p->rows[i].start, p->rows[i].end);
+	rsp_testlog("REQUEST %zu %.3f ms", p->rows[i].r.index,
+		    (p->rows[i].r.end_ns - p->rows[i].r.start_ns) / 1e6);
+	g_signal_emit(p, signals[SIG_REQUEST], 0, (guint)i);
 }
 
 static void rsp_requests_panel_finalize(GObject *obj)
 {
-	g_free(RSP_REQUESTS_PANEL(obj)->rows);
+	RspRequestsPanel *p = RSP_REQUESTS_PANEL(obj);
+
+	g_free(p->rows);
+	if (p->strings)
+		g_string_chunk_free(p->strings);
 	G_OBJECT_CLASS(rsp_requests_panel_parent_class)->finalize(obj);
 }
 
@@ -52,7 +56,7 @@ static void rsp_requests_panel_class_init(RspRequestsPanelClass *klass)
 	G_OBJECT_CLASS(klass)->finalize = rsp_requests_panel_finalize;
 	signals[SIG_REQUEST] =
 	    g_signal_new("request-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
-			 NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT64, G_TYPE_UINT64);
+			 NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
 static void rsp_requests_panel_init(RspRequestsPanel *p)
@@ -103,8 +107,9 @@ static void fill(RspRequestsPanel *p, struct rsp_trace *t, const struct rsp_requ
 	gtk_label_set_markup(GTK_LABEL(gtk_widget_get_last_child(GTK_WIDGET(p))), buf);
 	snprintf(buf, sizeof(buf),
 		 "latency p50 %.3f ms, p90 %.3f, p99 %.3f, max %.3f; in requests %.3f ms, idle "
-		 "(waiting for the next request and between them) %.3f ms. Click a request to see "
-		 "its time in the chronological flame view.",
+		 "(waiting for the next request and between them) %.3f ms. Click a request for its "
+		 "own flame view and explanation: its time alone, analysed as rsp report --requests "
+		 "explains the slowest.",
 		 st.p50_ns / 1e6, st.p90_ns / 1e6, st.p99_ns / 1e6, st.max_ns / 1e6,
 		 tm.busy_ns / 1e6, idle / 1e6);
 	gtk_box_append(GTK_BOX(p), label(buf, TRUE));
@@ -114,6 +119,7 @@ static void fill(RspRequestsPanel *p, struct rsp_trace *t, const struct rsp_requ
 	qsort(order, n, sizeof(*order), cmp_slow);
 	p->n_rows = n < MAX_ROWS ? (guint)n : MAX_ROWS;
 	p->rows = g_new0(struct row, p->n_rows ? p->n_rows : 1);
+	p->strings = g_string_chunk_new(4096);
 	p->list = gtk_list_box_new();
 	gtk_list_box_set_selection_mode(GTK_LIST_BOX(p->list), GTK_SELECTION_SINGLE);
 	gtk_list_box_set_activate_on_single_click(GTK_LIST_BOX(p->list), TRUE);
@@ -122,12 +128,29 @@ static void fill(RspRequestsPanel *p, struct rsp_trace *t, const struct rsp_requ
 		struct rsp_request_info q;
 		struct rsp_conn_info ci;
 		struct rsp_socket_info si;
+		struct rsp_thread_info ti;
 		GtkWidget *l;
 
 		rsp_requests_get(rq, order[i], &q);
 		rsp_requests_conn(rq, q.conn, &ci);
 		rsp_trace_socket(t, ci.socket, &si);
-		p->rows[i] = (struct row){ q.start_ns, q.end_ns, order[i] };
+		rsp_trace_thread(t, q.thread, &ti);
+		/* the connection as rsp report --requests names it */
+		if (si.local[0])
+			snprintf(buf, sizeof(buf), "%s <- %s", si.local, si.remote);
+		else
+			snprintf(buf, sizeof(buf), "socket %#" G_GINT64_MODIFIER "x",
+				 (guint64)si.sk);
+		p->rows[i].r = (RspRequestRow){
+			.index = order[i],
+			.thread = q.thread,
+			.tid = ti.tid,
+			.start_ns = q.start_ns,
+			.end_ns = q.end_ns,
+			.offset_s = (q.start_ns - sum.start_ns) / 1e9,
+			.connection = g_string_chunk_insert_const(p->strings, buf),
+			.flags = q.flags,
+		};
 		snprintf(buf, sizeof(buf), "%10.3f ms   at +%.6f s   #%zu%s", (q.end_ns - q.start_ns) / 1e6,
 			 (q.start_ns - sum.start_ns) / 1e9, order[i],
 			 q.flags & RSP_REQ_OVERLAP ? "  (overlaps another)" : "");
@@ -136,10 +159,9 @@ static void fill(RspRequestsPanel *p, struct rsp_trace *t, const struct rsp_requ
 		gtk_widget_set_margin_start(l, 6);
 		gtk_widget_set_margin_top(l, 2);
 		gtk_widget_set_margin_bottom(l, 2);
-		snprintf(buf, sizeof(buf), "%s%s%s, %u read%s, %u send%s, %llu bytes in, %llu out",
-			 si.local[0] ? si.local : "socket", si.local[0] ? " <- " : "",
-			 si.local[0] ? si.remote : "", q.n_recv, q.n_recv == 1 ? "" : "s", q.n_send,
-			 q.n_send == 1 ? "" : "s", (unsigned long long)q.bytes_in,
+		snprintf(buf, sizeof(buf), "%s, tid %d, %u read%s, %u send%s, %llu bytes in, %llu out",
+			 p->rows[i].r.connection, ti.tid, q.n_recv, q.n_recv == 1 ? "" : "s",
+			 q.n_send, q.n_send == 1 ? "" : "s", (unsigned long long)q.bytes_in,
 			 (unsigned long long)q.bytes_out);
 		gtk_widget_set_tooltip_text(l, buf);
 		gtk_list_box_append(GTK_LIST_BOX(p->list), l);
@@ -207,7 +229,35 @@ gboolean rsp_requests_panel_get_window(RspRequestsPanel *p, guint i, guint64 *st
 {
 	if (i >= p->n_rows)
 		return FALSE;
-	*start = p->rows[i].start;
-	*end = p->rows[i].end;
+	*start = p->rows[i].r.start_ns;
+	*end = p->rows[i].r.end_ns;
 	return TRUE;
+}
+
+gboolean rsp_requests_panel_get_request(RspRequestsPanel *p, guint i, RspRequestRow *out)
+{
+	if (i >= p->n_rows)
+		return FALSE;
+	*out = p->rows[i].r;
+	return TRUE;
+}
+
+int rsp_requests_panel_find(RspRequestsPanel *p, size_t index)
+{
+	for (guint i = 0; i < p->n_rows; i++)
+		if (p->rows[i].r.index == index)
+			return (int)i;
+	return -1;
+}
+
+GtkWidget *rsp_requests_panel_get_row_widget(RspRequestsPanel *p, guint i)
+{
+	if (i >= p->n_rows)
+		return NULL;
+	return GTK_WIDGET(gtk_list_box_get_row_at_index(GTK_LIST_BOX(p->list), (int)i));
+}
+
+void rsp_requests_panel_unselect(RspRequestsPanel *p)
+{
+	gtk_list_box_unselect_all(GTK_LIST_BOX(p->list));
 }

@@ -115,10 +115,12 @@ void _rsp_window_show_error(RspWindow *w, const char *primary, const char *secon
 
 /* ---- flame tabs -------------------------------------------------------------------------- */
 
-/* the flame view's first frame: where its mode button is, for test scripts */
+/* the flame view's first frame: where its mode button is (and a server's slowest
+ * request), for test scripts */
 static void on_flame_frame(RspCanvas *c, RspFlamePage *fp)
 {
 	RspWindow *w = RSP_WINDOW(gtk_widget_get_root(GTK_WIDGET(fp)));
+	RspRequestsPanel *q = rsp_flame_page_get_requests_panel(fp);
 	double x, y;
 	GtkWidget *b = rsp_flame_page_get_mode_button(fp);
 
@@ -128,6 +130,11 @@ static void on_flame_frame(RspCanvas *c, RspFlamePage *fp)
 	_rsp_window_surface_point(w, b, gtk_widget_get_width(b) / 2.0,
 				  gtk_widget_get_height(b) / 2.0, &x, &y);
 	rsp_testlog("BUTTON consolidated %.0f %.0f", x, y);
+	if (q && (b = rsp_requests_panel_get_row_widget(q, 0))) {
+		_rsp_window_surface_point(w, b, gtk_widget_get_width(b) / 2.0,
+					  gtk_widget_get_height(b) / 2.0, &x, &y);
+		rsp_testlog("BUTTON request0 %.0f %.0f", x, y);
+	}
 }
 
 GtkWidget *rsp_window_open_flame(RspWindow *w, RspDocument *doc, int pid, const char *name)

@@ -2,7 +2,8 @@
 # End to end, under xvfb-run.sh: the real viewer on a recorded RPC chain.
 # Opens it, zooms with Ctrl+scroll, clicks the client process's name (its
 # flame view opens in a tab), switches to the consolidated view, opens the
-# shortcuts window; a screenshot at each step, kept in OUT_DIR.  The viewer tells where things are and what
+# server's flame tab and its slowest request's own view, back with Alt+Left,
+# opens the shortcuts window; a screenshot at each step, kept in OUT_DIR.  The viewer tells where things are and what
 # it did on stdout (RSP_VIEWER_TEST), so the script waits on that, not on sleeps.
 #
 #   e2e.sh RSP_VIEWER TRACE OUT_DIR
@@ -51,7 +52,7 @@ shot() { # NAME COLOUR...
 	echo "ok: $f ($k colours${*:+, has $*})"
 }
 
-RUN=E0442E SLEEP=3F74D6 GREY=A8A8A8 BOTH=9B4FD0 IO=2FA84F
+RUN=E0442E SLEEP=3F74D6 GREY=A8A8A8 BOTH=9B4FD0 IO=2FA84F ESTIMATED=F3A08F
 
 waitfor READY
 grep READY "$log"
@@ -107,6 +108,41 @@ xdotool mousemove 5 995
 sleep 0.7
 shot 4-consolidated $RUN $GREY $BOTH
 
+# a server's request: back on the running tab, click rpc-server's name; its flame tab
+# lists its requests, the slowest first: clicking it opens that request's own view
+# (its runs without samples tinted as estimated), Alt+Left the whole target's again
+current() { grep -c '^CURRENT' "$log"; }
+before=$(current)
+xdotool windowfocus --sync "$win" key ctrl+Page_Up
+n=0
+while [ "$(current)" -le "$before" ]; do
+	[ $n -lt 50 ] || fail "Ctrl+Page_Up did not switch tabs"
+	sleep 0.1
+	n=$((n + 1))
+done
+grep '^CURRENT' "$log" | tail -n1 | grep -q 'rpcchain.data$' || fail "not back on the running tab"
+row=$(grep '^ROW .* rpc-server [0-9]*$' "$log" | head -n1)
+[ -n "$row" ] || fail "no row for the server rpc-server"
+set -- $row
+sleep 0.5
+xdotool mousemove --window "$win" "$4" "$5" click 1
+waitfor "^FLAME READY rpc-server" 60
+waitfor "^BUTTON request0"
+set -- $(grep '^BUTTON request0' "$log" | tail -n1)
+sleep 0.5
+xdotool mousemove --window "$win" "$3" "$4" click 1
+waitfor "^REQUEST VIEW [0-9]"
+req=$(grep '^REQUEST [0-9]' "$log" | tail -n1 | cut -d' ' -f2)
+grep -q "^REQUEST VIEW $req " "$log" || fail "request $req clicked, another shown"
+xdotool mousemove 5 995
+sleep 0.7
+shot 5-request $RUN $ESTIMATED $GREY
+xdotool windowfocus --sync "$win" key alt+Left
+waitfor "^REQUEST VIEW whole"
+xdotool mousemove 5 995
+sleep 0.7
+shot 6-request-back $RUN $GREY
+
 # the shortcuts window (F1)
 windows() { xdotool search --onlyvisible --class rsp-viewer | wc -l; }
 before=$(windows)
@@ -118,7 +154,7 @@ while [ "$(windows)" -le "$before" ]; do
 	n=$((n + 1))
 done
 sleep 0.7
-shot 5-shortcuts
+shot 7-shortcuts
 xdotool key Escape
 
 kill $vpid

@@ -14,9 +14,12 @@
 #include "rsp-running-page.h"
 #include "rsp-window.h"
 
+#include "rsp-requests-panel.h"
+
 #include <glib/gstdio.h>
 #include <math.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -187,6 +190,20 @@ static void save_widget(GtkWidget *w, const char *name)
 	cairo_surface_write_to_png(s, p);
 	cairo_surface_destroy(s);
 	g_free(d);
+}
+
+/* The widget named @name under @w (itself included), or NULL. */
+static GtkWidget *find_name(GtkWidget *w, const char *name)
+{
+	if (!g_strcmp0(gtk_widget_get_name(w), name))
+		return w;
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+		GtkWidget *f = find_name(c, name);
+
+		if (f)
+			return f;
+	}
+	return NULL;
 }
 
 /* An on-screen content item of @cls at least @min_w wide; its centre in widget px. */
@@ -493,23 +510,278 @@ static void test_click_category(void)
 	gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* ---- a server's requests ------------------------------------------------------------------- */
+
+/*
+ * What rsp report --requests says of rpcchain's rpc-server's requests, each
+ * explained alone (tests/gui/request-truth.py: the report's JSON as a key
+ * file).  The viewer's numbers are checked against these, not against the
+ * model called again here.
+ */
+static GKeyFile *request_truth(void)
+{
+	const char *py = g_getenv("RSP_PYTHON"), *script = g_getenv("RSP_REQUEST_TRUTH"),
+		   *rsp = g_getenv("RSP_CLI");
+	g_autofree char *path = g_build_filename(data_dir, "rpcchain.data", NULL);
+	g_autofree char *out = NULL, *err = NULL;
+	GKeyFile *k = g_key_file_new();
+	GError *e = NULL;
+	int status;
+
+	g_assert_nonnull(py);
+	g_assert_nonnull(script);
+	g_assert_nonnull(rsp);
+	{
+		const char *argv[] = { py, script, rsp, path, "rpc-server", NULL };
+
+		g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+					   &out, &err, &status, &e));
+	}
+	g_assert_no_error(e);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		g_error("request-truth.py failed: %s", err);
+	g_assert_true(g_key_file_load_from_data(k, out, -1, G_KEY_FILE_NONE, &e));
+	g_assert_no_error(e);
+	return k;
+}
+
+static guint64 truth_u64(GKeyFile *k, const char *group, const char *key)
+{
+	GError *e = NULL;
+	guint64 v = g_key_file_get_uint64(k, group, key, &e);
+
+	if (e && e->code == G_KEY_FILE_ERROR_KEY_NOT_FOUND &&
+	    (g_str_has_prefix(key, "cat_") || g_str_has_prefix(key, "est_"))) {
+		g_error_free(e);
+		return 0; /* a category the report leaves out: none */
+	}
+	g_assert_no_error(e);
+	return v;
+}
+
+/* Every label's text and every tooltip under @w, a line each. */
+static void collect_text(GtkWidget *w, GString *s)
+{
+	const char *tip = gtk_widget_get_tooltip_text(w);
+
+	if (GTK_IS_LABEL(w))
+		g_string_append_printf(s, "%s\n", gtk_label_get_text(GTK_LABEL(w)));
+	if (tip)
+		g_string_append_printf(s, "%s\n", tip);
+	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
+		collect_text(c, s);
+}
+
+/* The explanation panel's rows as shown: category -> its text (name, ms, %, tooltip). */
+static GHashTable *explain_rows(RspFlamePage *fp)
+{
+	GHashTable *rows = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	GPtrArray *todo = g_ptr_array_new();
+
+	g_ptr_array_add(todo, rsp_flame_page_get_explain_panel(fp));
+	while (todo->len) {
+		GtkWidget *w = g_ptr_array_steal_index(todo, todo->len - 1);
+
+		if (GTK_IS_LIST_BOX_ROW(w)) {
+			GString *s = g_string_new(NULL);
+
+			collect_text(w, s);
+			g_hash_table_insert(rows, g_object_get_data(G_OBJECT(w), "category"),
+					    g_string_free(s, FALSE));
+			continue;
+		}
+		for (GtkWidget *c = gtk_widget_get_first_child(w); c;
+		     c = gtk_widget_get_next_sibling(c))
+			g_ptr_array_add(todo, c);
+	}
+	g_ptr_array_unref(todo);
+	return rows;
+}
+
+static char *explain_text(RspFlamePage *fp)
+{
+	GString *s = g_string_new(NULL);
+
+	collect_text(GTK_WIDGET(rsp_flame_page_get_explain_panel(fp)), s);
+	return g_string_free(s, FALSE);
+}
+
+static gssize wanted_request;
+
+static gboolean request_is_shown(gpointer data)
+{
+	return rsp_flame_page_get_request(RSP_FLAME_PAGE(data)) == wanted_request;
+}
+
+/*
+ * Open the request of @row: the page must show that request's window alone,
+ * the numbers rsp report --requests gives it (@truth), drawn by the
+ * chronological flame view fitted to its window, with its estimated runs
+ * tinted as in the whole view.
+ */
+static void check_request_view(RspFlamePage *fp, RspRequestsPanel *q, guint row, GKeyFile *truth,
+			       const RspTarget *whole)
+{
+	RspCanvas *c = rsp_page_get_canvas(RSP_PAGE(fp));
+	const struct rsp_layout *l;
+	const struct rsp_view *v;
+	const struct rsp_cons_tree *ct;
+	struct rsp_cons_node_info root;
+	struct rsp_explanation e;
+	RspRequestRow r;
+	RspTarget *tg;
+	g_autofree char *group = NULL, *title = NULL, *text = NULL, *conn = NULL, *ck = NULL,
+			*lat = NULL;
+	g_autoptr(GHashTable) rows = NULL;
+	guint64 latency, n_est = 0, n_frames = 0;
+	double m, x, y;
+
+	g_assert_true(rsp_requests_panel_get_request(q, row, &r));
+	group = g_strdup_printf("request %zu", r.index);
+	g_assert_true(g_key_file_has_group(truth, group));
+	/* the row is the report's request */
+	latency = truth_u64(truth, group, "latency_ns");
+	g_assert_cmpuint(r.start_ns, ==, truth_u64(truth, group, "start_ns"));
+	g_assert_cmpuint(r.end_ns, ==, truth_u64(truth, group, "end_ns"));
+	g_assert_cmpint(r.tid, ==, (int)truth_u64(truth, group, "tid"));
+	ck = g_strdup_printf("c%" G_GUINT64_FORMAT, truth_u64(truth, group, "connection"));
+	conn = g_key_file_get_string(truth, "connections", ck, NULL);
+	g_assert_cmpstr(r.connection, ==, conn);
+
+	g_assert_true(rsp_requests_panel_activate(q, row));
+	wanted_request = (gssize)r.index;
+	g_assert_true(wait_until(request_is_shown, fp, 30000));
+	settle(c);
+
+	/* the page's analysis is that window's: the report's numbers for it */
+	tg = rsp_flame_page_get_shown(fp);
+	g_assert_true(tg != whole);
+	g_assert_true(rsp_page_get_target(RSP_PAGE(fp)) == tg); /* the table export too */
+	rsp_analysis_explanation(tg->analysis, &e);
+	g_assert_cmpuint(e.total_ns, ==, latency);
+	g_assert_cmpuint(e.total_ns, ==, r.end_ns - r.start_ns);
+	g_assert_cmpuint(e.wall_ns, ==, truth_u64(truth, group, "wall_ns"));
+	g_assert_cmpuint(e.explained_ns, ==, truth_u64(truth, group, "explained_ns"));
+	for (int k = 0; k < RSP_CAT__COUNT; k++) {
+		g_autofree char *key = g_strdup_printf("cat_%s", rsp_category_key(k));
+
+		g_assert_cmpuint(e.cat_ns[k], ==, truth_u64(truth, group, key));
+	}
+
+	/* as shown: a row per non-zero category with the report's time and top contributor */
+	rows = explain_rows(fp);
+	for (int k = 0; k < RSP_CAT__COUNT; k++) {
+		g_autofree char *key = g_strdup_printf("cat_%s", rsp_category_key(k));
+		g_autofree char *topk = g_strdup_printf("top_%s", rsp_category_key(k));
+		g_autofree char *ms = NULL, *top = NULL;
+		guint64 ns = truth_u64(truth, group, key);
+		const char *rt = g_hash_table_lookup(rows, GINT_TO_POINTER(k));
+
+		if (!ns) {
+			g_assert_true(!rt || k == RSP_CAT_CPU);
+			continue;
+		}
+		g_assert_nonnull(rt);
+		ms = g_strdup_printf("%.3f ms", ns / 1e6);
+		g_assert_nonnull(strstr(rt, rsp_category_name(k)));
+		g_assert_nonnull(strstr(rt, ms));
+		top = g_key_file_get_string(truth, group, topk, NULL);
+		if (top)
+			g_assert_nonnull(strstr(rt, top));
+		{
+			g_autofree char *estk = g_strdup_printf("est_%s", rsp_category_key(k));
+
+			n_est += truth_u64(truth, group, estk);
+		}
+	}
+	text = explain_text(fp);
+	{
+		g_autofree char *want = g_strdup_printf("Where request #%zu of ", r.index);
+		g_autofree char *tot = g_strdup_printf("total %.3f ms", latency / 1e6);
+
+		g_assert_nonnull(strstr(text, want));
+		g_assert_nonnull(strstr(text, tot));
+	}
+
+	/* the title over the view names it: index, latency, connection, thread */
+	title = rsp_flame_page_dup_request_title(fp);
+	g_assert_nonnull(title);
+	lat = g_strdup_printf("Request #%zu ", r.index);
+	g_assert_true(g_str_has_prefix(title, lat));
+	g_free(lat);
+	lat = g_strdup_printf(" %.3f ms ", latency / 1e6);
+	g_assert_nonnull(strstr(title, lat));
+	g_assert_nonnull(strstr(title, conn));
+	g_assert_nonnull(strstr(title, "of process 4945 (rpc-server)"));
+	g_assert_true(gtk_widget_get_mapped(rsp_flame_page_get_back_button(fp)));
+
+	/* drawn: the chronological view of the request's flame data, fitted to its window */
+	g_assert_false(rsp_flame_page_get_consolidated(fp));
+	l = rsp_canvas_get_layout(c);
+	v = rsp_canvas_get_view(c);
+	g_assert_true(l->data == tg->flame);
+	g_assert_true(rsp_flame_page_get_flame_data(fp) == tg->flame);
+	m = latency * 0.005;
+	g_assert_cmpfloat(fabs(v->x0 - (r.start_ns - m)), <, 2);
+	g_assert_cmpfloat(fabs(v->x1 - (r.end_ns + m)), <, 2);
+	for (size_t i = 0; i < rsp_scene_n_items(l->content); i++) {
+		const struct rsp_scene_item *it = rsp_scene_item(l->content, i);
+
+		if (RSP_HIT_KIND(it->id) != RSP_HIT_FRAME)
+			continue;
+		n_frames++;
+		g_assert_cmpuint(it->t0, >=, r.start_ns);
+		g_assert_cmpuint(it->t1, <=, r.end_ns);
+	}
+	g_assert_cmpuint(n_frames, >, 0);
+	/*
+	 * runs the report estimated are drawn with the estimated tint, as in the whole
+	 * view; the legend beside.  (Request 2's inferred run is drawn as in the whole
+	 * view too: its frames are those of the sleep around it, merged with them.)
+	 */
+	if (n_est) {
+		const struct rsp_scene_item *it =
+		    visible_item(c, RSP_CLS_RUN_ESTIMATED, RSP_HIT_FRAME, 4, &x, &y);
+
+		g_assert_nonnull(it);
+		g_assert_true(item_drawn_as(c, it, rsp_palette_rgb(RSP_CLS_RUN_ESTIMATED)));
+	}
+	g_assert_true(n_est); /* the fixture's requests have such runs */
+	g_assert_true(gtk_widget_get_mapped(find_name(GTK_WIDGET(fp), "legend")));
+
+	/* the consolidated view of the request: its tree sums the request's time */
+	rsp_flame_page_set_consolidated(fp, TRUE);
+	ct = rsp_flame_page_get_cons_tree(fp);
+	g_assert_nonnull(ct);
+	rsp_cons_node(ct, 0, &root);
+	g_assert_cmpuint(root.total_ns, ==, latency);
+	rsp_flame_page_set_consolidated(fp, FALSE);
+	settle(c);
+}
+
 /*
  * A server's requests: rpcchain's rpc-server served the workload's 60 requests
- * (tests/workloads/rpcchain.c); its flame page lists them, slowest first, and a
- * request's row shows its time in the chronological view.  The client (the
- * recorded target) served none: no list.
+ * (tests/workloads/rpcchain.c); its flame page lists them, slowest first.  A
+ * request's row opens that request's own views (its window analysed alone, as
+ * rsp report --requests explains it); the back button restores the whole
+ * target's.  The client (the recorded target) served none: no list.
  */
 static void test_requests(void)
 {
 	RspWindow *w = window_with("rpcchain.data");
 	RspRunningPage *rp = running_page(w);
 	RspDocument *doc = rsp_page_get_document(RSP_PAGE(rp));
+	g_autoptr(GKeyFile) truth = request_truth();
 	RspFlamePage *fp, *client;
 	RspRequestsPanel *q;
+	RspTarget *whole;
 	RspCanvas *c;
 	const struct rsp_view *v;
+	struct rsp_explanation we;
 	guint64 s0, e0, s1, e1;
-	double m;
+	double x0, x1;
+	g_autofree char *text = NULL, *tot = NULL;
+	int row;
 
 	settle(rsp_page_get_canvas(RSP_PAGE(rp)));
 	client = RSP_FLAME_PAGE(rsp_window_open_flame(w, doc, 0, NULL));
@@ -522,19 +794,55 @@ static void test_requests(void)
 	q = rsp_flame_page_get_requests_panel(fp);
 	g_assert_nonnull(q);
 	g_assert_cmpuint(rsp_requests_panel_get_n_rows(q), ==, 60);
+	{
+		g_auto(GStrv) groups = g_key_file_get_groups(truth, NULL);
+		guint n = 0;
+
+		for (guint i = 0; groups[i]; i++)
+			n += g_str_has_prefix(groups[i], "request ");
+		g_assert_cmpuint(n, ==, 60); /* the report's too */
+	}
 	g_assert_true(rsp_requests_panel_get_window(q, 0, &s0, &e0));
 	g_assert_true(rsp_requests_panel_get_window(q, 1, &s1, &e1));
 	g_assert_cmpuint(e0 - s0, >=, e1 - s1); /* the slowest first */
-	rsp_flame_page_set_consolidated(fp, TRUE);
-	g_assert_true(rsp_requests_panel_activate(q, 0));
-	g_assert_false(rsp_flame_page_get_consolidated(fp));
-	rsp_canvas_flush(c);
+	whole = rsp_flame_page_get_shown(fp);
+	g_assert_nonnull(whole);
+	g_assert_cmpint(rsp_flame_page_get_request(fp), ==, -1);
+	g_assert_null(rsp_flame_page_dup_request_title(fp));
+	rsp_analysis_explanation(whole->analysis, &we);
+	g_assert_cmpuint(we.total_ns, >, 10 * (e0 - s0)); /* the whole is not one request */
+
+	/* the whole view zoomed somewhere: going back returns there */
 	v = rsp_canvas_get_view(c);
-	m = (e0 - s0) * 0.05 + 1;
-	g_assert_cmpfloat(fabs(v->x0 - (s0 - m)), <, 2);
-	g_assert_cmpfloat(fabs(v->x1 - (e0 + m)), <, 2);
-	gtk_test_widget_wait_for_draw(GTK_WIDGET(c));
+	x0 = v->x0 + (v->x1 - v->x0) * 0.2;
+	x1 = v->x0 + (v->x1 - v->x0) * 0.6;
+	rsp_canvas_set_range(c, x0, x1);
+	rsp_canvas_flush(c);
+
+	/* the slowest request, then request 2 (in start order) straight from it */
+	check_request_view(fp, q, 0, truth, whole);
 	save_widget(GTK_WIDGET(fp), "flame-request.png");
+	row = rsp_requests_panel_find(q, 2);
+	g_assert_cmpint(row, >=, 0);
+	check_request_view(fp, q, (guint)row, truth, whole);
+	save_widget(GTK_WIDGET(fp), "flame-request-2.png");
+
+	/* back: the whole target's analysis, explanation and range again */
+	g_signal_emit_by_name(rsp_flame_page_get_back_button(fp), "clicked");
+	g_assert_cmpint(rsp_flame_page_get_request(fp), ==, -1);
+	g_assert_true(rsp_flame_page_get_shown(fp) == whole);
+	g_assert_true(rsp_page_get_target(RSP_PAGE(fp)) == whole);
+	g_assert_null(rsp_flame_page_dup_request_title(fp));
+	settle(c);
+	g_assert_true(rsp_canvas_get_layout(c)->data == whole->flame);
+	v = rsp_canvas_get_view(c);
+	g_assert_cmpfloat(fabs(v->x0 - x0), <, 2);
+	g_assert_cmpfloat(fabs(v->x1 - x1), <, 2);
+	text = explain_text(fp);
+	tot = g_strdup_printf("total %.3f ms", we.total_ns / 1e6);
+	g_assert_nonnull(strstr(text, "Where process 4945 (rpc-server)'s time went"));
+	g_assert_nonnull(strstr(text, tot));
+	save_widget(GTK_WIDGET(fp), "flame-request-back.png");
 	gtk_window_destroy(GTK_WINDOW(w));
 }
 
@@ -898,19 +1206,6 @@ static void test_cancel(void)
 	}
 	g_assert_cmpint(gtk_notebook_get_n_pages(nb), ==, 1);
 	gtk_window_destroy(GTK_WINDOW(w));
-}
-
-static GtkWidget *find_name(GtkWidget *w, const char *name)
-{
-	if (!g_strcmp0(gtk_widget_get_name(w), name))
-		return w;
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-		GtkWidget *f = find_name(c, name);
-
-		if (f)
-			return f;
-	}
-	return NULL;
 }
 
 /* Symbol Paths: a missing directory refused in words, then set and the recording
