@@ -1841,6 +1841,70 @@ static void test_net_sender_run(void)
 }
 
 /*
+ * A UDP reply (no connection: no socket's peer is known).  The client c (CPU
+ * 0 from 700) sends a datagram to the server s's socket: loopback delivers it
+ * in c's softirq at 1100, inside its sendmsg (c's sock_send_length at 1102
+ * follows), and wakes s (asleep since 900), which runs on CPU 1 from 1103;
+ * c waits from 1110.  s's reply is delivered the same way in s's context at
+ * 1300 and wakes c at 1301; s's send returns at 1302 and it sleeps at 1308;
+ * c runs again at 1310 and exits at 1400.  The datagram's sender is the
+ * task it was delivered in, as its next socket call is a UDP send: c's wait
+ * is a call into s's run (191 us), not data from an unknown peer.  c: CPU
+ * 410 + 90, runnable 9 (its CPU idle).  Total 700.  @recv_first: s receives
+ * (another datagram) between the delivery and its send: nothing says the
+ * datagram was its own, and c's wait is data from an unknown sender.
+ */
+static void test_udp_reply(bool recv_first)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 691 }, { RSP_CAT_SCHED, 9 } };
+	struct expect unknown[] = { { RSP_CAT_CPU_UNSAMPLED, 500 }, { RSP_CAT_NET, 191 },
+				    { RSP_CAT_SCHED, 9 } };
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "s");
+	synth_sock_udp(s, true);
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 200, "s");
+	synth_switch(s, 1, US(900), 200, "s", S_INT, 0, "swapper/1");
+	synth_sk_ready(s, 0, US(1100), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_waking(s, 0, US(1101), 100, SYN_SOFTIRQ, 200, "s", 1, false, NULL, 0);
+	synth_sock_send(s, 0, US(1102), 100, 0xffff1000, 2, 64);
+	synth_switch(s, 1, US(1103), 0, "swapper/1", 0, 200, "s");
+	synth_sock_recv(s, 1, US(1104), 200, 0xffff2000, 2, 64);
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_sk_ready(s, 1, US(1300), 200, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 1, US(1301), 200, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	if (recv_first)
+		synth_sock_recv(s, 1, US(1302), 200, 0xffff2000, 2, 64);
+	synth_sock_send(s, 1, US(1303), 200, 0xffff2000, 2, 64);
+	synth_switch(s, 1, US(1308), 200, "s", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a && !recv_first) {
+		struct rsp_explanation e;
+
+		check_table(a, "a UDP reply delivered in its sender's context: the sender's run is "
+			    "the call", 700, want, 2);
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == 0 && e.cat_ns[RSP_CAT_NET] == 0 &&
+			      has_contributor(a, RSP_CAT_CPU_UNSAMPLED, "s", NULL),
+		      "the UDP server's run in the client's wait");
+	} else if (a) {
+		check_table(a, "a datagram delivered in a task that receives next: no sender", 700,
+			    unknown, 3);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * Queueing behind another connection.  The server s (CPU 1 from 800) reads a
  * request of client d at 850 (its connection 8080 <-> 40001); the client c
  * (the target, CPU 0 from 700) sends its own at 1100 and waits at 1110 while
@@ -2099,6 +2163,8 @@ int main(void)
 	test_window_hand_off();
 	test_hand_off_through_threads();
 	test_net_sender_run();
+	test_udp_reply(false);
+	test_udp_reply(true);
 	test_queued_behind();
 	test_samples_only(false);
 	test_samples_only_unsampled_parent();
