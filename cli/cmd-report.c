@@ -267,6 +267,10 @@ static void print_queued(const struct report *r, const struct rsp_explanation *e
 		rsp_trace_socket(r->t, sock, &si);
 		if (si.remote[0])
 			printf("      behind %s: %.3f ms, meanwhile:\n", si.remote, ns / 1e6);
+		else if ((si.family == 2 || si.family == 10) && si.protocol == 17)
+			/* another peer of a UDP server: the socket it sent from */
+			printf("      behind the datagrams of UDP socket %#" PRIx64 ": %.3f ms, "
+			       "meanwhile:\n", si.sk, ns / 1e6);
 		else /* connected before the recording: no address seen */
 			printf("      behind the connection of socket %#" PRIx64 ": %.3f ms, meanwhile:\n",
 			       si.sk, ns / 1e6);

@@ -26,8 +26,7 @@
 
 /* @ti's socket call at @t: the end of a pending datagram's wait for its send
  * (confirmed by a UDP send, else not its datagram) */
-static void dgram_settle(struct builder *b, uint32_t ti, uint64_t t, const struct sock_info *s,
-			 bool send)
+static void dgram_settle(struct builder *b, uint32_t ti, uint64_t t, uint32_t si, bool send)
 {
 	struct bthread *bt;
 	struct net_op *op;
@@ -36,9 +35,11 @@ static void dgram_settle(struct builder *b, uint32_t ti, uint64_t t, const struc
 		return;
 	bt = &b->bt.v[ti];
 	op = &b->t->nets.v[bt->dgram_net - 1];
-	if (send && s && s->protocol == IPPROTO_UDP_ && t - bt->dgram_time <= DGRAM_SEND_WINDOW_NS) {
+	if (send && si != RSP_NONE && b->t->socks.v[si].protocol == IPPROTO_UDP_ &&
+	    t - bt->dgram_time <= DGRAM_SEND_WINDOW_NS) {
 		op->sender = ti;
 		op->send_time = op->ready_time;
+		op->from_sock = si;
 	}
 	bt->dgram_net = 0;
 }
@@ -108,7 +109,7 @@ void _rsp_on_sock_recv(struct builder *b, uint64_t t, uint32_t cpu, const struct
 	/* errors (-EAGAIN) and end of file (0) moved no data */
 	if (ti == RSP_NONE)
 		return;
-	dgram_settle(b, ti, t, NULL, false);
+	dgram_settle(b, ti, t, RSP_NONE, false);
 	if (ev->u.sock.len <= 0)
 		return;
 	si = sock_get(b, ev->u.sock.sk, ev->u.sock.family, ev->u.sock.protocol);
@@ -158,7 +159,7 @@ void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct
 
 	_rsp_builder_evidence(b, ti, cpu, t);
 	if (ev->ctx == RSP_CTX_TASK)
-		dgram_settle(b, ti, t, si != RSP_NONE ? &b->t->socks.v[si] : NULL, ev->u.sock.len >= 0);
+		dgram_settle(b, ti, t, si, ev->u.sock.len >= 0);
 	if (si == RSP_NONE)
 		return;
 	if (ti != RSP_NONE && ev->ctx == RSP_CTX_TASK && ev->u.sock.len >= 0)
@@ -198,6 +199,7 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	op.sock = si;
 	op.sender = RSP_NONE;
 	op.woke = RSP_NONE;
+	op.from_sock = RSP_NONE;
 	if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
 	    b->t->socks.v[s->peer].send_pending && b->t->socks.v[s->peer].last_send <= t) {
 		/* the peer's send, not yet delivered */

@@ -126,10 +126,11 @@ def main():
     t.check(by_process <= 0.02 * total,
             '%s: running but not sampled named by a process only: %.2f%% of total (<= 2)' %
             (wl, 100.0 * by_process / total))
-    if wl == 'truthserve2':
+    if wl in ('truthserve2', 'truthserve2-udp'):
         # two clients of one daemon (issue 20): the other's requests are served partly
         # while the target waits, so the server's own totals are not the target's.  The
-        # target's own: the time it queued behind the other connection, which the
+        # target's own: the time it queued behind the other connection (over UDP, the
+        # other peer of the one socket), which the
         # server measures from the client's send (its clock, in the request) to its
         # read of it, counting the other connections' requests served meanwhile
         raw = [json.loads(l) for l in open(truth) if l.strip()]

@@ -63,17 +63,22 @@ for w in truthserve truthpool truthserve-udp; do
   judge $w
 done
 # two clients of truthserve at once (issue 20): the target's requests queue behind
-# the other client's; the server measures that queueing per connection
-w=truthserve2
-start_daemon truthserve "$T/$w.jsonl"
-RSP_TRUTH="$T/$w.jsonl" timeout 100 "$WL/truthclient" "$T/port" 1500 >"$T/other.out" 2>&1 &
-other=$!
-sleep 0.1
-RSP_TRUTH="$T/$w.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/$w.data" -- \
-  "$WL/truthclient" "$T/port" 300 >"$T/$w.rec" 2>&1 ||
-  { kill $other $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
-wait $other || { cat "$T/other.out"; kill $server 2>/dev/null; fail "the other client failed"; }
-"$WL/truthclient" --stop "$T/port" 1 >/dev/null 2>&1 || { kill $server 2>/dev/null; fail "stop"; }
-wait $server || { cat "$T/serve.out"; fail "truthserve did not stop cleanly"; }
-judge $w
+# the other client's; the server measures that queueing per connection (over UDP,
+# per peer: one socket serves both, its requests told apart by the socket each
+# datagram was sent from)
+for w in truthserve2 truthserve2-udp; do
+  opt=
+  [ $w = truthserve2 ] || opt=--udp
+  start_daemon truthserve "$T/$w.jsonl" $opt
+  RSP_TRUTH="$T/$w.jsonl" timeout 100 "$WL/truthclient" $opt "$T/port" 1500 >"$T/other.out" 2>&1 &
+  other=$!
+  sleep 0.1
+  RSP_TRUTH="$T/$w.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/$w.data" -- \
+    "$WL/truthclient" $opt "$T/port" 300 >"$T/$w.rec" 2>&1 ||
+    { kill $other $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
+  wait $other || { cat "$T/other.out"; kill $server 2>/dev/null; fail "the other client failed"; }
+  "$WL/truthclient" $opt --stop "$T/port" 1 >/dev/null 2>&1 || { kill $server 2>/dev/null; fail "stop"; }
+  wait $server || { cat "$T/serve.out"; fail "truthserve did not stop cleanly"; }
+  judge $w
+done
 exit $status
