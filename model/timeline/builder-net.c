@@ -12,7 +12,8 @@
  * task's datagram when the task's next socket call is a UDP send, within
  * DGRAM_SEND_WINDOW_NS (a remote datagram's softirq interrupting a task that
  * then sends one is not told apart inside that window).  The link is per
- * datagram, not per socket: no peer is set.
+ * datagram, not per socket: no peer is set; the datagram keeps the socket it
+ * was sent from (which peer sent each of a server's requests: requests.c).
  */
 #include "timeline/builder-private.h"
 
