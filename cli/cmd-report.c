@@ -267,6 +267,10 @@ static void print_queued(const struct report *r, const struct rsp_explanation *e
 		rsp_trace_socket(r->t, sock, &si);
 		if (si.remote[0])
 			printf("      behind %s: %.3f ms, meanwhile:\n", si.remote, ns / 1e6);
+		else if ((si.family == 2 || si.family == 10) && si.protocol == 17)
+			/* another peer of a UDP server: the socket it sent from */
+			printf("      behind the datagrams of UDP socket %#" PRIx64 ": %.3f ms, "
+			       "meanwhile:\n", si.sk, ns / 1e6);
 		else /* connected before the recording: no address seen */
 			printf("      behind the connection of socket %#" PRIx64 ": %.3f ms, meanwhile:\n",
 			       si.sk, ns / 1e6);
@@ -609,7 +613,8 @@ static int cmp_slow(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-/* "127.0.0.1:6379 <- 127.0.0.1:51234", or the kernel's socket address */
+/* "127.0.0.1:6379 <- 127.0.0.1:51234", or the kernel's socket address (a UDP
+ * socket's: no event names its address, and it serves every peer) */
 static void conn_name(const struct report *r, const struct rsp_requests *rq, size_t conn,
 		      char *buf, size_t len)
 {
@@ -621,7 +626,9 @@ static void conn_name(const struct report *r, const struct rsp_requests *rq, siz
 	if (si.local[0])
 		snprintf(buf, len, "%s <- %s", si.local, si.remote);
 	else
-		snprintf(buf, len, "socket %#" PRIx64, si.sk);
+		snprintf(buf, len, "%ssocket %#" PRIx64,
+			 (si.family == 2 || si.family == 10) && si.protocol == 17 ? "UDP " : "",
+			 si.sk);
 }
 
 static int requests_analyze(struct req_report *q, const struct rsp_analysis_opts *base)

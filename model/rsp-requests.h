@@ -43,6 +43,9 @@ struct rsp_request_info {
 	uint32_t n_recv, n_send;
 	uint64_t bytes_in, bytes_out;
 	unsigned flags;
+	/* a UDP request: the socket its first datagram was sent from (a peer on this
+	 * machine, matched in the order the socket received them), else RSP_NO_INDEX */
+	size_t from_socket;
 };
 /* Requests in the order they began. */
 size_t rsp_requests_n(const struct rsp_requests *r);

@@ -382,6 +382,13 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 					child->q_thread = w;
 					child->q_sock = an->t->socks.v[no->sock].peer;
 					child->q_set = true;
+				} else if (no->sender == w && no->from_sock != RSP_NONE &&
+					   no->sock < an->t->socks.n) {
+					/* a UDP reply: the server's requests are told apart
+					 * by the socket that sent them, this one's (queue.c) */
+					child->q_thread = w;
+					child->q_sock = no->sock;
+					child->q_set = true;
 				}
 			}
 			child->a = lo;

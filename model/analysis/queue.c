@@ -11,6 +11,10 @@
  * the server was inside another connection's window, is time the target
  * queued behind that connection: summed per connection, beside the
  * categories (a leaf keeps its category: the server's CPU, its disk...).
+ * A UDP socket serves every peer: there a window's peer is the socket its
+ * request's datagram was sent from (timeline/requests.c), and the walk knows
+ * the target's own socket; a request from a sender not known is behind the
+ * server's socket.
  */
 #include "analysis/analysis-private.h"
 #include "base/search.h"
@@ -52,7 +56,9 @@ static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t
 		rsp_requests_get(rq, i, &q);
 		rsp_requests_conn(rq, q.conn, &c);
 		reach = q.end_ns > reach ? q.end_ns : reach;
-		w = (struct req_window){ q.start_ns, q.end_ns, reach, (uint32_t)c.socket };
+		w = (struct req_window){ q.start_ns, q.end_ns, reach,
+					 (uint32_t)(q.from_socket != RSP_NO_INDEX ? q.from_socket :
+										    c.socket) };
 		if (!vec_push(&sw.w, w)) {
 			an->nomem = true;
 			break;

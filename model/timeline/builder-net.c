@@ -4,11 +4,46 @@
  * with mirrored 4-tuples are peers), sends, and data arrivals with their
  * sender; an arrival is kept per CPU as the cause of a wakeup that follows
  * in the same context.
+ *
+ * UDP has no connection: no state change names a socket's peer, and one socket
+ * can serve every peer.  A datagram sent over loopback is delivered by the
+ * receive softirq run on the sender's CPU inside its sendmsg, before its
+ * sock_send_length: a UDP socket's data arriving in a task's context is that
+ * task's datagram when the task's next socket call is a UDP send, within
+ * DGRAM_SEND_WINDOW_NS (a remote datagram's softirq interrupting a task that
+ * then sends one is not told apart inside that window).  The link is per
+ * datagram, not per socket: no peer is set; the datagram keeps the socket it
+ * was sent from (which peer sent each of a server's requests: requests.c).
  */
 #include "timeline/builder-private.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define IPPROTO_UDP_ 17
+/* from a datagram's delivery in the sender's context to its sock_send_length:
+ * microseconds, unless the receiver it woke preempts the sender first */
+#define DGRAM_SEND_WINDOW_NS 1000000u
+
+/* @ti's socket call at @t: the end of a pending datagram's wait for its send
+ * (confirmed by a UDP send, else not its datagram) */
+static void dgram_settle(struct builder *b, uint32_t ti, uint64_t t, uint32_t si, bool send)
+{
+	struct bthread *bt;
+	struct net_op *op;
+
+	if (ti == RSP_NONE || ti >= b->bt.n || !b->bt.v[ti].dgram_net)
+		return;
+	bt = &b->bt.v[ti];
+	op = &b->t->nets.v[bt->dgram_net - 1];
+	if (send && si != RSP_NONE && b->t->socks.v[si].protocol == IPPROTO_UDP_ &&
+	    t - bt->dgram_time <= DGRAM_SEND_WINDOW_NS) {
+		op->sender = ti;
+		op->send_time = op->ready_time;
+		op->from_sock = si;
+	}
+	bt->dgram_net = 0;
+}
 
 static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16_t protocol)
 {
@@ -73,7 +108,10 @@ void _rsp_on_sock_recv(struct builder *b, uint64_t t, uint32_t cpu, const struct
 	ti = _rsp_builder_thread(b, ev->tid, 0, t);
 	_rsp_builder_evidence(b, ti, cpu, t);
 	/* errors (-EAGAIN) and end of file (0) moved no data */
-	if (ti == RSP_NONE || ev->u.sock.len <= 0)
+	if (ti == RSP_NONE)
+		return;
+	dgram_settle(b, ti, t, RSP_NONE, false);
+	if (ev->u.sock.len <= 0)
 		return;
 	si = sock_get(b, ev->u.sock.sk, ev->u.sock.family, ev->u.sock.protocol);
 	if (si != RSP_NONE)
@@ -93,17 +131,19 @@ static bool in_senders_context(struct builder *b, uint32_t tid, uint64_t t)
 	return !comm || strncmp(comm, "ksoftirqd/", 10);
 }
 
-/* An arrival, the cause of a wakeup that follows in its context on @cpu. */
-static void arrived(struct builder *b, uint64_t t, uint32_t cpu, const struct net_op *op,
+/* An arrival, the cause of a wakeup that follows in its context on @cpu; false
+ * if it could not be kept (no memory). */
+static bool arrived(struct builder *b, uint64_t t, uint32_t cpu, const struct net_op *op,
 		    uint8_t ctx)
 {
 	if (!vec_push(&b->t->nets, *op))
-		return;
+		return false;
 	b->cpus[cpu].last_net = (uint32_t)(b->t->nets.n - 1);
 	b->cpus[cpu].last_net_time = t;
 	b->cpus[cpu].net_ctx = ctx;
 	b->cpus[cpu].net_gen = b->cpus[cpu].gen;
 	b->t->have_net = true;
+	return true;
 }
 
 /*
@@ -125,6 +165,7 @@ static void peer_closed(struct builder *b, uint64_t t, uint32_t cpu, uint32_t si
 	op.sock = si;
 	op.sender = RSP_NONE;
 	op.woke = RSP_NONE;
+	op.from_sock = RSP_NONE;
 	if (ev->tid && (ev->ctx == RSP_CTX_TASK ||
 			(ev->ctx == RSP_CTX_SOFTIRQ && in_senders_context(b, ev->tid, t)))) {
 		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
@@ -133,7 +174,7 @@ static void peer_closed(struct builder *b, uint64_t t, uint32_t cpu, uint32_t si
 		op.sender = b->t->socks.v[s->peer].last_sender;
 		op.send_time = b->t->socks.v[s->peer].last_send;
 	}
-	arrived(b, t, cpu, &op, ev->ctx);
+	(void)arrived(b, t, cpu, &op, ev->ctx);
 }
 
 void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
@@ -178,6 +219,8 @@ void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct
 	uint32_t ti = ev->tid ? _rsp_builder_thread(b, ev->tid, 0, t) : RSP_NONE;
 
 	_rsp_builder_evidence(b, ti, cpu, t);
+	if (ev->ctx == RSP_CTX_TASK)
+		dgram_settle(b, ti, t, si, ev->u.sock.len >= 0);
 	if (si == RSP_NONE)
 		return;
 	if (ti != RSP_NONE && ev->ctx == RSP_CTX_TASK && ev->u.sock.len >= 0)
@@ -194,6 +237,7 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	uint32_t si = sock_get(b, ev->u.sock.sk, ev->u.sock.family, ev->u.sock.protocol);
 	struct sock_info *s;
 	struct net_op op;
+	uint32_t dgram = RSP_NONE;
 
 	if (si == RSP_NONE)
 		return;
@@ -203,6 +247,7 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	op.sock = si;
 	op.sender = RSP_NONE;
 	op.woke = RSP_NONE;
+	op.from_sock = RSP_NONE;
 	if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
 	    b->t->socks.v[s->peer].send_pending && b->t->socks.v[s->peer].last_send <= t) {
 		/* the peer's send, not yet delivered */
@@ -227,7 +272,16 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		/* delivered in the sender's own context (unix sockets, loopback) */
 		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
 		op.send_time = t;
+	} else if (s->protocol == IPPROTO_UDP_ && ev->ctx == RSP_CTX_SOFTIRQ && ev->tid &&
+		   in_senders_context(b, ev->tid, t)) {
+		/* a datagram, perhaps the interrupted task's: its next call tells */
+		dgram = _rsp_builder_thread(b, ev->tid, 0, t);
 	}
-	arrived(b, t, cpu, &op, ev->ctx);
+	if (!arrived(b, t, cpu, &op, ev->ctx))
+		return;
+	if (dgram != RSP_NONE && dgram < b->bt.n) {
+		b->bt.v[dgram].dgram_net = (uint32_t)b->t->nets.n;
+		b->bt.v[dgram].dgram_time = t;
+	}
 }
 

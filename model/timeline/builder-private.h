@@ -67,6 +67,10 @@ struct bthread {
 	 * and the first event that showed it running (an inferred run's latest start) */
 	uint64_t run_acc;
 	uint64_t first_ev;
+	/* a datagram delivered to a UDP socket in its context, whose sender it is if
+	 * its next socket call is a UDP send (builder-net.c): net index + 1, 0 none */
+	uint32_t dgram_net;
+	uint64_t dgram_time;
 };
 
 struct builder {

@@ -11,6 +11,12 @@
  * receive inside a request is a request of its own: connections served in one
  * turn of the loop.)  Requests at the recording's edges (a reply
  * without its receive, a receive without its reply) are counted, not listed.
+ *
+ * A UDP socket serves every peer and its events carry no addresses: its
+ * requests are split the same way, on the one socket, and each request's
+ * first datagram is named by the socket it was sent from when a task on this
+ * machine sent it (builder-net.c), the socket's datagrams taken in the order
+ * they arrived (a UDP socket's queue is first in, first out).
  */
 #include "timeline/trace-private.h"
 #include "rsp-requests.h"
@@ -28,6 +34,7 @@ struct conn {
 	uint8_t role; /* 0: not known yet */
 	uint8_t phase;
 	uint32_t thread; /* of the current request's first receive */
+	uint32_t from; /* UDP: the socket its first datagram came from, RSP_NONE */
 	uint64_t start;
 	size_t last_send_op; /* in sockops */
 	uint32_t n_recv, n_send;
@@ -107,14 +114,16 @@ static bool emit(struct rsp_trace *t, struct rsp_requests *r, struct conn *c, ui
 	q.bytes_in = c->in;
 	q.bytes_out = c->out;
 	q.flags = (c->handed ? RSP_REQ_HANDED_OFF : 0) | (c->n_recv > 1 ? RSP_REQ_MULTI_READ : 0);
+	q.from_socket = c->from == RSP_NONE ? RSP_NO_INDEX : c->from;
 	c->info.n_requests++;
 	return vec_push(&r->reqs, q);
 }
 
-static void begin(struct conn *c, const struct sock_op *op)
+static void begin(struct conn *c, const struct sock_op *op, uint32_t from)
 {
 	c->phase = PH_RECEIVED;
 	c->thread = op->thread;
+	c->from = from;
 	c->start = op->time;
 	c->n_recv = 1;
 	c->n_send = 0;
@@ -237,16 +246,74 @@ static int idle_times(struct rsp_requests *r, struct rsp_trace *t, const uint8_t
 	return 0;
 }
 
+/*
+ * Per socket call, for a receive on a UDP socket: the socket its datagram was
+ * sent from, RSP_NONE when unknown (sent from off this machine, or before the
+ * recording).  The socket's arrivals (sk_data_ready, one per datagram) are
+ * taken in order, one per receive that moved data; an arrival after the
+ * receive is not its datagram (one queued before the recording).  NULL in
+ * *out when the trace has no UDP arrival; -ENOMEM.
+ */
+static int datagram_senders(const struct rsp_trace *t, uint32_t **out)
+{
+	uint32_t *from = NULL, *start = NULL, *list = NULL, *next = NULL;
+	size_t n = 0;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	for (size_t i = 0; i < t->nets.n; i++)
+		n += t->nets.v[i].from_sock != RSP_NONE;
+	if (!n)
+		return 0;
+	/* the arrivals on each socket, in time order (CSR) */
+	start = calloc(t->socks.n + 1, sizeof(*start));
+	next = calloc(t->socks.n + 1, sizeof(*next));
+	list = malloc(t->nets.n * sizeof(*list));
+	from = malloc(t->sockops.n * sizeof(*from));
+	if (!start || !next || !list || !from)
+		goto out;
+	for (size_t i = 0; i < t->nets.n; i++)
+		if (t->nets.v[i].sock < t->socks.n)
+			start[t->nets.v[i].sock + 1]++;
+	for (size_t s = 0; s < t->socks.n; s++)
+		start[s + 1] += start[s];
+	memcpy(next, start, t->socks.n * sizeof(*next));
+	for (size_t i = 0; i < t->nets.n; i++)
+		if (t->nets.v[i].sock < t->socks.n)
+			list[next[t->nets.v[i].sock]++] = (uint32_t)i;
+	memcpy(next, start, t->socks.n * sizeof(*next)); /* now: each socket's next arrival */
+	for (size_t i = 0; i < t->sockops.n; i++) {
+		const struct sock_op *op = &t->sockops.v[i];
+		uint32_t s = op->sock;
+
+		from[i] = RSP_NONE;
+		if (op->send || s >= t->socks.n || t->socks.v[s].protocol != 17 /* UDP */ ||
+		    next[s] == start[s + 1] || t->nets.v[list[next[s]]].ready_time > op->time)
+			continue;
+		from[i] = t->nets.v[list[next[s]++]].from_sock;
+	}
+	*out = from;
+	from = NULL;
+	ret = 0;
+out:
+	free(from);
+	free(start);
+	free(next);
+	free(list);
+	return ret;
+}
+
 int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_requests **out)
 {
 	struct rsp_requests *r = calloc(1, sizeof(*r));
 	uint32_t *by_sock = malloc((t->socks.n ? t->socks.n : 1) * sizeof(*by_sock));
 	/* per thread: connections with a request received, not yet answered */
 	uint32_t *open = calloc(t->threads.n ? t->threads.n : 1, sizeof(*open));
+	uint32_t *dgram_from = NULL; /* per socket call */
 	int ret = -ENOMEM;
 
 	*out = NULL;
-	if (!r || !by_sock || !open)
+	if (!r || !by_sock || !open || datagram_senders(t, &dgram_from))
 		goto fail;
 	for (size_t i = 0; i < t->socks.n; i++)
 		by_sock[i] = RSP_NONE;
@@ -286,7 +353,7 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 				/* fall through */
 			case PH_IDLE:
 			case PH_CUT_REPLY:
-				begin(c, op);
+				begin(c, op, dgram_from ? dgram_from[i] : RSP_NONE);
 				open[op->thread]++;
 				break;
 			case PH_RECEIVED:
@@ -336,11 +403,13 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 		goto fail;
 	free(by_sock);
 	free(open);
+	free(dgram_from);
 	*out = r;
 	return 0;
 fail:
 	free(by_sock);
 	free(open);
+	free(dgram_from);
 	rsp_requests_free(r);
 	return ret;
 }

@@ -186,6 +186,7 @@ struct net_op {
 	uint32_t sender; /* thread index, RSP_NONE if not on this machine */
 	uint32_t sock; /* receiving socket, index in socks */
 	uint32_t woke; /* link index, RSP_NONE */
+	uint32_t from_sock; /* a UDP datagram's: the socket it was sent from, RSP_NONE */
 };
 
 /* A target-agnostic socket call that moved data: a send (any length, 0 if the

@@ -5,7 +5,9 @@
 # inside the recording; the recorder is stopped (SIGINT) after the client is done.
 # Then the same with two clients at once (two connections served in turn by the
 # one thread), and truthpool with one client (its I/O thread receives, one of its
-# workers replies: the requests' table follows the hand-off).  The server times each request itself (CLOCK_MONOTONIC from after
+# workers replies: the requests' table follows the hand-off), and truthserve --udp
+# with one client and two (one UDP socket for every peer, one datagram each way).
+# The server times each request itself (CLOCK_MONOTONIC from after
 # the recv() to after the reply's send(); its fdatasync() calls too);
 # tests/record/requests.py compares: the count exactly, the percentiles and the
 # fdatasync share within the tolerances it states.
@@ -14,13 +16,15 @@
 N=400
 status=0
 # truthpool, the thread-pool daemon (an I/O thread receives, a worker replies), one client
-for run in "truthserve 1" "truthserve 2" "truthpool 1"; do
+# truthserve --udp with one client and two: one socket for every peer; a request is
+# a datagram received to the last reply sent before the next one is received
+for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "truthserve 2 --udp"; do
   set -- $run
-  daemon=$1 clients=$2
-  d="$T/$daemon$clients"
+  daemon=$1 clients=$2 opt=${3-}
+  d="$T/$daemon$clients${opt#--}"
   mkdir "$d"
   # no timeout(1) around it: -p takes its pid (it gives up by itself after 120 s)
-  RSP_TRUTH="$d/serve.jsonl" "$WL/$daemon" "$d/port" >"$d/serve.out" 2>&1 &
+  RSP_TRUTH="$d/serve.jsonl" "$WL/$daemon" $opt "$d/port" >"$d/serve.out" 2>&1 &
   server=$!
   i=0
   while [ ! -s "$d/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -35,7 +39,7 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1"; do
   sleep 0.2
   pids=""
   for c in $(seq $clients); do
-    RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" "$d/port" $N >"$d/client$c.out" 2>&1 &
+    RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" $opt "$d/port" $N >"$d/client$c.out" 2>&1 &
     pids="$pids $!"
   done
   for p in $pids; do
@@ -50,10 +54,10 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1"; do
   "$RSP" report "$d/s.data" --requests --format json --top 3 >"$d/req.json" ||
     fail "rsp report --requests failed"
   "$RSP" report "$d/s.data" --requests >"$d/req.txt" || fail "rsp report --requests (text) failed"
-  note "$daemon, $clients client(s):"
+  note "$daemon${opt:+ $opt}, $clients client(s):"
   sed -n '1,20p' "$d/req.txt" | sed 's/^/#   /'
   "$RSP" export "$d/s.data" --folded pseudo -o "$d/s.folded" || fail "rsp export failed"
   python3 "$(dirname "$0")/requests.py" "$d/req.json" "$d/s.folded" "$d/serve.jsonl" \
-    "$d/client.jsonl" $((N * clients)) $clients $daemon || status=1
+    "$d/client.jsonl" $((N * clients)) $clients $daemon ${opt#--} || status=1
 done
 exit $status

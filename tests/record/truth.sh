@@ -22,10 +22,11 @@ for spec in "truthrpc 120" "truthpipe 80" "truthpoll 60" "truthfork 40"; do
     status=1
   fi
 done
-# a daemon DAEMON started before the recording, its side file SIDE: $server
+# a daemon DAEMON started before the recording, its side file SIDE, and its
+# options (--udp): $server
 start_daemon() {
   rm -f "$T/port"
-  RSP_TRUTH="$2" timeout 100 "$WL/$1" "$T/port" >"$T/serve.out" 2>&1 &
+  RSP_TRUTH="$2" timeout 100 "$WL/$1" ${3-} "$T/port" >"$T/serve.out" 2>&1 &
   server=$!
   i=0
   while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -47,28 +48,37 @@ judge() {
 # and a thread-pool daemon (issue 20): an I/O thread hands each request to one of
 # two workers through a condition variable; they contend for a mutex around their
 # fdatasync
-for w in truthserve truthpool; do
-  start_daemon $w "$T/$w.jsonl"
+# and truthserve over UDP: one socket for every peer, no connection, a datagram
+# each way (the client's wait is linked to the server's send of each reply)
+for w in truthserve truthpool truthserve-udp; do
+  daemon=${w%-udp} opt=
+  [ $w = $daemon ] || opt=--udp
+  start_daemon $daemon "$T/$w.jsonl" $opt
   # the daemon is no process of the target's: -F samples it (4999 Hz, as a user
   # measuring a daemon's functions would raise it; truth.py's tolerances follow)
   RSP_TRUTH="$T/$w.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/$w.data" -- \
-    "$WL/truthclient" --stop "$T/port" 300 \
+    "$WL/truthclient" $opt --stop "$T/port" 300 \
     >"$T/$w.rec" 2>&1 || { kill $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
   wait $server || { cat "$T/serve.out"; fail "$w did not stop cleanly"; }
   judge $w
 done
 # two clients of truthserve at once (issue 20): the target's requests queue behind
-# the other client's; the server measures that queueing per connection
-w=truthserve2
-start_daemon truthserve "$T/$w.jsonl"
-RSP_TRUTH="$T/$w.jsonl" timeout 100 "$WL/truthclient" "$T/port" 1500 >"$T/other.out" 2>&1 &
-other=$!
-sleep 0.1
-RSP_TRUTH="$T/$w.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/$w.data" -- \
-  "$WL/truthclient" "$T/port" 300 >"$T/$w.rec" 2>&1 ||
-  { kill $other $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
-wait $other || { cat "$T/other.out"; kill $server 2>/dev/null; fail "the other client failed"; }
-"$WL/truthclient" --stop "$T/port" 1 >/dev/null 2>&1 || { kill $server 2>/dev/null; fail "stop"; }
-wait $server || { cat "$T/serve.out"; fail "truthserve did not stop cleanly"; }
-judge $w
+# the other client's; the server measures that queueing per connection (over UDP,
+# per peer: one socket serves both, its requests told apart by the socket each
+# datagram was sent from)
+for w in truthserve2 truthserve2-udp; do
+  opt=
+  [ $w = truthserve2 ] || opt=--udp
+  start_daemon truthserve "$T/$w.jsonl" $opt
+  RSP_TRUTH="$T/$w.jsonl" timeout 100 "$WL/truthclient" $opt "$T/port" 1500 >"$T/other.out" 2>&1 &
+  other=$!
+  sleep 0.1
+  RSP_TRUTH="$T/$w.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/$w.data" -- \
+    "$WL/truthclient" $opt "$T/port" 300 >"$T/$w.rec" 2>&1 ||
+    { kill $other $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
+  wait $other || { cat "$T/other.out"; kill $server 2>/dev/null; fail "the other client failed"; }
+  "$WL/truthclient" $opt --stop "$T/port" 1 >/dev/null 2>&1 || { kill $server 2>/dev/null; fail "stop"; }
+  wait $server || { cat "$T/serve.out"; fail "truthserve did not stop cleanly"; }
+  judge $w
+done
 exit $status

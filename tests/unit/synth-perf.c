@@ -180,6 +180,7 @@ struct synth {
 	int *targets;
 	size_t ntargets;
 	unsigned char preempt_count;
+	int udp; /* the socket events' IPv4 protocol: UDP, else TCP */
 };
 
 /* attr ids: event k -> 1000 + k; second waking 1100; tracking 1200; cpu-clock 1300 */
@@ -785,6 +786,17 @@ void synth_preempt_count(struct synth *s, unsigned n)
 	s->preempt_count = (unsigned char)n;
 }
 
+void synth_sock_udp(struct synth *s, bool on)
+{
+	s->udp = on;
+}
+
+/* the protocol of a socket event of @family: AF_INET's TCP (6) or UDP (17) */
+static int sock_protocol(const struct synth *s, int family)
+{
+	return family == 2 ? (s->udp ? 17 : 6) : 0;
+}
+
 void synth_waking(struct synth *s, int cpu, uint64_t t, int tid, unsigned flags, int pid,
 		  const char *comm, int target_cpu, bool attr2, const uint64_t *stack,
 		  size_t nstack)
@@ -912,7 +924,7 @@ void synth_sock_send(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk,
 	pl_begin(&pl, s, SE_SOCK_SEND, 0, tid);
 	pl_int(&pl, "sk", (int64_t)sk);
 	pl_int(&pl, "family", family);
-	pl_int(&pl, "protocol", family == 2 ? 6 : 0);
+	pl_int(&pl, "protocol", sock_protocol(s, family));
 	pl_int(&pl, "ret", len);
 	tp(s, &pl, cpu, t, tid, 1000 + SE_SOCK_SEND, false, NULL, 0);
 }
@@ -925,7 +937,7 @@ void synth_sock_recv(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk,
 	pl_begin(&pl, s, SE_SOCK_RECV, 0, tid);
 	pl_int(&pl, "sk", (int64_t)sk);
 	pl_int(&pl, "family", family);
-	pl_int(&pl, "protocol", family == 2 ? 6 : 0);
+	pl_int(&pl, "protocol", sock_protocol(s, family));
 	pl_int(&pl, "ret", len);
 	tp(s, &pl, cpu, t, tid, 1000 + SE_SOCK_RECV, false, NULL, 0);
 }
@@ -938,7 +950,7 @@ void synth_sk_ready(struct synth *s, int cpu, uint64_t t, int tid, unsigned flag
 	pl_begin(&pl, s, SE_SK_READY, flags, tid);
 	pl_int(&pl, "skaddr", (int64_t)sk);
 	pl_int(&pl, "family", family);
-	pl_int(&pl, "protocol", family == 2 ? 6 : 0);
+	pl_int(&pl, "protocol", sock_protocol(s, family));
 	tp(s, &pl, cpu, t, tid, 1000 + SE_SK_READY, false, NULL, 0);
 }
 

@@ -139,6 +139,8 @@ void synth_irq(struct synth *s, enum synth_ev which, int cpu, uint64_t t, int ir
 	       const char *name);
 void synth_softirq(struct synth *s, enum synth_ev which, int cpu, uint64_t t, int tid,
 		   unsigned vec);
+/* the AF_INET socket events written from now on are UDP's (@on), else TCP's (the default) */
+void synth_sock_udp(struct synth *s, bool on);
 void synth_sock_send(struct synth *s, int cpu, uint64_t t, int tid, uint64_t sk, int family,
 		     int len);
 /* sock:sock_recv_length: @tid's receive of @len bytes (negative: an error) on @sk */

@@ -1889,6 +1889,137 @@ static void test_net_sender_run(void)
 }
 
 /*
+ * A UDP reply (no connection: no socket's peer is known).  The client c (CPU
+ * 0 from 700) sends a datagram to the server s's socket: loopback delivers it
+ * in c's softirq at 1100, inside its sendmsg (c's sock_send_length at 1102
+ * follows), and wakes s (asleep since 900), which runs on CPU 1 from 1103;
+ * c waits from 1110.  s's reply is delivered the same way in s's context at
+ * 1300 and wakes c at 1301; s's send returns at 1302 and it sleeps at 1308;
+ * c runs again at 1310 and exits at 1400.  The datagram's sender is the
+ * task it was delivered in, as its next socket call is a UDP send: c's wait
+ * is a call into s's run (191 us), not data from an unknown peer.  c: CPU
+ * 410 + 90, runnable 9 (its CPU idle).  Total 700.  @recv_first: s receives
+ * (another datagram) between the delivery and its send: nothing says the
+ * datagram was its own, and c's wait is data from an unknown sender.
+ */
+static void test_udp_reply(bool recv_first)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 691 }, { RSP_CAT_SCHED, 9 } };
+	struct expect unknown[] = { { RSP_CAT_CPU_UNSAMPLED, 500 }, { RSP_CAT_NET, 191 },
+				    { RSP_CAT_SCHED, 9 } };
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "s");
+	synth_sock_udp(s, true);
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 200, "s");
+	synth_switch(s, 1, US(900), 200, "s", S_INT, 0, "swapper/1");
+	synth_sk_ready(s, 0, US(1100), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_waking(s, 0, US(1101), 100, SYN_SOFTIRQ, 200, "s", 1, false, NULL, 0);
+	synth_sock_send(s, 0, US(1102), 100, 0xffff1000, 2, 64);
+	synth_switch(s, 1, US(1103), 0, "swapper/1", 0, 200, "s");
+	synth_sock_recv(s, 1, US(1104), 200, 0xffff2000, 2, 64);
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_sk_ready(s, 1, US(1300), 200, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 1, US(1301), 200, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	if (recv_first)
+		synth_sock_recv(s, 1, US(1302), 200, 0xffff2000, 2, 64);
+	synth_sock_send(s, 1, US(1303), 200, 0xffff2000, 2, 64);
+	synth_switch(s, 1, US(1308), 200, "s", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a && !recv_first) {
+		struct rsp_explanation e;
+
+		check_table(a, "a UDP reply delivered in its sender's context: the sender's run is "
+			    "the call", 700, want, 2);
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == 0 && e.cat_ns[RSP_CAT_NET] == 0 &&
+			      has_contributor(a, RSP_CAT_CPU_UNSAMPLED, "s", NULL),
+		      "the UDP server's run in the client's wait");
+	} else if (a) {
+		check_table(a, "a datagram delivered in a task that receives next: no sender", 700,
+			    unknown, 3);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * Queueing behind another peer of a UDP server: one socket S (0x2000) serves
+ * the clients c (socket 0x1000, the target) and d (socket 0x4000), no
+ * addresses known.  d (CPU 1 from 790) sends a datagram to S at 795 (loopback:
+ * delivered in d's context, its send returns at 796) and sleeps at 800; s runs
+ * from 800 and reads it at 850.  c (CPU 0 from 700) sends its own at 1100 and
+ * waits from 1110; s answers d at 1200, reads c's datagram at 1210 and answers
+ * c at 1301 (c woken at 1300 from s's softirq), sleeps at 1308.  s's requests
+ * are d's [850,1200] and c's [1210,1301], told apart by the sockets that sent
+ * their datagrams (matched in arrival order): c queued behind d's socket
+ * over [1110,1200], 90 us of s's CPU.  Total 700: CPU 690, runnable 10.
+ */
+static void test_queued_behind_udp(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 690 }, { RSP_CAT_SCHED, 10 } };
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "s");
+	existing(s, 300, 300, "d");
+	synth_sock_udp(s, true);
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 1, US(790), 0, "swapper/1", 0, 300, "d");
+	synth_sk_ready(s, 1, US(795), 300, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_sock_send(s, 1, US(796), 300, 0xffff4000, 2, 64);
+	synth_switch(s, 1, US(800), 300, "d", S_INT, 200, "s");
+	synth_sock_recv(s, 1, US(850), 200, 0xffff2000, 2, 64);
+	synth_sk_ready(s, 0, US(1100), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_sock_send(s, 0, US(1101), 100, 0xffff1000, 2, 64);
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_sk_ready(s, 1, US(1199), 200, SYN_SOFTIRQ, 0xffff4000, 2);
+	synth_sock_send(s, 1, US(1200), 200, 0xffff2000, 2, 64);
+	synth_sock_recv(s, 1, US(1210), 200, 0xffff2000, 2, 64);
+	synth_sk_ready(s, 1, US(1299), 200, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 1, US(1300), 200, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	synth_sock_send(s, 1, US(1301), 200, 0xffff2000, 2, 64);
+	synth_switch(s, 1, US(1308), 200, "s", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 1000) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		struct rsp_socket_info si = { 0 };
+		uint64_t ns = 0, cat[RSP_CAT__COUNT];
+		size_t sock = RSP_NO_INDEX;
+
+		check_table(a, "queued behind another peer of a UDP socket", 700, want, 2);
+		rsp_analysis_explanation(a, &e);
+		if (e.n_queued)
+			rsp_analysis_queued(a, 0, &sock, &ns, cat);
+		if (sock != RSP_NO_INDEX)
+			rsp_trace_socket(t, sock, &si);
+		CHECK(e.queued_ns == NS(90) && e.n_queued == 1 && ns == NS(90),
+		      "c queued 90 us behind one peer (%.3f us, %zu)", e.queued_ns / 1e3,
+		      e.n_queued);
+		CHECK(si.sk == 0xffff4000 && cat[RSP_CAT_CPU_UNSAMPLED] == NS(90),
+		      "d's socket (%#" PRIx64 "), while s ran", si.sk);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A wait for the peer's close.  The client c (the target, CPU 0 from 700)
  * sends a request at 1100 and waits at 1110; the server s (CPU 1, waiting
  * since 900, woken by the request's softirq at 1102) replies at 1200 (c
@@ -2210,6 +2341,9 @@ int main(void)
 	test_hand_off_through_threads();
 	test_net_sender_run();
 	test_net_peer_close();
+	test_udp_reply(false);
+	test_udp_reply(true);
+	test_queued_behind_udp();
 	test_queued_behind();
 	test_samples_only(false);
 	test_samples_only_unsampled_parent();

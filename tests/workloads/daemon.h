@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The known-answer daemons' common parts (truthserve, truthpool) and their
- * protocol (shared with truthclient): 64-byte requests over TCP 127.0.0.1,
+ * protocol (shared with truthclient): 64-byte requests over TCP 127.0.0.1 (or
+ * one UDP datagram each way: truthserve --udp),
  * the port published in a PORTFILE, a data file for the durable write,
  * SIGTERM/SIGINT read from a signalfd in an epoll set.  Include after wl.h.
  *
@@ -101,6 +102,9 @@ static char data_path[PATH_MAX], port_path[PATH_MAX], port_tmp[PATH_MAX];
 static volatile sig_atomic_t data_created, port_tmp_created, port_published;
 static int epfd = -1, listen_fd = -1, sig_fd = -1, data_fd = -1;
 static int listen_tag, signal_tag; /* their epoll data.ptr */
+/* SOCK_DGRAM before daemon_open(): one UDP socket bound to 127.0.0.1 serves
+ * datagrams (listen_fd, no listen()), SOCK_STREAM (the default) a TCP listener */
+static int daemon_sock_type = SOCK_STREAM;
 
 /* wl_on_die: only unlink(), so it is safe from the SIGALRM handler. */
 static void daemon_on_die(void)
@@ -127,7 +131,8 @@ static inline void epoll_set(int fd, uint32_t events, void *ptr, int op, const c
 /*
  * The data file "SCRATCH/rsp-NAME.PID.dat", SIGTERM/SIGINT blocked (in every
  * thread started later too) and read from a signalfd, the listening socket on
- * 127.0.0.1 (its port returned) and the epoll set holding both; @port_file
+ * 127.0.0.1 (its port returned; with daemon_sock_type SOCK_DGRAM the UDP socket,
+ * data.ptr &listen_tag too) and the epoll set holding both; @port_file
  * is where daemon_publish() will write the port.
  */
 static inline uint16_t daemon_open(const char *name, const char *port_file)
@@ -153,7 +158,7 @@ static inline uint16_t daemon_open(const char *name, const char *port_file)
 	if (sig_fd < 0)
 		wl_die("signalfd");
 
-	listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	listen_fd = socket(AF_INET, daemon_sock_type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (listen_fd < 0)
 		wl_die("socket(AF_INET)");
 	memset(&sin, 0, sizeof(sin));
@@ -162,7 +167,7 @@ static inline uint16_t daemon_open(const char *name, const char *port_file)
 	sin.sin_port = 0;
 	if (bind(listen_fd, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
 		wl_die("bind 127.0.0.1:0");
-	if (listen(listen_fd, 128) < 0)
+	if (daemon_sock_type == SOCK_STREAM && listen(listen_fd, 128) < 0)
 		wl_die("listen");
 	if (getsockname(listen_fd, (struct sockaddr *)&sin, &slen) < 0)
 		wl_die("getsockname");

@@ -22,7 +22,12 @@
  *   Then it closes the connection (the server drops it) and exits 0.
  *   No files. alarm(60) as a safety net.
  *
- *   usage: truthclient [--stop] PORTFILE [REQUESTS]   (default 300)
+ *   With --udp (truthserve --udp) it uses a UDP socket connect()ed to
+ *   127.0.0.1:PORT instead: each request one 64-byte datagram (send()), each
+ *   reply one datagram (recv()); the same timing. A lost datagram is not
+ *   retried: the client would wait until alarm(60).
+ *
+ *   usage: truthclient [--udp] [--stop] PORTFILE [REQUESTS]   (default 300)
  *
  * Ground truth ($RSP_TRUTH set): two lines at its exit, in this order:
  *   a stats line {"stats":"latency", ...}: the distribution of the
@@ -63,10 +68,11 @@
 #define MAX_REQUESTS 1000000UL
 
 static const char usage[] =
-	"usage: truthclient [--stop] PORTFILE [REQUESTS]\n"
+	"usage: truthclient [--udp] [--stop] PORTFILE [REQUESTS]\n"
 	"  Connects to truthserve at 127.0.0.1:<the port in PORTFILE> and makes\n"
 	"  REQUESTS (default 300) synchronous 64-byte requests, timing each.\n"
 	"  --stop: then send the stop request (the server exits).\n"
+	"  --udp: over UDP, one datagram each way (truthserve --udp).\n"
 	"  With RSP_TRUTH=FILE it appends a stats line (latency distribution)\n"
 	"  and its truth line to FILE.\n";
 
@@ -175,7 +181,7 @@ int main(int argc, char **argv)
 	unsigned long requests = DEFAULT_REQUESTS;
 	unsigned char msg[MSG_SIZE];
 	struct sockaddr_in sin;
-	int fd, one = 1, stop = 0, a = 1;
+	int fd, one = 1, stop = 0, udp = 0, a = 1;
 	uint16_t port;
 
 	wl_catch_signals();
@@ -185,9 +191,15 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
-	if (a < argc && strcmp(argv[a], "--stop") == 0) {
-		stop = 1;
-		a++;
+	for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
+		if (strcmp(argv[a], "--stop") == 0 && !stop) {
+			stop = 1;
+		} else if (strcmp(argv[a], "--udp") == 0 && !udp) {
+			udp = 1;
+		} else {
+			fputs(usage, stderr);
+			return 2;
+		}
 	}
 	if (a >= argc || argc - a > 2 || argv[a][0] == '\0' ||
 	    argv[a][0] == '-') {
@@ -206,7 +218,7 @@ int main(int argc, char **argv)
 		wl_fail("out of memory (%lu latencies)", requests);
 
 	port = read_port(argv[a]);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		wl_die("socket(AF_INET)");
 	memset(&sin, 0, sizeof(sin));
@@ -215,7 +227,7 @@ int main(int argc, char **argv)
 	sin.sin_port = htons(port);
 	if (connect(fd, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
 		wl_die("connect to 127.0.0.1");
-	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+	if (!udp && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		wl_die("setsockopt(TCP_NODELAY)");
 	{
 		struct sockaddr_in me;

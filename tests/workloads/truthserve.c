@@ -38,7 +38,16 @@
  *   side-file line is written. A client that is still connected when the
  *   server stops sees its connection closed.
  *
- *   usage: truthserve PORTFILE
+ *   With --udp it serves UDP instead: one socket bound to 127.0.0.1:<ephemeral
+ *   port> (in the epoll set in place of the listener), one recvfrom() per
+ *   readiness event, each request one 64-byte datagram (any other size is
+ *   counted and ignored) and its reply one 64-byte sendto() to the sender's
+ *   address (on EAGAIN, sent again on EPOLLOUT). The same work, the same
+ *   side-file lines: "connections" counts the peers (address:port) that sent
+ *   requests, "peer_port" is the sender's port. A lost datagram is not
+ *   retried (loopback with one request in flight per client loses none).
+ *
+ *   usage: truthserve [--udp] PORTFILE
  *
  * Ground truth ($RSP_TRUTH set): two lines at its exit, in this order:
  *   a stats line {"stats":"service", ...}: the number of requests served
@@ -97,12 +106,14 @@
 #define FAILSAFE_S 120
 
 static const char usage[] =
-	"usage: truthserve PORTFILE\n"
+	"usage: truthserve [--udp] PORTFILE\n"
 	"  Single-threaded epoll server on TCP 127.0.0.1:<ephemeral port>; the\n"
 	"  port is written as \"PORT\\n\" to PORTFILE (atomically) once it\n"
 	"  listens. Per 64-byte request: serve_parse (~30 us CPU),\n"
 	"  serve_compute (~200 us CPU), serve_persist (pwrite 4 KiB +\n"
 	"  fdatasync), 64-byte reply. Clients: truthclient.\n"
+	"  --udp: one UDP socket on 127.0.0.1:<ephemeral port> instead, one\n"
+	"  64-byte datagram per request and per reply (truthclient --udp).\n"
 	"  Runs until SIGTERM/SIGINT or a stop request (request number\n"
 	"  UINT64_MAX; truthclient --stop), then removes its data file and\n"
 	"  PORTFILE and exits 0; gives up after 120 s (SIGALRM).\n"
@@ -120,12 +131,16 @@ struct conn {
 	uint64_t recv_done_ns;	/* CLOCK_MONOTONIC when the request was complete */
 	uint64_t sent_ns;	/* the client's CLOCK_MONOTONIC at its send */
 	unsigned port;		/* the client's port */
+	int udp;		/* the UDP socket: one datagram a request */
+	struct sockaddr_in peer; /* UDP: the current request's sender */
 	struct conn *prev, *next;
-	unsigned char in[MSG_SIZE];
+	unsigned char in[MSG_SIZE + 1]; /* + 1: an oversized datagram is seen */
 	unsigned char out[MSG_SIZE];
 };
 
 static struct conn *conns;	   /* all open connections */
+static struct conn *udp_sock;	   /* --udp: the one socket, not in conns */
+static uint64_t malformed;	   /* --udp: datagrams of another size, ignored */
 static int stopping;
 static uint64_t accepted;	   /* connections accepted */
 static struct daemon_times service; /* one per request served */
@@ -258,8 +273,12 @@ WL_STACK_FN int serve_reply(struct conn *c)
 	ssize_t n;
 
 	while (c->out_off < c->out_len) {
-		n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-			 MSG_NOSIGNAL);
+		if (c->udp)
+			n = sendto(c->fd, c->out, c->out_len, MSG_NOSIGNAL,
+				   (const struct sockaddr *)&c->peer, sizeof(c->peer));
+		else
+			n = send(c->fd, c->out + c->out_off,
+				 c->out_len - c->out_off, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -276,7 +295,8 @@ WL_STACK_FN int serve_reply(struct conn *c)
 				return -1;
 			wl_die("send reply");
 		}
-		c->out_off += (size_t)n;
+		/* a datagram goes whole or not at all */
+		c->out_off += c->udp ? c->out_len : (size_t)n;
 	}
 	if (c->blocked) {
 		c->blocked = 0;
@@ -318,29 +338,43 @@ WL_STACK_FN void serve_request(struct conn *c)
 		serve_persist(reqno);
 		c->out[18] = 'W';
 	}
-	if (serve_reply(c) < 0)
+	if (serve_reply(c) < 0 && !c->udp)
 		conn_close(c);
 	WL_NO_TAILCALL();
 }
 
-/* EPOLLIN on a client: one recv(), a request when it completes one. */
+/*
+ * EPOLLIN on a client: one recv(), a request when it completes one.  On the
+ * UDP socket: one recvfrom(), a request when it is a whole 64-byte datagram
+ * (anything else is counted and ignored), answered to its sender.
+ */
 WL_STACK_FN void serve_readable(struct conn *c)
 {
+	socklen_t plen = sizeof(c->peer);
 	ssize_t n;
 
 	do
-		n = recv(c->fd, c->in + c->in_len, MSG_SIZE - c->in_len, 0);
+		n = c->udp ? recvfrom(c->fd, c->in, MSG_SIZE + 1, MSG_TRUNC,
+				      (struct sockaddr *)&c->peer, &plen)
+			   : recv(c->fd, c->in + c->in_len, MSG_SIZE - c->in_len, 0);
 	while (n < 0 && errno == EINTR);
+	if (c->udp && n >= 0) {
+		if (n != MSG_SIZE || plen != sizeof(c->peer)) {
+			malformed++;
+			return;
+		}
+		c->port = ntohs(c->peer.sin_port);
+	}
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return;
-		if (errno == ECONNRESET) {
+		if (errno == ECONNRESET && !c->udp) {
 			conn_close(c);
 			return;
 		}
 		wl_die("recv request");
 	}
-	if (n == 0) {
+	if (n == 0 && !c->udp) {
 		/* the client closed (mid-request or not): drop it */
 		conn_close(c);
 		return;
@@ -429,12 +463,19 @@ static void write_stats_line(void)
 {
 	char extra[64];
 
-	snprintf(extra, sizeof(extra), "\"connections\":%" PRIu64 ",", accepted);
+	/* UDP: the peers (address:port) that sent requests */
+	if (udp_sock)
+		snprintf(extra, sizeof(extra), "\"connections\":%zu,\"malformed\":%" PRIu64 ",",
+			 n_qport, malformed);
+	else
+		snprintf(extra, sizeof(extra), "\"connections\":%" PRIu64 ",", accepted);
 	truth_stats("server", "service", "service_ns", service.v, service.n, extra);
 }
 
 int main(int argc, char **argv)
 {
+	int a = 1;
+
 	wl_catch_signals();
 	alarm(FAILSAFE_S);
 	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
@@ -442,7 +483,11 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
-	if (argc != 2 || argv[1][0] == '\0' || argv[1][0] == '-') {
+	if (argc == 3 && strcmp(argv[1], "--udp") == 0) {
+		daemon_sock_type = SOCK_DGRAM;
+		a = 2;
+	}
+	if (argc != a + 1 || argv[a][0] == '\0' || argv[a][0] == '-') {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -455,12 +500,26 @@ int main(int argc, char **argv)
 	truth_measures(&tr, TRUTH_FSYNC);
 	truth_measures(&tr, TRUTH_IDLE);
 
-	daemon_publish(daemon_open("truthserve", argv[1]));
+	{
+		uint16_t port = daemon_open("truthserve", argv[a]);
+
+		if (daemon_sock_type == SOCK_DGRAM) {
+			udp_sock = calloc(1, sizeof(*udp_sock));
+			if (!udp_sock)
+				wl_fail("out of memory (UDP socket)");
+			udp_sock->fd = listen_fd;
+			udp_sock->udp = 1;
+			epoll_set(listen_fd, EPOLLIN, udp_sock, EPOLL_CTL_MOD,
+				  "epoll_ctl(MOD, UDP socket)");
+		}
+		daemon_publish(port);
+	}
 
 	serve_loop();
 
 	while (conns)
 		conn_close(conns);
+	free(udp_sock); /* its socket is listen_fd: daemon_close() closes it */
 	daemon_close();
 	write_stats_line();
 	queue_lines();
