@@ -33,6 +33,7 @@
 #include "synth-perf.h"
 #include "tap.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +320,79 @@ static void test_overlap(void)
 	synth_free(s);
 }
 
+/*
+ * A UDP server: srv's one socket A serves every peer (no addresses).  1050: a
+ * datagram queued before the trace is read (no arrival before it: sender
+ * unknown), answered at 1060.  cli (CPU 1) sends from D at 1096 (delivered in
+ * its context at 1095), c2 from E at 1101 (delivered at 1100); srv reads them
+ * at 1110 and 1210 in that order and answers at 1200 and 1300.  1350: a
+ * datagram from off this machine (delivered from an idle CPU), read at 1360,
+ * answered at 1370.  Four requests, their first datagrams sent from: unknown,
+ * D, E, unknown.
+ */
+static void test_udp_senders(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	struct rsp_requests *r = NULL;
+	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	const uint64_t want[4] = { 0, SK_D, SK_E, 0 };
+	uint8_t *sel = NULL;
+	char err[256];
+	size_t len;
+	const void *buf;
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	existing(s, 700, 700, "c2");
+	synth_sock_udp(s, true);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_sock_recv(s, 0, US(1050), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1060), SRV, SK_A, 2, 64);
+	synth_switch(s, 1, US(1090), 0, "swapper/1", 0, CLI, "cli");
+	synth_sk_ready(s, 1, US(1095), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_send(s, 1, US(1096), CLI, SK_D, 2, 64);
+	synth_switch(s, 1, US(1098), CLI, "cli", S_INT, 700, "c2");
+	synth_sk_ready(s, 1, US(1100), 700, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_send(s, 1, US(1101), 700, SK_E, 2, 64);
+	synth_switch(s, 1, US(1105), 700, "c2", S_INT, 0, "swapper/1");
+	synth_sock_recv(s, 0, US(1110), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1200), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 0, US(1210), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1300), SRV, SK_A, 2, 64);
+	synth_sk_ready(s, 1, US(1350), 0, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_recv(s, 0, US(1360), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1370), SRV, SK_A, 2, 64);
+	synth_switch(s, 0, US(1400), SRV, "srv", S_INT, 0, "swapper/0");
+	buf = synth_finish(s, &len);
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
+		CHECK(0, "open: %s", err);
+	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
+	if (sel && !rsp_requests_find(t, sel, &r)) {
+		CHECK(rsp_requests_n(r) == 4 && rsp_requests_n_conns(r) == 1,
+		      "UDP: four requests on one socket (got %zu on %zu)", rsp_requests_n(r),
+		      rsp_requests_n_conns(r));
+		for (size_t i = 0; i < rsp_requests_n(r) && i < 4; i++) {
+			struct rsp_request_info q;
+			struct rsp_socket_info si = { 0 };
+
+			rsp_requests_get(r, i, &q);
+			if (q.from_socket != RSP_NO_INDEX)
+				rsp_trace_socket(t, q.from_socket, &si);
+			CHECK(want[i] ? si.sk == want[i] : q.from_socket == RSP_NO_INDEX,
+			      "UDP request %zu: its datagram sent from %#" PRIx64 " (got %#" PRIx64 ")",
+			      i + 1, want[i], si.sk);
+		}
+	} else {
+		CHECK(0, "UDP: rsp_requests_find");
+	}
+	rsp_requests_free(r);
+	free(sel);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -340,5 +414,6 @@ int main(void)
 	rsp_trace_free(t);
 	synth_free(s);
 	test_overlap();
+	test_udp_senders();
 	return tap_done();
 }
