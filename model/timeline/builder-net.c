@@ -131,6 +131,20 @@ static bool in_senders_context(struct builder *b, uint32_t tid, uint64_t t)
 	return !comm || strncmp(comm, "ksoftirqd/", 10);
 }
 
+/* An arrival on socket @si at @t, from nobody known yet. */
+static struct net_op net_op_at(uint64_t t, uint32_t si)
+{
+	struct net_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.ready_time = t;
+	op.sock = si;
+	op.sender = RSP_NONE;
+	op.woke = RSP_NONE;
+	op.from_sock = RSP_NONE;
+	return op;
+}
+
 /* An arrival, the cause of a wakeup that follows in its context on @cpu; false
  * if it could not be kept (no memory). */
 static bool arrived(struct builder *b, uint64_t t, uint32_t cpu, const struct net_op *op,
@@ -160,12 +174,7 @@ static void peer_closed(struct builder *b, uint64_t t, uint32_t cpu, uint32_t si
 	const struct sock_info *s = &b->t->socks.v[si];
 	struct net_op op;
 
-	memset(&op, 0, sizeof(op));
-	op.ready_time = t;
-	op.sock = si;
-	op.sender = RSP_NONE;
-	op.woke = RSP_NONE;
-	op.from_sock = RSP_NONE;
+	op = net_op_at(t, si);
 	if (ev->tid && (ev->ctx == RSP_CTX_TASK ||
 			(ev->ctx == RSP_CTX_SOFTIRQ && in_senders_context(b, ev->tid, t)))) {
 		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
@@ -242,12 +251,7 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	if (si == RSP_NONE)
 		return;
 	s = &b->t->socks.v[si];
-	memset(&op, 0, sizeof(op));
-	op.ready_time = t;
-	op.sock = si;
-	op.sender = RSP_NONE;
-	op.woke = RSP_NONE;
-	op.from_sock = RSP_NONE;
+	op = net_op_at(t, si);
 	if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
 	    b->t->socks.v[s->peer].send_pending && b->t->socks.v[s->peer].last_send <= t) {
 		/* the peer's send, not yet delivered */
