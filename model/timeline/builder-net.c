@@ -90,6 +90,31 @@ static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16
 	return (uint32_t)(b->t->socks.n - 1);
 }
 
+/*
+ * Socket @si closed, and its address is in use again (a state change after
+ * TCP_CLOSE): the kernel reused the memory for a new socket.  A socket of its
+ * own from now on (a server accepting one connection per request otherwise
+ * reads as serving them all on a few), the address mapped to it.
+ */
+static uint32_t sock_renew(struct builder *b, uint32_t si)
+{
+	struct sock_info n;
+	size_t m = b->sock_cap - 1, j;
+
+	memset(&n, 0, sizeof(n));
+	n.sk = b->t->socks.v[si].sk;
+	n.family = b->t->socks.v[si].family;
+	n.protocol = b->t->socks.v[si].protocol;
+	n.peer = RSP_NONE;
+	n.last_sender = RSP_NONE;
+	if (!vec_push(&b->t->socks, n))
+		return si; /* without memory: the old one goes on */
+	for (j = (n.sk * 0x9e3779b97f4a7c15ull >> 20) & m; b->sock_ht[j] != si + 1; j = (j + 1) & m)
+		;
+	b->sock_ht[j] = (uint32_t)b->t->socks.n;
+	return (uint32_t)(b->t->socks.n - 1);
+}
+
 /* A send or a receive that moved data, for the requests (timeline/requests.c). */
 static void sock_op(struct builder *b, uint64_t t, uint32_t ti, uint32_t si, int32_t len,
 		    bool send)
@@ -194,7 +219,11 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struc
 
 	if (si == RSP_NONE)
 		return;
+	if (b->t->socks.v[si].closed && ev->u.state.newstate != 7 /* TCP_CLOSE */)
+		si = sock_renew(b, si);
 	s = &b->t->socks.v[si];
+	if (ev->u.state.newstate == 7)
+		s->closed = true;
 	alen = s->family == 10 ? 16 : 4;
 	s->sport = ev->u.state.sport;
 	s->dport = ev->u.state.dport;
@@ -210,7 +239,7 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struc
 	for (size_t i = 0; i < b->t->socks.n && s->peer == RSP_NONE; i++) {
 		struct sock_info *o = &b->t->socks.v[i];
 
-		if (i == si || !o->have_addr || o->family != s->family)
+		if (i == si || !o->have_addr || o->family != s->family || o->closed)
 			continue;
 		if (o->sport == s->dport && o->dport == s->sport &&
 		    !memcmp(o->saddr, s->daddr, alen) && !memcmp(o->daddr, s->saddr, alen)) {

@@ -176,6 +176,7 @@ struct sock_info {
 	uint32_t last_sender;
 	bool have_addr;
 	uint8_t opened; /* SOCK_CONNECTED (SYN_SENT seen), SOCK_ACCEPTED (SYN_RECV), 0 */
+	bool closed; /* went to TCP_CLOSE: a later state change is a new socket at its address */
 };
 #define SOCK_CONNECTED 1
 #define SOCK_ACCEPTED 2

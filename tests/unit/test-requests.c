@@ -321,6 +321,70 @@ static void test_overlap(void)
 }
 
 /*
+ * One socket address, two connections: the kernel reuses a closed socket's
+ * memory for the next.  srv accepts a connection at 1100 on SK_A (client
+ * port 40001), serves a request [1110,1150], the connection closes (CLOSE at
+ * 1170); at 1200 the same address is accepted again for client port 40002
+ * and serves [1210,1260].  Two requests on two connections, not one.
+ */
+static void test_reused_socket(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	struct rsp_requests *r = NULL;
+	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	uint8_t *sel = NULL;
+	char err[256];
+	size_t len;
+	const void *buf;
+
+	existing(s, SRV, SRV, "srv");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_sock_state(s, 0, US(1100), SRV, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
+	synth_sock_state(s, 0, US(1101), SRV, SK_A, lo, 5432, lo, 40001, 1 /* ESTABLISHED */);
+	synth_sock_recv(s, 0, US(1110), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1150), SRV, SK_A, 2, 64);
+	synth_sock_state(s, 0, US(1160), SRV, SK_A, lo, 5432, lo, 40001, 4 /* FIN_WAIT1 */);
+	synth_sock_state(s, 0, US(1170), SRV, SK_A, lo, 5432, lo, 40001, 7 /* CLOSE */);
+	synth_sock_state(s, 0, US(1200), SRV, SK_A, lo, 5432, lo, 40002, 3 /* SYN_RECV */);
+	synth_sock_state(s, 0, US(1201), SRV, SK_A, lo, 5432, lo, 40002, 1 /* ESTABLISHED */);
+	synth_sock_recv(s, 0, US(1210), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1260), SRV, SK_A, 2, 64);
+	synth_switch(s, 0, US(1400), SRV, "srv", S_INT, 0, "swapper/0");
+	buf = synth_finish(s, &len);
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
+		CHECK(0, "open: %s", err);
+	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
+	if (sel && !rsp_requests_find(t, sel, &r)) {
+		struct rsp_request_info q[2];
+		struct rsp_conn_info c[2];
+		struct rsp_socket_info a, b;
+
+		CHECK(rsp_requests_n(r) == 2, "reused: two requests (got %zu)", rsp_requests_n(r));
+		if (rsp_requests_n(r) == 2) {
+			rsp_requests_get(r, 0, &q[0]);
+			rsp_requests_get(r, 1, &q[1]);
+			rsp_requests_conn(r, q[0].conn, &c[0]);
+			rsp_requests_conn(r, q[1].conn, &c[1]);
+			rsp_trace_socket(t, c[0].socket, &a);
+			rsp_trace_socket(t, c[1].socket, &b);
+			CHECK(q[0].conn != q[1].conn && c[0].socket != c[1].socket &&
+				      !strcmp(a.remote, "127.0.0.1:40001") &&
+				      !strcmp(b.remote, "127.0.0.1:40002"),
+			      "reused: two connections, from %s and %s", a.remote, b.remote);
+		}
+	} else {
+		CHECK(0, "reused: rsp_requests_find");
+	}
+	rsp_requests_free(r);
+	free(sel);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A UDP server: srv's one socket A serves every peer (no addresses).  1050: a
  * datagram queued before the trace is read (no arrival before it: sender
  * unknown), answered at 1060.  cli (CPU 1) sends from D at 1096 (delivered in
@@ -414,6 +478,7 @@ int main(void)
 	rsp_trace_free(t);
 	synth_free(s);
 	test_overlap();
+	test_reused_socket();
 	test_udp_senders();
 	return tap_done();
 }
