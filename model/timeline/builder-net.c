@@ -91,8 +91,8 @@ static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16
 }
 
 /*
- * Socket @si closed, and its address is in use again (a state change after
- * TCP_CLOSE): the kernel reused the memory for a new socket.  A socket of its
+ * Socket @si closed, and its address is in use again (a connect, an accept
+ * or a listen after TCP_CLOSE): the kernel reused the memory for a new socket.  A socket of its
  * own from now on (a server accepting one connection per request otherwise
  * reads as serving them all on a few), the address mapped to it.
  */
@@ -219,7 +219,11 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struc
 
 	if (si == RSP_NONE)
 		return;
-	if (b->t->socks.v[si].closed && ev->u.state.newstate != 7 /* TCP_CLOSE */)
+	/* a new life begins with a connect, an accept or a listen, nothing else */
+	if (b->t->socks.v[si].closed &&
+	    (ev->u.state.newstate == 2 /* TCP_SYN_SENT */ ||
+	     ev->u.state.newstate == 3 /* TCP_SYN_RECV */ ||
+	     ev->u.state.newstate == 10 /* TCP_LISTEN */))
 		si = sock_renew(b, si);
 	s = &b->t->socks.v[si];
 	if (ev->u.state.newstate == 7)
