@@ -45,10 +45,32 @@ static void dgram_settle(struct builder *b, uint32_t ti, uint64_t t, uint32_t si
 	bt->dgram_net = 0;
 }
 
-static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16_t protocol)
+/* The first slot of socket address @sk in a table of @mask + 1 slots. */
+static size_t sock_slot(uint64_t sk, size_t mask)
+{
+	return (size_t)(sk * 0x9e3779b97f4a7c15ull >> 20) & mask;
+}
+
+/* A new socket at address @sk, with no peer or sender yet: its index, RSP_NONE. */
+static uint32_t sock_push(struct builder *b, uint64_t sk, uint16_t family, uint16_t protocol)
 {
 	struct sock_info si;
+
+	memset(&si, 0, sizeof(si));
+	si.sk = sk;
+	si.family = family;
+	si.protocol = protocol;
+	si.peer = RSP_NONE;
+	si.last_sender = RSP_NONE;
+	if (!vec_push(&b->t->socks, si))
+		return RSP_NONE;
+	return (uint32_t)(b->t->socks.n - 1);
+}
+
+static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16_t protocol)
+{
 	size_t m, j;
+	uint32_t n;
 
 	if (!b->sock_cap || (b->t->socks.n + 1) * 2 > b->sock_cap) {
 		size_t cap = b->sock_cap ? b->sock_cap * 2 : 256;
@@ -57,8 +79,7 @@ static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16
 		if (!ht)
 			return RSP_NONE;
 		for (size_t i = 0; i < b->t->socks.n; i++) {
-			for (j = (b->t->socks.v[i].sk * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
-			     ht[j]; j = (j + 1) & (cap - 1))
+			for (j = sock_slot(b->t->socks.v[i].sk, cap - 1); ht[j]; j = (j + 1) & (cap - 1))
 				;
 			ht[j] = (uint32_t)i + 1;
 		}
@@ -67,7 +88,7 @@ static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16
 		b->sock_cap = cap;
 	}
 	m = b->sock_cap - 1;
-	for (j = (sk * 0x9e3779b97f4a7c15ull >> 20) & m; b->sock_ht[j]; j = (j + 1) & m) {
+	for (j = sock_slot(sk, m); b->sock_ht[j]; j = (j + 1) & m) {
 		struct sock_info *s = &b->t->socks.v[b->sock_ht[j] - 1];
 
 		if (s->sk == sk) {
@@ -78,41 +99,31 @@ static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16
 			return b->sock_ht[j] - 1;
 		}
 	}
-	memset(&si, 0, sizeof(si));
-	si.sk = sk;
-	si.family = family;
-	si.protocol = protocol;
-	si.peer = RSP_NONE;
-	si.last_sender = RSP_NONE;
-	if (!vec_push(&b->t->socks, si))
-		return RSP_NONE;
-	b->sock_ht[j] = (uint32_t)b->t->socks.n;
-	return (uint32_t)(b->t->socks.n - 1);
+	n = sock_push(b, sk, family, protocol);
+	if (n != RSP_NONE)
+		b->sock_ht[j] = n + 1;
+	return n;
 }
 
 /*
  * Socket @si closed, and its address is in use again (a connect, an accept
- * or a listen after TCP_CLOSE): the kernel reused the memory for a new socket.  A socket of its
- * own from now on (a server accepting one connection per request otherwise
- * reads as serving them all on a few), the address mapped to it.
+ * or a listen after TCP_CLOSE): the kernel reused the memory for a new
+ * socket.  A socket of its own from now on (a server accepting one connection
+ * per request otherwise reads as serving them all on a few), the address
+ * mapped to it.
  */
 static uint32_t sock_renew(struct builder *b, uint32_t si)
 {
-	struct sock_info n;
+	const struct sock_info *o = &b->t->socks.v[si];
 	size_t m = b->sock_cap - 1, j;
+	uint32_t n = sock_push(b, o->sk, o->family, o->protocol);
 
-	memset(&n, 0, sizeof(n));
-	n.sk = b->t->socks.v[si].sk;
-	n.family = b->t->socks.v[si].family;
-	n.protocol = b->t->socks.v[si].protocol;
-	n.peer = RSP_NONE;
-	n.last_sender = RSP_NONE;
-	if (!vec_push(&b->t->socks, n))
+	if (n == RSP_NONE)
 		return si; /* without memory: the old one goes on */
-	for (j = (n.sk * 0x9e3779b97f4a7c15ull >> 20) & m; b->sock_ht[j] != si + 1; j = (j + 1) & m)
+	for (j = sock_slot(b->t->socks.v[n].sk, m); b->sock_ht[j] != si + 1; j = (j + 1) & m)
 		;
-	b->sock_ht[j] = (uint32_t)b->t->socks.n;
-	return (uint32_t)(b->t->socks.n - 1);
+	b->sock_ht[j] = n + 1;
+	return n;
 }
 
 /* A send or a receive that moved data, for the requests (timeline/requests.c). */
