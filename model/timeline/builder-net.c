@@ -78,10 +78,15 @@ static uint32_t sock_get(struct builder *b, uint64_t sk, uint16_t family, uint16
 
 		if (!ht)
 			return RSP_NONE;
-		for (size_t i = 0; i < b->t->socks.n; i++) {
-			for (j = sock_slot(b->t->socks.v[i].sk, cap - 1); ht[j]; j = (j + 1) & (cap - 1))
+		/* newest first: an address reused (sock_renew) finds its latest socket */
+		for (size_t i = b->t->socks.n; i-- > 0;) {
+			uint64_t a = b->t->socks.v[i].sk;
+
+			for (j = sock_slot(a, cap - 1); ht[j] && b->t->socks.v[ht[j] - 1].sk != a;
+			     j = (j + 1) & (cap - 1))
 				;
-			ht[j] = (uint32_t)i + 1;
+			if (!ht[j])
+				ht[j] = (uint32_t)i + 1;
 		}
 		free(b->sock_ht);
 		b->sock_ht = ht;

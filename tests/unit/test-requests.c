@@ -325,7 +325,8 @@ static void test_overlap(void)
  * memory for the next.  srv accepts a connection at 1100 on SK_A (client
  * port 40001), serves a request [1110,1150], the connection closes (CLOSE at
  * 1170); at 1200 the same address is accepted again for client port 40002
- * and serves [1210,1260].  Two requests on two connections, not one.
+ * and serves [1210,1260], after 200 other sockets were seen (the table of
+ * addresses rehashed).  Two requests on two connections, not one.
  */
 static void test_reused_socket(void)
 {
@@ -350,6 +351,9 @@ static void test_reused_socket(void)
 	synth_sock_state(s, 0, US(1170), SRV, SK_A, lo, 5432, lo, 40001, 7 /* CLOSE */);
 	synth_sock_state(s, 0, US(1200), SRV, SK_A, lo, 5432, lo, 40002, 3 /* SYN_RECV */);
 	synth_sock_state(s, 0, US(1201), SRV, SK_A, lo, 5432, lo, 40002, 1 /* ESTABLISHED */);
+	/* 200 other sockets seen: the table of addresses grows (rehashed) */
+	for (int k = 0; k < 200; k++)
+		synth_sock_send(s, 0, US(1202), SRV, 0xffff900000000000ull + (uint64_t)k * 64, 1, 0);
 	synth_sock_recv(s, 0, US(1210), SRV, SK_A, 2, 64);
 	synth_sock_send(s, 0, US(1260), SRV, SK_A, 2, 64);
 	synth_switch(s, 0, US(1400), SRV, "srv", S_INT, 0, "swapper/0");
