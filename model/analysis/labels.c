@@ -257,6 +257,25 @@ void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thre
 	analysis_node(an, node)->label = analysis_with_comm(an, thread, 0);
 }
 
+/*
+ * @other as seen from @thread: its comm, or, for a namesake, "another thread
+ * of COMM" / "another COMM process" ("cc1 preempted by cc1" would read as a
+ * process preempting itself).
+ */
+static const char *other_words(struct rsp_analysis *an, uint32_t thread, uint32_t other,
+			       char *buf, size_t len)
+{
+	const char *me = analysis_thread_comm(an, thread), *o = analysis_thread_comm(an, other);
+
+	if (strcmp(me, o))
+		return o;
+	if (an->t->threads.v[thread].pid == an->t->threads.v[other].pid)
+		snprintf(buf, len, "another thread of %s", o);
+	else
+		snprintf(buf, len, "another %s process", o);
+	return buf;
+}
+
 void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			      uint32_t by)
 {
@@ -265,17 +284,10 @@ void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t t
 	uint32_t l;
 
 	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
-		const char *me = analysis_thread_comm(an, thread), *other = analysis_thread_comm(an, by);
+		char other[80];
 
-		/* "cc1 preempted by cc1" reads as a process preempting itself */
-		if (!strcmp(me, other) &&
-		    an->t->threads.v[thread].pid == an->t->threads.v[by].pid)
-			snprintf(buf, sizeof(buf), "%s preempted by another thread of %s", me,
-				 other);
-		else if (!strcmp(me, other))
-			snprintf(buf, sizeof(buf), "%s preempted by another %s process", me, other);
-		else
-			snprintf(buf, sizeof(buf), "%s preempted by %s", me, other);
+		snprintf(buf, sizeof(buf), "%s preempted by %s", analysis_thread_comm(an, thread),
+			 other_words(an, thread, by, other, sizeof(other)));
 		l = trace_intern(an->t, buf);
 		_rsp_u64map_put(&an->pair_labels, key, l);
 	}
@@ -292,19 +304,11 @@ void analysis_label_preempted_while(struct rsp_analysis *an, uint32_t node, uint
 	uint32_t l;
 
 	if (!_rsp_u64map_get(&an->preempt_while_labels, key, &l)) {
-		const char *me = analysis_thread_comm(an, thread);
-		const char *other = analysis_thread_comm(an, holder);
+		char other[80];
 
-		/* as for a preemptor: a namesake is said to be another one */
-		if (!strcmp(me, other) &&
-		    an->t->threads.v[thread].pid == an->t->threads.v[holder].pid)
-			snprintf(buf, sizeof(buf), "%s preempted, while another thread of %s ran",
-				 me, other);
-		else if (!strcmp(me, other))
-			snprintf(buf, sizeof(buf), "%s preempted, while another %s process ran",
-				 me, other);
-		else
-			snprintf(buf, sizeof(buf), "%s preempted, while %s ran", me, other);
+		snprintf(buf, sizeof(buf), "%s preempted, while %s ran",
+			 analysis_thread_comm(an, thread),
+			 other_words(an, thread, holder, other, sizeof(other)));
 		l = trace_intern(an->t, buf);
 		_rsp_u64map_put(&an->preempt_while_labels, key, l);
 	}
