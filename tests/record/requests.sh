@@ -9,7 +9,8 @@
 # with one client and two (one UDP socket for every peer, one datagram each way).
 # The server times each request itself (CLOCK_MONOTONIC from after
 # the recv() to after the reply's send(); its fdatasync() calls too);
-# tests/record/requests.py compares: the count exactly, the percentiles and the
+# tests/record/requests.py compares: the count exactly, the percentiles (and each
+# client's requests as it saw them against its own latencies) and the
 # fdatasync share within the tolerances it states.
 . "$(dirname "$0")/lib.sh"
 

@@ -49,6 +49,7 @@
 #define SK_D 0xffff8000d000ull
 #define SK_E 0xffff8000e000ull
 #define SK_F 0xffff8000f000ull
+#define SK_C 0xffff8000c000ull
 
 static void existing(struct synth *s, int pid, int tid, const char *comm)
 {
@@ -461,6 +462,112 @@ static void test_udp_senders(void)
 	synth_free(s);
 }
 
+/*
+ * Requests as their client saw them (rsp_requests_clients()).  cli (CPU 1)
+ * connects socket C (40001) to srv's A (5432) inside the trace: they are peers.
+ *   request 1: delivered inside cli's send (its softirq, 1100), cli's send
+ *     returns at 1102; srv reads at 1110, replies at 1200; cli reads the reply
+ *     in two parts, 1230 and 1240: the client saw 1100 -> 1240, 140.
+ *   request 2: cli's send returns at 1300 while srv holds its socket: the data
+ *     waits in the backlog and arrives in srv's own context at 1305; srv reads
+ *     at 1310, replies at 1400, cli reads at 1420: 1300 -> 1420, 120 (matched by
+ *     when it was sent, not when it arrived: else cli's next send, 1500).
+ *   request 3: on B, a connection from before the trace (no peer known), read
+ *     at 1450 and answered at 1460: no client side.
+ *   request 4: delivered in cli's send at 1498, returns 1500; srv reads 1505,
+ *     replies 1560; cli reads 1580: 1498 -> 1580, 82.
+ * Client-side distribution over the 3 matched: min 82, p50 120, max 140.
+ */
+static void test_client_latency(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	struct rsp_requests *r = NULL;
+	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	const unsigned want[4][2] = { { 1100, 1240 }, { 1300, 1420 }, { 0, 0 }, { 1498, 1580 } };
+	uint8_t *sel = NULL;
+	char err[256];
+	size_t len;
+	const void *buf;
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
+	synth_sock_state(s, 1, US(1001), CLI, SK_C, lo, 40001, lo, 5432, 2 /* SYN_SENT */);
+	synth_sock_state(s, 1, US(1002), CLI, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
+	synth_sock_state(s, 1, US(1003), CLI, SK_C, lo, 40001, lo, 5432, 1 /* ESTABLISHED */);
+	synth_sock_state(s, 1, US(1004), CLI, SK_A, lo, 5432, lo, 40001, 1 /* ESTABLISHED */);
+	/* 1 */
+	synth_sk_ready(s, 1, US(1100), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_send(s, 1, US(1102), CLI, SK_C, 2, 64);
+	synth_sock_recv(s, 0, US(1110), SRV, SK_A, 2, 64);
+	synth_sk_ready(s, 0, US(1199), SRV, SYN_SOFTIRQ, SK_C, 2);
+	synth_sock_send(s, 0, US(1200), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 1, US(1230), CLI, SK_C, 2, 32);
+	synth_sock_recv(s, 1, US(1240), CLI, SK_C, 2, 32);
+	/* 2: the backlog */
+	synth_sock_send(s, 1, US(1300), CLI, SK_C, 2, 64);
+	synth_sk_ready(s, 0, US(1305), SRV, 0, SK_A, 2);
+	synth_sock_recv(s, 0, US(1310), SRV, SK_A, 2, 64);
+	synth_sk_ready(s, 0, US(1399), SRV, SYN_SOFTIRQ, SK_C, 2);
+	synth_sock_send(s, 0, US(1400), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 1, US(1420), CLI, SK_C, 2, 64);
+	/* 3: no peer */
+	synth_sock_recv(s, 0, US(1450), SRV, SK_B, 2, 64);
+	synth_sock_send(s, 0, US(1460), SRV, SK_B, 2, 64);
+	/* 4 */
+	synth_sk_ready(s, 1, US(1498), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_send(s, 1, US(1500), CLI, SK_C, 2, 64);
+	synth_sock_recv(s, 0, US(1505), SRV, SK_A, 2, 64);
+	synth_sk_ready(s, 0, US(1559), SRV, SYN_SOFTIRQ, SK_C, 2);
+	synth_sock_send(s, 0, US(1560), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 1, US(1580), CLI, SK_C, 2, 64);
+	synth_switch(s, 0, US(1600), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1600), CLI, "cli", S_INT, 0, "swapper/1");
+	buf = synth_finish(s, &len);
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
+		CHECK(0, "open: %s", err);
+	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
+	if (sel && !rsp_requests_find(t, sel, &r)) {
+		struct rsp_requests_stats st, again;
+
+		CHECK(rsp_requests_n(r) == 4, "clients: four requests (got %zu)", rsp_requests_n(r));
+		CHECK(!rsp_requests_clients(r, t, &st) && st.count == 3 && st.min_ns == NS(82) &&
+			      st.p50_ns == NS(120) && st.max_ns == NS(140) &&
+			      st.sum_ns == NS(342),
+		      "clients: 3 seen by their client, min 82 p50 120 max 140 sum 342 us (got %zu, "
+		      "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " ns)",
+		      st.count, st.min_ns, st.p50_ns, st.max_ns, st.sum_ns);
+		CHECK(!rsp_requests_clients(r, t, &again) && !memcmp(&st, &again, sizeof(st)),
+		      "clients: a second call gives the same");
+		for (size_t i = 0; i < rsp_requests_n(r) && i < 4; i++) {
+			struct rsp_request_info q;
+			struct rsp_thread_info ti = { 0 };
+
+			rsp_requests_get(r, i, &q);
+			if (q.client_thread != RSP_NO_INDEX)
+				rsp_trace_thread(t, q.client_thread, &ti);
+			CHECK(want[i][0] ? q.client_start_ns == US(want[i][0]) &&
+						   q.client_end_ns == US(want[i][1]) && ti.tid == CLI :
+					   q.client_thread == RSP_NO_INDEX && !q.client_start_ns,
+			      "clients: request %zu seen by its client %u -> %u"
+			      " (got %" PRIu64 " -> %" PRIu64 ", tid %d)",
+			      i + 1, want[i][0], want[i][1],
+			      (uint64_t)(q.client_start_ns ? (q.client_start_ns - US(0)) / 1000 : 0),
+			      (uint64_t)(q.client_end_ns ? (q.client_end_ns - US(0)) / 1000 : 0), ti.tid);
+		}
+	} else {
+		CHECK(0, "clients: rsp_requests_find");
+	}
+	rsp_requests_free(r);
+	free(sel);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -484,5 +591,6 @@ int main(void)
 	test_overlap();
 	test_reused_socket();
 	test_udp_senders();
+	test_client_latency();
 	return tap_done();
 }
