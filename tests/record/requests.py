@@ -101,8 +101,9 @@ def main():
     cls = [l for l in client if l.get('stats') == 'latency']
     seen = rq['client_latency_ns']
     t.check(seen['count'] == lat['count'],
-            'requests seen by their client on this machine: %d of %d (all: every '
-            'connection is set up inside the recording)' % (seen['count'], lat['count']))
+            'requests seen by their client on this machine: %d of %d (all: the clients '
+            'are local; a connection made before the recording by its data)' %
+            (seen['count'], lat['count']))
     for cl in cls:
         mine = sorted(r['client_latency_ns'] for r in rq['requests']
                       if r['client_tid'] == cl['tid'])

@@ -19,10 +19,15 @@ status=0
 # truthpool, the thread-pool daemon (an I/O thread receives, a worker replies), one client
 # truthserve --udp with one client and two: one socket for every peer; a request is
 # a datagram received to the last reply sent before the next one is received
-for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "truthserve 2 --udp"; do
+# "early": the client connects before the recording and starts its requests once
+# the recorder is set up (a daemon's long-lived connection: no state change in the
+# file names its peer; rsp learns it from the data, builder-net.c)
+for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "truthserve 2 --udp" \
+  "truthserve 1 early"; do
   set -- $run
-  daemon=$1 clients=$2 opt=${3-}
-  d="$T/$daemon$clients${opt#--}"
+  daemon=$1 clients=$2 opt=${3-} early=
+  [ "$opt" = early ] && { opt= early=1; }
+  d="$T/$daemon$clients${opt#--}${early:+early}"
   mkdir "$d"
   # no timeout(1) around it: -p takes its pid (it gives up by itself after 120 s)
   RSP_TRUTH="$d/serve.jsonl" "$WL/$daemon" $opt "$d/port" >"$d/serve.out" 2>&1 &
@@ -30,6 +35,15 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   i=0
   while [ ! -s "$d/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
   [ -s "$d/port" ] || { kill $server 2>/dev/null; cat "$d/serve.out"; fail "$daemon did not start"; }
+  pids=""
+  if [ -n "$early" ]; then
+    for c in $(seq $clients); do
+      RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" --go "$d/go" "$d/port" $N \
+        >"$d/client$c.out" 2>&1 &
+      pids="$pids $!"
+    done
+    sleep 0.2 # connected
+  fi
   # -v says "set up in ..." once the events are on: the clients start after it
   timeout 100 "$RSP" record -v -p $server -o "$d/s.data" >"$d/rec.out" 2>&1 &
   rec=$!
@@ -38,11 +52,14 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   grep -q 'set up in' "$d/rec.out" ||
     { kill $server $rec 2>/dev/null; cat "$d/rec.out"; fail "rsp record did not start"; }
   sleep 0.2
-  pids=""
-  for c in $(seq $clients); do
-    RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" $opt "$d/port" $N >"$d/client$c.out" 2>&1 &
-    pids="$pids $!"
-  done
+  if [ -n "$early" ]; then
+    touch "$d/go"
+  else
+    for c in $(seq $clients); do
+      RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" $opt "$d/port" $N >"$d/client$c.out" 2>&1 &
+      pids="$pids $!"
+    done
+  fi
   for p in $pids; do
     wait $p || { kill $server $rec 2>/dev/null; cat "$d"/client*.out; fail "truthclient failed"; }
   done
@@ -55,7 +72,7 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   "$RSP" report "$d/s.data" --requests --format json --top 3 >"$d/req.json" ||
     fail "rsp report --requests failed"
   "$RSP" report "$d/s.data" --requests >"$d/req.txt" || fail "rsp report --requests (text) failed"
-  note "$daemon${opt:+ $opt}, $clients client(s):"
+  note "$daemon${opt:+ $opt}, $clients client(s)${early:+, connected before the recording}:"
   sed -n '1,20p' "$d/req.txt" | sed 's/^/#   /'
   "$RSP" export "$d/s.data" --folded pseudo -o "$d/s.folded" || fail "rsp export failed"
   python3 "$(dirname "$0")/requests.py" "$d/req.json" "$d/s.folded" "$d/serve.jsonl" \

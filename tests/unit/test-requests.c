@@ -568,6 +568,100 @@ static void test_client_latency(void)
 	synth_free(s);
 }
 
+/*
+ * A TCP connection set up before the trace (no state change): its peers are
+ * learned from its data (builder-net.c).  cli's C and srv's A, loopback:
+ *   1100 delivered to A in cli's softirq, cli's send on C returns at 1102
+ *        (a sighting C -> A); srv reads at 1110;
+ *   1199 srv's reply delivered to C in srv's softirq, its send on A at 1200
+ *        (A -> C: both ways, peers now; this arrival's sender is srv);
+ *   cli reads at 1240; request 2 as request 1, 1300 .. 1440.
+ * Meanwhile P and Q (cli's, no peer): data arrives on Q in cli's softirq and
+ * cli sends on P just after, twice, never the other way: not peers.
+ * Requests: 2, both seen from cli: 1100 -> 1240, 1300 -> 1440.
+ */
+static void test_learned_peer(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	struct rsp_requests *r = NULL;
+	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	const uint64_t SK_P = 0xffff80001000ull, SK_Q = 0xffff80002000ull;
+	uint8_t *sel = NULL;
+	char err[256];
+	size_t len;
+	const void *buf;
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
+	for (int k = 0; k < 2; k++) {
+		uint64_t b = (uint64_t)k * 200;
+
+		synth_sk_ready(s, 1, US(1100 + b), CLI, SYN_SOFTIRQ, SK_A, 2);
+		synth_sock_send(s, 1, US(1102 + b), CLI, SK_C, 2, 64);
+		synth_sock_recv(s, 0, US(1110 + b), SRV, SK_A, 2, 64);
+		synth_sk_ready(s, 0, US(1199 + b), SRV, SYN_SOFTIRQ, SK_C, 2);
+		synth_sock_send(s, 0, US(1200 + b), SRV, SK_A, 2, 64);
+		synth_sock_recv(s, 1, US(1240 + b), CLI, SK_C, 2, 64);
+		synth_sk_ready(s, 1, US(1250 + b), CLI, SYN_SOFTIRQ, SK_Q, 2);
+		synth_sock_send(s, 1, US(1252 + b), CLI, SK_P, 2, 64);
+	}
+	synth_switch(s, 0, US(1600), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1600), CLI, "cli", S_INT, 0, "swapper/1");
+	buf = synth_finish(s, &len);
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
+		CHECK(0, "open: %s", err);
+	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
+	if (sel && !rsp_requests_find(t, sel, &r)) {
+		struct rsp_requests_stats st;
+		size_t idx[4] = { RSP_NO_INDEX, RSP_NO_INDEX, RSP_NO_INDEX, RSP_NO_INDEX };
+		const uint64_t sks[4] = { SK_A, SK_C, SK_P, SK_Q };
+		struct rsp_socket_info si[4];
+		uint32_t senders = 0;
+
+		for (size_t i = 0; i < rsp_trace_n_sockets(t); i++) {
+			struct rsp_socket_info x;
+
+			rsp_trace_socket(t, i, &x);
+			for (int k = 0; k < 4; k++)
+				if (x.sk == sks[k]) {
+					idx[k] = i;
+					si[k] = x;
+				}
+		}
+		CHECK(idx[0] != RSP_NO_INDEX && idx[1] != RSP_NO_INDEX && si[0].peer == idx[1] &&
+			      si[1].peer == idx[0],
+		      "learned peer: A and C are peers");
+		CHECK(idx[2] != RSP_NO_INDEX && idx[3] != RSP_NO_INDEX &&
+			      si[2].peer == RSP_NO_INDEX && si[3].peer == RSP_NO_INDEX,
+		      "learned peer: P and Q, seen one way only, are not");
+		/* the arrivals on A and C: the first (before the pairing) without a sender */
+		for (size_t i = 0; i < rsp_trace_n_nets(t); i++) {
+			struct rsp_net_info n;
+
+			rsp_trace_net(t, i, &n);
+			if (n.socket == idx[0] || n.socket == idx[1])
+				senders = senders * 10 + (n.sender_thread == RSP_NO_INDEX ? 0 : 1);
+		}
+		CHECK(senders == 111, "learned peer: the arrivals' senders known from the second "
+				      "on (got %u, 1 known, 0 not)", senders);
+		CHECK(rsp_requests_n(r) == 2 && !rsp_requests_clients(r, t, &st) && st.count == 2 &&
+			      st.min_ns == NS(140) && st.max_ns == NS(140),
+		      "learned peer: two requests, both seen from their client, 140 us (got %zu, "
+		      "%" PRIu64 " .. %" PRIu64 " ns)",
+		      st.count, st.min_ns, st.max_ns);
+	} else {
+		CHECK(0, "learned peer: rsp_requests_find");
+	}
+	rsp_requests_free(r);
+	free(sel);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -592,5 +686,6 @@ int main(void)
 	test_reused_socket();
 	test_udp_senders();
 	test_client_latency();
+	test_learned_peer();
 	return tap_done();
 }
