@@ -806,7 +806,7 @@ static void print_requests_text(struct req_report *q)
 		       ms(c->sum_ns / c->count));
 		if (c->count < st.count)
 			printf("  (%zu of %zu requests: the others' clients are not on this machine, "
-			       "connected before the recording, or send before a reply)\n",
+			       "use unix sockets, or send before a reply)\n",
 			       c->count, st.count);
 	}
 	rsp_analysis_explanation(q->all, &e);
