@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define AF_UNIX_ 1
 #define IPPROTO_TCP_ 6
 #define IPPROTO_UDP_ 17
 /* from a datagram's delivery in the sender's context to its sock_send_length:
@@ -36,23 +37,30 @@
 #define DGRAM_SEND_WINDOW_NS 1000000u
 
 /*
- * @ti's socket call at @t on @si: the end of a pending arrival's wait for its
- * send.  A UDP send: its datagram.  A TCP send on another socket without a
- * peer: a sighting of that socket delivering to the arrival's; the second way
- * round makes them peers.  Anything else: not its data.
+ * @ti's socket call at @t on @cpu, on @si: the end of a pending arrival's wait
+ * for its send.  A UDP send: its datagram.  A TCP send on another socket
+ * without a peer: a sighting of that socket delivering to the arrival's; the
+ * second way round makes them peers.  Anything else: not its data.  The window
+ * counts from the delivery or, when the task was preempted since (the
+ * receiver it woke took its CPU inside the send), from its last switch-in.
  */
-static void pending_settle(struct builder *b, uint32_t ti, uint64_t t, uint32_t si, bool send)
+static void pending_settle(struct builder *b, uint32_t ti, uint64_t t, uint32_t cpu, uint32_t si,
+			   bool send)
 {
 	struct bthread *bt;
 	struct net_op *op;
 	struct sock_info *to, *from;
+	uint64_t since;
 
 	if (ti == RSP_NONE || ti >= b->bt.n || !b->bt.v[ti].pend_net)
 		return;
 	bt = &b->bt.v[ti];
 	op = &b->t->nets.v[bt->pend_net - 1];
 	bt->pend_net = 0;
-	if (!send || si == RSP_NONE || t - bt->pend_time > DGRAM_SEND_WINDOW_NS)
+	since = bt->pend_time;
+	if (cpu < b->ncpus && b->cpus[cpu].cur == ti && b->cpus[cpu].since > since)
+		since = b->cpus[cpu].since;
+	if (!send || si == RSP_NONE || t < since || t - since > DGRAM_SEND_WINDOW_NS)
 		return;
 	to = &b->t->socks.v[op->sock];
 	from = &b->t->socks.v[si];
@@ -60,14 +68,15 @@ static void pending_settle(struct builder *b, uint32_t ti, uint64_t t, uint32_t 
 		op->sender = ti;
 		op->send_time = op->ready_time;
 		op->from_sock = si;
-	} else if (to->protocol == IPPROTO_TCP_ && from->protocol == IPPROTO_TCP_ &&
+	} else if (((to->protocol == IPPROTO_TCP_ && from->protocol == IPPROTO_TCP_) ||
+		    (to->family == AF_UNIX_ && from->family == AF_UNIX_)) &&
 		   si != op->sock && to->peer == RSP_NONE && from->peer == RSP_NONE) {
 		from->sent_to = op->sock;
 		if (to->sent_to != si)
 			return;
 		from->peer = op->sock;
 		to->peer = si;
-		op->sender = ti;
+		op->sender = ti; /* unix: it was already */
 		op->send_time = op->ready_time;
 		/* this send's data has arrived, and the other's sends before the
 		 * pairing did (each was a sighting): no later arrival is theirs */
@@ -183,7 +192,7 @@ void _rsp_on_sock_recv(struct builder *b, uint64_t t, uint32_t cpu, const struct
 	/* errors (-EAGAIN) and end of file (0) moved no data */
 	if (ti == RSP_NONE)
 		return;
-	pending_settle(b, ti, t, RSP_NONE, false);
+	pending_settle(b, ti, t, cpu, RSP_NONE, false);
 	if (ev->u.sock.len <= 0)
 		return;
 	si = sock_get(b, ev->u.sock.sk, ev->u.sock.family, ev->u.sock.protocol);
@@ -310,7 +319,7 @@ void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct
 
 	_rsp_builder_evidence(b, ti, cpu, t);
 	if (ev->ctx == RSP_CTX_TASK)
-		pending_settle(b, ti, t, si, ev->u.sock.len >= 0);
+		pending_settle(b, ti, t, cpu, si, ev->u.sock.len >= 0);
 	if (si == RSP_NONE)
 		return;
 	if (ti != RSP_NONE && ev->ctx == RSP_CTX_TASK && ev->u.sock.len >= 0)
@@ -333,7 +342,15 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		return;
 	s = &b->t->socks.v[si];
 	op = net_op_at(t, si);
-	if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
+	if (s->family == AF_UNIX_ && ev->ctx == RSP_CTX_TASK && ev->tid) {
+		/* a unix socket's data is delivered by its sender's sendmsg, always:
+		 * the sender even where the peer is known (a learned peer of a
+		 * datagram socket is one of its senders) */
+		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
+		op.send_time = t;
+		if (s->peer == RSP_NONE)
+			pend = op.sender;
+	} else if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
 	    b->t->socks.v[s->peer].send_pending && b->t->socks.v[s->peer].last_send <= t) {
 		/* the peer's send, not yet delivered */
 		op.sender = b->t->socks.v[s->peer].last_sender;

@@ -98,36 +98,6 @@ static uint32_t conn_of(struct rsp_requests *r, uint32_t *by_sock, uint32_t sock
 	return by_sock[sock];
 }
 
-/*
- * The end of the reply's send as the server's code sees it: the send returns
- * when its event fired, unless the thread was preempted on the way back to
- * user space (a loopback reply wakes the client, which may take the CPU at
- * once): then when it ran again.  Preempted within @REPLY_RETURN_NS of the
- * event, before any other socket call of the thread.
- */
-#define REPLY_RETURN_NS 50000u
-static uint64_t reply_end(struct rsp_trace *t, const struct conn *c)
-{
-	const struct sock_op *op = &t->sockops.v[c->last_send_op];
-	const struct thread *th = &t->threads.v[op->thread];
-	size_t k = rsp_thread_find_slice(t, op->thread, op->time);
-	const struct slice *run, *pre;
-
-	if (k == RSP_NO_INDEX || k + 1 >= th->slices.n)
-		return op->time;
-	run = &th->slices.v[k];
-	pre = &th->slices.v[k + 1];
-	if (run->kind != SLICE_RUN || run->end > op->time + REPLY_RETURN_NS ||
-	    pre->kind != SLICE_SLEEP || !(pre->flags & SL_PREEMPTED))
-		return op->time;
-	/* no other socket call of the thread before it was preempted */
-	for (size_t i = c->last_send_op + 1; i < t->sockops.n && t->sockops.v[i].time <= run->end;
-	     i++)
-		if (t->sockops.v[i].thread == op->thread)
-			return op->time;
-	return pre->end;
-}
-
 /* The request in progress on @c is complete: its reply was sent. */
 static bool emit(struct rsp_trace *t, struct rsp_requests *r, struct conn *c, uint32_t ci)
 {
@@ -138,7 +108,10 @@ static bool emit(struct rsp_trace *t, struct rsp_requests *r, struct conn *c, ui
 	q.conn = ci;
 	q.thread = c->thread;
 	q.start_ns = c->start;
-	q.end_ns = reply_end(t, c);
+	/* when the reply's last send returned in the kernel: the reply is then
+	 * on its way (over loopback, delivered).  A preemption on the way back to
+	 * user space, as by the client it woke, is not the request's: idle */
+	q.end_ns = t->sockops.v[c->last_send_op].time;
 	q.n_recv = c->n_recv;
 	q.n_send = c->n_send;
 	q.bytes_in = c->in;
@@ -568,15 +541,16 @@ fail:
 
 struct arrival {
 	uint64_t ready, sent; /* net_op.ready_time, net_sent() */
+	uint32_t sender; /* net_op.sender */
 };
 
 /*
- * The latest arrival of data on TCP socket @s at or before @time and after
- * @after: when it was sent (net_sent()), 0 if none.  The arrivals per socket:
- * CSR as in struct sock_calls, @start over the sockets, the arrivals in @at.
+ * The latest arrival of data on socket @s at or before @time and after
+ * @after, NULL if none.  The arrivals per socket: CSR as in struct
+ * sock_calls, @start over the sockets, the arrivals in @at.
  */
-static uint64_t arrival_before(const uint32_t *start, const struct arrival *at, uint32_t s,
-			       uint64_t after, uint64_t time)
+static const struct arrival *arrival_before(const uint32_t *start, const struct arrival *at,
+					    uint32_t s, uint64_t after, uint64_t time)
 {
 	size_t lo = start[s], hi = start[s + 1];
 
@@ -590,8 +564,8 @@ static uint64_t arrival_before(const uint32_t *start, const struct arrival *at, 
 			hi = mid;
 	}
 	if (lo == start[s] || at[lo - 1].ready <= after)
-		return 0;
-	return at[lo - 1].sent;
+		return NULL;
+	return &at[lo - 1];
 }
 
 /*
@@ -683,7 +657,8 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 
 		if (s < t->socks.n && (want[s] & 2))
 			at[anext[s]++] = (struct arrival){ t->nets.v[i].ready_time,
-							   net_sent(&t->nets.v[i]) };
+							   net_sent(&t->nets.v[i]),
+							   t->nets.v[i].sender };
 	}
 	for (size_t s = 0; s < t->socks.n; s++)
 		want[s] &= 1;
@@ -694,15 +669,19 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 		struct req *q = &r->reqs.v[i];
 		uint32_t s = r->conns.v[q->pub.conn].sock, p;
 		uint64_t arrived = q->arrived;
+		uint32_t sender = RSP_NONE;
 		size_t first, last;
 		const struct sock_op *op, *end;
 
 		if (q->pub.from_socket != RSP_NO_INDEX) {
 			p = (uint32_t)q->pub.from_socket;
 		} else if (t->socks.v[s].protocol != 17 && t->socks.v[s].peer != RSP_NONE) {
+			const struct arrival *a = arrival_before(astart, at, s, prev_start[q->pub.conn],
+								 t->sockops.v[q->first_op].time);
+
 			p = t->socks.v[s].peer;
-			arrived = arrival_before(astart, at, s, prev_start[q->pub.conn],
-						 t->sockops.v[q->first_op].time);
+			arrived = a ? a->sent : 0;
+			sender = a ? a->sender : RSP_NONE;
 		} else {
 			continue;
 		}
@@ -711,8 +690,11 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 			continue;
 		op = &t->sockops.v[calls.list[first]];
 		end = &t->sockops.v[calls.list[last]];
-		/* the reply cannot come back before the request was received */
-		if (end->time <= q->pub.start_ns)
+		/* the reply cannot come back before the request was received; the
+		 * request's data was sent by the exchange's thread, when the trace
+		 * names its sender (a unix datagram socket's learned peer is one of
+		 * its senders: another's requests are not this peer's) */
+		if (end->time <= q->pub.start_ns || (sender != RSP_NONE && sender != op->thread))
 			continue;
 		used[p] = last + 1;
 		q->pub.client_thread = end->thread;

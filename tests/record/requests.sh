@@ -78,4 +78,20 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   python3 "$(dirname "$0")/requests.py" "$d/req.json" "$d/s.folded" "$d/serve.jsonl" \
     "$d/client.jsonl" $((N * clients)) $clients $daemon ${opt#--} || status=1
 done
+# a back end behind a unix socket, called once per request by another process of
+# the recording (truthrpc: trpc-server -> trpc-backend); its requests against the
+# caller's own timing of its calls
+d="$T/callee"
+mkdir "$d"
+RSP_TRUTH="$d/rpc.jsonl" "$RSP" record -o "$d/r.data" -- "$WL/truthrpc" 120 >"$d/rec.out" 2>&1 ||
+  { cat "$d/rec.out"; fail "rsp record -- truthrpc failed"; }
+# by its pid: the recording holds every process, another run of truthrpc's too
+backend=$(python3 -c 'import json, sys
+print(next(json.loads(l)["pid"] for l in open(sys.argv[1]) if "trpc-backend" in l))' "$d/rpc.jsonl") ||
+  fail "no trpc-backend line in the side file"
+"$RSP" report "$d/r.data" --requests --target "$backend" --format json >"$d/req.json" ||
+  fail "rsp report --requests --target $backend (trpc-backend) failed"
+note "truthrpc's back end, called over a unix socket:"
+"$RSP" report "$d/r.data" --requests --target "$backend" | sed -n '/Latency/,/^$/p' | sed 's/^/#   /'
+python3 "$(dirname "$0")/requests.py" --callee "$d/req.json" "$d/rpc.jsonl" trpc-server 120 || status=1
 exit $status
