@@ -370,8 +370,12 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		   b->t->socks.v[s->peer].last_send <= t) {
 		op.sender = b->t->socks.v[s->peer].last_sender;
 		op.send_time = b->t->socks.v[s->peer].last_send;
-	} else if (ev->ctx == RSP_CTX_TASK && ev->tid) {
-		/* delivered in the sender's own context (unix sockets, loopback) */
+	} else if (ev->ctx == RSP_CTX_TASK && ev->tid && s->protocol != IPPROTO_TCP_ &&
+		   s->protocol != IPPROTO_UDP_) {
+		/* delivered in the sender's own context (other local sockets).  Not
+		 * TCP's or UDP's: in task context that is the receiver's own, taking
+		 * its backlog as it releases its socket (data that came while it
+		 * held it); their loopback deliveries are softirqs */
 		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
 		op.send_time = t;
 	} else if ((s->protocol == IPPROTO_UDP_ ||

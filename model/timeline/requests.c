@@ -51,7 +51,7 @@ struct window {
 
 struct req {
 	struct rsp_request_info pub;
-	size_t first_op; /* in sockops */
+	size_t first_op, last_op; /* in sockops: its first receive, its reply's last send */
 	uint64_t arrived; /* UDP: when its datagram was sent (net_sent()), 0 */
 };
 
@@ -121,6 +121,7 @@ static bool emit(struct rsp_trace *t, struct rsp_requests *r, struct conn *c, ui
 	q.client_thread = RSP_NO_INDEX;
 	rq.pub = q;
 	rq.first_op = c->first_op;
+	rq.last_op = c->last_send_op;
 	rq.arrived = c->arrived;
 	c->info.n_requests++;
 	return vec_push(&r->reqs, rq);
@@ -606,6 +607,99 @@ static bool exchange_at(const struct rsp_trace *t, const struct sock_calls *c, u
 	return true;
 }
 
+/*
+ * A TCP connection set up inside the recording has both its byte streams
+ * whole in the trace: each call's offset in its direction (the bytes the
+ * socket sent, or received, before it), per entry of @c's lists, in *@out.
+ * Per socket, whether its calls' lengths are all known (a kprobe stand-in's
+ * send has none) in @lens_ok.
+ */
+static int stream_offsets(const struct rsp_trace *t, const struct sock_calls *c, uint64_t **out,
+			  uint8_t *lens_ok)
+{
+	size_t n = c->start[t->socks.n];
+	uint64_t *off = malloc((n ? n : 1) * sizeof(*off));
+
+	*out = off;
+	if (!off)
+		return -ENOMEM;
+	for (size_t s = 0; s < t->socks.n; s++) {
+		uint64_t sent = 0, got = 0;
+
+		lens_ok[s] = 1;
+		for (size_t j = c->start[s]; j < c->start[s + 1]; j++) {
+			const struct sock_op *op = &t->sockops.v[c->list[j]];
+			uint64_t len = op->len > 0 ? (uint64_t)op->len : 0;
+
+			if (op->send && op->len <= 0)
+				lens_ok[s] = 0;
+			off[j] = op->send ? sent : got;
+			*(op->send ? &sent : &got) += len;
+		}
+	}
+	return 0;
+}
+
+/* In socket @s's calls from *@cur on, the first send (@send) or receive whose
+ * bytes reach past offset @at (@end: reach @at); its index in the lists, and
+ * *@cur moved there; SIZE_MAX if none. */
+static size_t call_at_offset(const struct rsp_trace *t, const struct sock_calls *c,
+			     const uint64_t *off, uint32_t s, size_t *cur, bool send, uint64_t at,
+			     bool end)
+{
+	for (size_t j = *cur > c->start[s] ? *cur : c->start[s]; j < c->start[s + 1]; j++) {
+		const struct sock_op *op = &t->sockops.v[c->list[j]];
+		uint64_t len = op->len > 0 ? (uint64_t)op->len : 0;
+
+		if (op->send != send)
+			continue;
+		if (end ? off[j] + len >= at : off[j] + len > at) {
+			*cur = j;
+			return j;
+		}
+	}
+	return SIZE_MAX;
+}
+
+/* The index of sockops entry @op in socket @s's list (sorted), SIZE_MAX. */
+static size_t call_index(const struct sock_calls *c, uint32_t s, size_t op)
+{
+	size_t lo = c->start[s], hi = c->start[s + 1];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->list[mid] < op)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->start[s + 1] && c->list[lo] == op ? lo : SIZE_MAX;
+}
+
+/*
+ * Request @q on connection socket @s with peer @p, both set up inside the
+ * recording: the client's send holding the request's first byte and its
+ * receive completing the reply, by the streams' byte offsets (exact, also
+ * when the client sent several requests before reading the replies).  False
+ * if either is not in the trace.
+ */
+static bool match_by_bytes(const struct rsp_trace *t, const struct sock_calls *c, const uint64_t *off,
+			   const struct req *q, uint32_t s, uint32_t p, size_t *send_cur,
+			   size_t *recv_cur, size_t *first, size_t *last)
+{
+	size_t a = call_index(c, s, q->first_op), b = call_index(c, s, q->last_op);
+	const struct sock_op *rop;
+
+	if (a == SIZE_MAX || b == SIZE_MAX)
+		return false;
+	rop = &t->sockops.v[q->last_op];
+	*first = call_at_offset(t, c, off, p, &send_cur[p], true, off[a], false);
+	*last = call_at_offset(t, c, off, p, &recv_cur[p], false,
+			       off[b] + (uint64_t)(rop->len > 0 ? rop->len : 0), true);
+	return *first != SIZE_MAX && *last != SIZE_MAX;
+}
+
 int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp_requests_stats *out)
 {
 	uint8_t *want = NULL; /* 1: a client's socket (its calls), 2: a served TCP socket (arrivals) */
@@ -613,6 +707,9 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 	struct arrival *at = NULL;
 	uint64_t *prev_start = NULL;
 	size_t *used = NULL; /* per client socket: one past the last exchange matched */
+	size_t *send_cur = NULL, *recv_cur = NULL; /* per client socket: match_by_bytes()'s */
+	uint64_t *off = NULL;
+	uint8_t *lens_ok = NULL;
 	struct sock_calls calls = { NULL, NULL };
 	size_t na = 0;
 	int ret = -ENOMEM;
@@ -623,8 +720,11 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 	astart = calloc(t->socks.n + 1, sizeof(*astart));
 	anext = calloc(t->socks.n + 1, sizeof(*anext));
 	used = calloc(t->socks.n + 1, sizeof(*used));
+	send_cur = calloc(t->socks.n + 1, sizeof(*send_cur));
+	recv_cur = calloc(t->socks.n + 1, sizeof(*recv_cur));
+	lens_ok = calloc(t->socks.n + 1, 1);
 	prev_start = calloc(r->conns.n + 1, sizeof(*prev_start));
-	if (!want || !astart || !anext || !used || !prev_start)
+	if (!want || !astart || !anext || !used || !send_cur || !recv_cur || !lens_ok || !prev_start)
 		goto out;
 	for (size_t i = 0; i < r->reqs.n; i++) {
 		const struct req *q = &r->reqs.v[i];
@@ -660,9 +760,10 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 							   net_sent(&t->nets.v[i]),
 							   t->nets.v[i].sender };
 	}
+	/* the served sockets' calls too, for their byte offsets */
 	for (size_t s = 0; s < t->socks.n; s++)
-		want[s] &= 1;
-	if (sock_calls_of(t, want, &calls))
+		want[s] = !!want[s];
+	if (sock_calls_of(t, want, &calls) || stream_offsets(t, &calls, &off, lens_ok))
 		goto out;
 	/* in the order they began: each connection's requests in turn */
 	for (size_t i = 0; i < r->reqs.n; i++) {
@@ -672,6 +773,7 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 		uint32_t sender = RSP_NONE;
 		size_t first, last;
 		const struct sock_op *op, *end;
+		bool bytes;
 
 		if (q->pub.from_socket != RSP_NO_INDEX) {
 			p = (uint32_t)q->pub.from_socket;
@@ -686,8 +788,17 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 			continue;
 		}
 		prev_start[q->pub.conn] = q->pub.start_ns;
-		if (!arrived || !exchange_at(t, &calls, p, arrived, used[p], &first, &last))
+		/* both streams whole in the trace: by bytes; else by time */
+		bytes = t->socks.v[s].protocol == 6 && t->socks.v[s].opened && t->socks.v[p].opened &&
+			lens_ok[s] && lens_ok[p] && !t->lost.n;
+		if (bytes) {
+			if (!match_by_bytes(t, &calls, off, q, s, p, send_cur, recv_cur, &first, &last))
+				continue;
+			if (!arrived)
+				arrived = t->sockops.v[calls.list[first]].time;
+		} else if (!arrived || !exchange_at(t, &calls, p, arrived, used[p], &first, &last)) {
 			continue;
+		}
 		op = &t->sockops.v[calls.list[first]];
 		end = &t->sockops.v[calls.list[last]];
 		/* the reply cannot come back before the request was received; the
@@ -717,6 +828,10 @@ out:
 	free(anext);
 	free(at);
 	free(used);
+	free(send_cur);
+	free(recv_cur);
+	free(lens_ok);
+	free(off);
 	free(prev_start);
 	free(calls.start);
 	free(calls.list);

@@ -144,11 +144,14 @@ def main():
            if sum(r['categories_ns'].values()) != r['latency_ns']]
     t.check(not bad, "each request's categories sum to its latency (%d of %d do not)" %
             (len(bad), len(rq['requests'])))
-    tmo = cat(rq['all'], 'timeout')
-    t.check(tmo['ns'] == 0,
-            'no "waits that timed out" in the requests (idle epoll_wait is not a request)%s' %
-            ''.join('; %s %.3f ms x%d' % (k['what'], k['ns'] / MS, k['count'])
-                    for k in tmo.get('contributors', [])[:3]))
+    # the server's own threads' (other programs' timers can enter a request's chain
+    # through a wakeup on a loaded machine: a tokio-rt-worker's 0.182 ms once)
+    tmo = [k for k in cat(rq['all'], 'timeout').get('contributors', [])
+           if k['what'].startswith(('truthserve', 'tpool-', 'truthpool'))]
+    t.check(not tmo,
+            'no "waits that timed out" of the server in the requests (idle epoll_wait is '
+            'not a request)%s' % ''.join('; %s %.3f ms x%d' % (k['what'], k['ns'] / MS, k['count'])
+                                         for k in tmo[:3]))
     # a request handed to a worker is followed into the worker's work (issue 20)
     other = cat(rq['all'], 'other_path')['ns']
     t.check(other <= 0.02 * total,

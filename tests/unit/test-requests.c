@@ -825,6 +825,70 @@ static void test_udp_preempted_sender(void)
 	synth_free(s);
 }
 
+/*
+ * A client that sends two requests at once (pipelining) on a connection set up
+ * inside the trace: matched by the streams' byte offsets.  cli's 128 bytes at
+ * 1100 (delivered at 1099 in its softirq); srv reads 64 at 1110 and answers 64
+ * at 1150, reads the other 64 at 1160 and answers at 1200; cli reads the 128
+ * bytes of both replies at 1230.  Request 1: 1099 -> 1230; request 2: its
+ * bytes in the same send (1100, no arrival of its own) -> 1230.  By time the
+ * client's one exchange would serve the first only.
+ */
+static void test_client_pipelined(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *t = NULL;
+	struct rsp_requests *r = NULL;
+	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	uint8_t *sel = NULL;
+	char err[256];
+	size_t len;
+	const void *buf;
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
+	synth_sock_state(s, 1, US(1001), CLI, SK_C, lo, 40001, lo, 5432, 2 /* SYN_SENT */);
+	synth_sock_state(s, 1, US(1002), CLI, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
+	synth_sk_ready(s, 1, US(1099), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_send(s, 1, US(1100), CLI, SK_C, 2, 128);
+	synth_sock_recv(s, 0, US(1110), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1150), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 0, US(1160), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(1200), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 1, US(1230), CLI, SK_C, 2, 128);
+	synth_switch(s, 0, US(1600), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1600), CLI, "cli", S_INT, 0, "swapper/1");
+	buf = synth_finish(s, &len);
+	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
+		CHECK(0, "open: %s", err);
+	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
+	if (sel && !rsp_requests_find(t, sel, &r) && rsp_requests_n(r) == 2) {
+		struct rsp_requests_stats st;
+		struct rsp_request_info q[2];
+
+		CHECK(!rsp_requests_clients(r, t, &st) && st.count == 2, "pipelined: both seen from "
+		      "the client (got %zu)", st.count);
+		rsp_requests_get(r, 0, &q[0]);
+		rsp_requests_get(r, 1, &q[1]);
+		CHECK(q[0].client_start_ns == US(1099) && q[0].client_end_ns == US(1230) &&
+			      q[1].client_start_ns == US(1100) && q[1].client_end_ns == US(1230),
+		      "pipelined: 1099 -> 1230 and 1100 -> 1230 (got %" PRIu64 " -> %" PRIu64
+		      ", %" PRIu64 " -> %" PRIu64 " ns from 0)",
+		      (uint64_t)(q[0].client_start_ns - US(0)), (uint64_t)(q[0].client_end_ns - US(0)),
+		      (uint64_t)(q[1].client_start_ns - US(0)), (uint64_t)(q[1].client_end_ns - US(0)));
+	} else {
+		CHECK(0, "pipelined: two requests");
+	}
+	rsp_requests_free(r);
+	free(sel);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -852,5 +916,6 @@ int main(void)
 	test_learned_peer();
 	test_unix_peers();
 	test_udp_preempted_sender();
+	test_client_pipelined();
 	return tap_done();
 }
