@@ -270,17 +270,44 @@ static void check_windows(struct rsp_trace *t, struct rsp_requests *r)
  * 1300], both overlapping; in requests: their union, 200; running [1000, 1100]
  * and [1300, 1400] idle.
  */
+/*
+ * The trace @s describes (finished here) and the requests of srv in it; false,
+ * with a failed check, if either could not be had.
+ */
+static bool srv_requests(struct synth *s, struct rsp_trace **t, struct rsp_requests **r)
+{
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	char err[256];
+	size_t len;
+	const void *buf = synth_finish(s, &len);
+	uint8_t *sel;
+	bool ok;
+
+	*t = NULL;
+	*r = NULL;
+	if (rsp_trace_open_mem(buf, len, &o, t, err, sizeof(err))) {
+		CHECK(0, "open: %s", err);
+		return false;
+	}
+	sel = rsp_thread_filter_apply(*t, &f);
+	ok = sel && !rsp_requests_find(*t, sel, r);
+	free(sel);
+	return ok;
+}
+
+static void srv_requests_free(struct synth *s, struct rsp_trace *t, struct rsp_requests *r)
+{
+	rsp_requests_free(r);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
 static void test_overlap(void)
 {
 	struct synth *s = synth_new(NULL);
-	struct rsp_trace_opts o = { .no_symbols = true };
-	struct rsp_trace *t = NULL;
-	struct rsp_requests *r = NULL;
-	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
-	uint8_t *sel = NULL;
-	char err[256];
-	size_t len;
-	const void *buf;
+	struct rsp_trace *t;
+	struct rsp_requests *r;
 
 	existing(s, SRV, SRV, "srv");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
@@ -289,11 +316,7 @@ static void test_overlap(void)
 	synth_sock_send(s, 0, US(1200), SRV, SK_A, 2, 64);
 	synth_sock_send(s, 0, US(1300), SRV, SK_F, 2, 64);
 	synth_switch(s, 0, US(1400), SRV, "srv", S_INT, 0, "swapper/0");
-	buf = synth_finish(s, &len);
-	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
-		CHECK(0, "open: %s", err);
-	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
-	if (sel && !rsp_requests_find(t, sel, &r)) {
+	if (srv_requests(s, &t, &r)) {
 		struct rsp_request_info q[2];
 		struct rsp_requests_time tm;
 
@@ -316,10 +339,7 @@ static void test_overlap(void)
 	} else {
 		CHECK(0, "interleaved: rsp_requests_find");
 	}
-	rsp_requests_free(r);
-	free(sel);
-	rsp_trace_free(t);
-	synth_free(s);
+	srv_requests_free(s, t, r);
 }
 
 /*
@@ -333,15 +353,9 @@ static void test_overlap(void)
 static void test_reused_socket(void)
 {
 	struct synth *s = synth_new(NULL);
-	struct rsp_trace_opts o = { .no_symbols = true };
-	struct rsp_trace *t = NULL;
-	struct rsp_requests *r = NULL;
-	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	struct rsp_trace *t;
+	struct rsp_requests *r;
 	const uint8_t lo[4] = { 127, 0, 0, 1 };
-	uint8_t *sel = NULL;
-	char err[256];
-	size_t len;
-	const void *buf;
 
 	existing(s, SRV, SRV, "srv");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
@@ -359,11 +373,7 @@ static void test_reused_socket(void)
 	synth_sock_recv(s, 0, US(1210), SRV, SK_A, 2, 64);
 	synth_sock_send(s, 0, US(1260), SRV, SK_A, 2, 64);
 	synth_switch(s, 0, US(1400), SRV, "srv", S_INT, 0, "swapper/0");
-	buf = synth_finish(s, &len);
-	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
-		CHECK(0, "open: %s", err);
-	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
-	if (sel && !rsp_requests_find(t, sel, &r)) {
+	if (srv_requests(s, &t, &r)) {
 		struct rsp_request_info q[2];
 		struct rsp_conn_info c[2];
 		struct rsp_socket_info a, b;
@@ -384,10 +394,7 @@ static void test_reused_socket(void)
 	} else {
 		CHECK(0, "reused: rsp_requests_find");
 	}
-	rsp_requests_free(r);
-	free(sel);
-	rsp_trace_free(t);
-	synth_free(s);
+	srv_requests_free(s, t, r);
 }
 
 /*
@@ -403,15 +410,9 @@ static void test_reused_socket(void)
 static void test_udp_senders(void)
 {
 	struct synth *s = synth_new(NULL);
-	struct rsp_trace_opts o = { .no_symbols = true };
-	struct rsp_trace *t = NULL;
-	struct rsp_requests *r = NULL;
-	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	struct rsp_trace *t;
+	struct rsp_requests *r;
 	const uint64_t want[4] = { 0, SK_D, SK_E, 0 };
-	uint8_t *sel = NULL;
-	char err[256];
-	size_t len;
-	const void *buf;
 
 	existing(s, SRV, SRV, "srv");
 	existing(s, CLI, CLI, "cli");
@@ -435,11 +436,7 @@ static void test_udp_senders(void)
 	synth_sock_recv(s, 0, US(1360), SRV, SK_A, 2, 64);
 	synth_sock_send(s, 0, US(1370), SRV, SK_A, 2, 64);
 	synth_switch(s, 0, US(1400), SRV, "srv", S_INT, 0, "swapper/0");
-	buf = synth_finish(s, &len);
-	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
-		CHECK(0, "open: %s", err);
-	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
-	if (sel && !rsp_requests_find(t, sel, &r)) {
+	if (srv_requests(s, &t, &r)) {
 		CHECK(rsp_requests_n(r) == 4 && rsp_requests_n_conns(r) == 1,
 		      "UDP: four requests on one socket (got %zu on %zu)", rsp_requests_n(r),
 		      rsp_requests_n_conns(r));
@@ -457,10 +454,7 @@ static void test_udp_senders(void)
 	} else {
 		CHECK(0, "UDP: rsp_requests_find");
 	}
-	rsp_requests_free(r);
-	free(sel);
-	rsp_trace_free(t);
-	synth_free(s);
+	srv_requests_free(s, t, r);
 }
 
 /*
@@ -482,16 +476,10 @@ static void test_udp_senders(void)
 static void test_client_latency(void)
 {
 	struct synth *s = synth_new(NULL);
-	struct rsp_trace_opts o = { .no_symbols = true };
-	struct rsp_trace *t = NULL;
-	struct rsp_requests *r = NULL;
-	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	struct rsp_trace *t;
+	struct rsp_requests *r;
 	const uint8_t lo[4] = { 127, 0, 0, 1 };
 	const unsigned want[4][2] = { { 1100, 1240 }, { 1300, 1420 }, { 0, 0 }, { 1498, 1580 } };
-	uint8_t *sel = NULL;
-	char err[256];
-	size_t len;
-	const void *buf;
 
 	existing(s, SRV, SRV, "srv");
 	existing(s, CLI, CLI, "cli");
@@ -528,11 +516,7 @@ static void test_client_latency(void)
 	synth_sock_recv(s, 1, US(1580), CLI, SK_C, 2, 64);
 	synth_switch(s, 0, US(1600), SRV, "srv", S_INT, 0, "swapper/0");
 	synth_switch(s, 1, US(1600), CLI, "cli", S_INT, 0, "swapper/1");
-	buf = synth_finish(s, &len);
-	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
-		CHECK(0, "open: %s", err);
-	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
-	if (sel && !rsp_requests_find(t, sel, &r)) {
+	if (srv_requests(s, &t, &r)) {
 		struct rsp_requests_stats st, again;
 
 		CHECK(rsp_requests_n(r) == 4, "clients: four requests (got %zu)", rsp_requests_n(r));
@@ -563,10 +547,7 @@ static void test_client_latency(void)
 	} else {
 		CHECK(0, "clients: rsp_requests_find");
 	}
-	rsp_requests_free(r);
-	free(sel);
-	rsp_trace_free(t);
-	synth_free(s);
+	srv_requests_free(s, t, r);
 }
 
 /*
@@ -584,15 +565,9 @@ static void test_client_latency(void)
 static void test_learned_peer(void)
 {
 	struct synth *s = synth_new(NULL);
-	struct rsp_trace_opts o = { .no_symbols = true };
-	struct rsp_trace *t = NULL;
-	struct rsp_requests *r = NULL;
-	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	struct rsp_trace *t;
+	struct rsp_requests *r;
 	const uint64_t SK_P = 0xffff80001000ull, SK_Q = 0xffff80002000ull;
-	uint8_t *sel = NULL;
-	char err[256];
-	size_t len;
-	const void *buf;
 
 	existing(s, SRV, SRV, "srv");
 	existing(s, CLI, CLI, "cli");
@@ -612,11 +587,7 @@ static void test_learned_peer(void)
 	}
 	synth_switch(s, 0, US(1600), SRV, "srv", S_INT, 0, "swapper/0");
 	synth_switch(s, 1, US(1600), CLI, "cli", S_INT, 0, "swapper/1");
-	buf = synth_finish(s, &len);
-	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
-		CHECK(0, "open: %s", err);
-	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
-	if (sel && !rsp_requests_find(t, sel, &r)) {
+	if (srv_requests(s, &t, &r)) {
 		struct rsp_requests_stats st;
 		size_t idx[4] = { RSP_NO_INDEX, RSP_NO_INDEX, RSP_NO_INDEX, RSP_NO_INDEX };
 		const uint64_t sks[4] = { SK_A, SK_C, SK_P, SK_Q };
@@ -657,10 +628,7 @@ static void test_learned_peer(void)
 	} else {
 		CHECK(0, "learned peer: rsp_requests_find");
 	}
-	rsp_requests_free(r);
-	free(sel);
-	rsp_trace_free(t);
-	synth_free(s);
+	srv_requests_free(s, t, r);
 }
 
 /*
@@ -678,17 +646,11 @@ static void test_learned_peer(void)
 static void test_unix_peers(void)
 {
 	struct synth *s = synth_new(NULL);
-	struct rsp_trace_opts o = { .no_symbols = true };
-	struct rsp_trace *t = NULL;
-	struct rsp_requests *r = NULL;
-	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	struct rsp_trace *t;
+	struct rsp_requests *r;
 	const uint64_t SK_S = 0xffff80003000ull, SK_U = 0xffff80004000ull, SK_W = 0xffff80005000ull;
 	const int who[3] = { CLI, 700, CLI };
 	const uint64_t sk[3] = { SK_U, SK_W, SK_U };
-	uint8_t *sel = NULL;
-	char err[256];
-	size_t len;
-	const void *buf;
 
 	existing(s, SRV, SRV, "srv");
 	existing(s, CLI, CLI, "cli");
@@ -711,11 +673,7 @@ static void test_unix_peers(void)
 	}
 	synth_switch(s, 0, US(1600), SRV, "srv", S_INT, 0, "swapper/0");
 	synth_switch(s, 1, US(1600), CLI, "cli", S_INT, 0, "swapper/1");
-	buf = synth_finish(s, &len);
-	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
-		CHECK(0, "open: %s", err);
-	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
-	if (sel && !rsp_requests_find(t, sel, &r)) {
+	if (srv_requests(s, &t, &r)) {
 		struct rsp_requests_stats st;
 		size_t idx[3] = { RSP_NO_INDEX, RSP_NO_INDEX, RSP_NO_INDEX };
 		const uint64_t sks[3] = { SK_S, SK_U, SK_W };
@@ -755,10 +713,7 @@ static void test_unix_peers(void)
 	} else {
 		CHECK(0, "unix: rsp_requests_find");
 	}
-	rsp_requests_free(r);
-	free(sel);
-	rsp_trace_free(t);
-	synth_free(s);
+	srv_requests_free(s, t, r);
 }
 
 /*
@@ -772,14 +727,8 @@ static void test_unix_peers(void)
 static void test_udp_preempted_sender(void)
 {
 	struct synth *s = synth_new(NULL);
-	struct rsp_trace_opts o = { .no_symbols = true };
-	struct rsp_trace *t = NULL;
-	struct rsp_requests *r = NULL;
-	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
-	uint8_t *sel = NULL;
-	char err[256];
-	size_t len;
-	const void *buf;
+	struct rsp_trace *t;
+	struct rsp_requests *r;
 
 	existing(s, SRV, SRV, "srv");
 	existing(s, CLI, CLI, "cli");
@@ -800,11 +749,7 @@ static void test_udp_preempted_sender(void)
 	synth_sock_recv(s, 0, US(4310), SRV, SK_A, 2, 64);
 	synth_sock_send(s, 0, US(4400), SRV, SK_A, 2, 64);
 	synth_switch(s, 0, US(4500), SRV, "srv", S_INT, 0, "swapper/0");
-	buf = synth_finish(s, &len);
-	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
-		CHECK(0, "open: %s", err);
-	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
-	if (sel && !rsp_requests_find(t, sel, &r) && rsp_requests_n(r) == 2) {
+	if (srv_requests(s, &t, &r) && rsp_requests_n(r) == 2) {
 		struct rsp_request_info q[2];
 		struct rsp_socket_info si = { 0 };
 
@@ -819,10 +764,7 @@ static void test_udp_preempted_sender(void)
 	} else {
 		CHECK(0, "UDP preempted: two requests");
 	}
-	rsp_requests_free(r);
-	free(sel);
-	rsp_trace_free(t);
-	synth_free(s);
+	srv_requests_free(s, t, r);
 }
 
 /*
@@ -837,15 +779,9 @@ static void test_udp_preempted_sender(void)
 static void test_client_pipelined(void)
 {
 	struct synth *s = synth_new(NULL);
-	struct rsp_trace_opts o = { .no_symbols = true };
-	struct rsp_trace *t = NULL;
-	struct rsp_requests *r = NULL;
-	struct rsp_thread_filter f = { .pids = (const int[]){ SRV }, .n_pids = 1 };
+	struct rsp_trace *t;
+	struct rsp_requests *r;
 	const uint8_t lo[4] = { 127, 0, 0, 1 };
-	uint8_t *sel = NULL;
-	char err[256];
-	size_t len;
-	const void *buf;
 
 	existing(s, SRV, SRV, "srv");
 	existing(s, CLI, CLI, "cli");
@@ -862,11 +798,7 @@ static void test_client_pipelined(void)
 	synth_sock_recv(s, 1, US(1230), CLI, SK_C, 2, 128);
 	synth_switch(s, 0, US(1600), SRV, "srv", S_INT, 0, "swapper/0");
 	synth_switch(s, 1, US(1600), CLI, "cli", S_INT, 0, "swapper/1");
-	buf = synth_finish(s, &len);
-	if (rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)))
-		CHECK(0, "open: %s", err);
-	sel = t ? rsp_thread_filter_apply(t, &f) : NULL;
-	if (sel && !rsp_requests_find(t, sel, &r) && rsp_requests_n(r) == 2) {
+	if (srv_requests(s, &t, &r) && rsp_requests_n(r) == 2) {
 		struct rsp_requests_stats st;
 		struct rsp_request_info q[2];
 
@@ -883,10 +815,7 @@ static void test_client_pipelined(void)
 	} else {
 		CHECK(0, "pipelined: two requests");
 	}
-	rsp_requests_free(r);
-	free(sel);
-	rsp_trace_free(t);
-	synth_free(s);
+	srv_requests_free(s, t, r);
 }
 
 int main(void)
