@@ -45,7 +45,10 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
     sleep 0.2 # connected
   fi
   # -v says "set up in ..." once the events are on: the clients start after it
-  timeout 100 "$RSP" record -v -p $server -o "$d/s.data" >"$d/rec.out" 2>&1 &
+  # --foreground: timeout(1) passes our SIGINT to its process group too, and a
+  # second signal stops rsp record at once, dropping what is queued (most of
+  # the file under load)
+  timeout --foreground 100 "$RSP" record -v -p $server -o "$d/s.data" >"$d/rec.out" 2>&1 &
   rec=$!
   i=0
   while ! grep -q 'set up in' "$d/rec.out" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
