@@ -63,8 +63,9 @@ static const char record_usage[] =
 	"  -v, --verbose            also what the recorder does (removed leftovers, ...)\n"
 	"  -h, --help               this text\n"
 	"\n"
-	"Ctrl-C (or SIGTERM) stops and writes what is queued; a second one stops at once,\n"
-	"dropping what is still queued: the file stays readable up to there.\n";
+	"Ctrl-C (or SIGTERM) stops and writes what is queued; a second one (a quarter of a\n"
+	"second or more after the first) stops at once, dropping what is still queued: the\n"
+	"file stays readable up to there.\n";
 
 /* the most records read back for the stack coverage at the end (~0.5 s here) */
 #define COVERAGE_MAX_RECORDS 1000000ull

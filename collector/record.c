@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <perf/core.h>
@@ -34,10 +35,30 @@
 volatile sig_atomic_t _rsp_record_stop_requested;
 volatile sig_atomic_t _rsp_record_abort;
 
+/*
+ * One Ctrl-C can arrive twice: the terminal sends it to the foreground process
+ * group, and a wrapper in that group passes its own on (timeout(1) sends it to
+ * its child and to its group).  A second request this soon after the first is
+ * the same one, not a user's second Ctrl-C.
+ */
+#define SAME_STOP_NS 250000000ull
+
+static uint64_t stop_first_ns; /* written and read by the signal handler only */
+
+/* Async-signal-safe (clock_gettime is). */
 void rsp_record_request_stop(void)
 {
-	if (_rsp_record_stop_requested)
-		_rsp_record_abort = 1;
+	struct timespec ts;
+	uint64_t now = 0;
+
+	if (!clock_gettime(CLOCK_MONOTONIC, &ts))
+		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (_rsp_record_stop_requested) {
+		if (!now || now - stop_first_ns >= SAME_STOP_NS)
+			_rsp_record_abort = 1;
+		return;
+	}
+	stop_first_ns = now;
 	_rsp_record_stop_requested = 1;
 }
 

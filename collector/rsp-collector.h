@@ -130,9 +130,10 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *stat
 	       size_t errlen);
 void rsp_record_stats_clear(struct rsp_record_stats *stats);
 
-/* Ask a running rsp_record() to stop (async-signal-safe).  A second request
- * stops at once: what is still queued for the file is dropped, the file ends
- * on its last whole chunk. */
+/* Ask a running rsp_record() to stop (async-signal-safe).  A second request,
+ * a quarter of a second or more after the first (sooner: the same Ctrl-C
+ * delivered twice), stops at once: what is still queued for the file is
+ * dropped, the file ends on its last whole chunk. */
 void rsp_record_request_stop(void);
 /* Whether a second request came. */
 bool rsp_record_aborted(void);

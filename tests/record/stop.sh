@@ -48,6 +48,21 @@ wall=$(echo "$t1 - $t0" | bc)
 within "$wall" 6 || fail "SIGINT: rsp record exited $wall s after it"
 note "ok: Ctrl-C: file complete $c s after the stop, exited after $wall s"
 
+# 2b. one Ctrl-C delivered twice at once (the terminal's to the process group and
+# timeout(1)'s passed on: it sends it to rsp record, then to its process group):
+# one stop, what is queued written.  Signals of one kind merge while pending, so
+# the second is seen only when the first was taken before it came (3 runs in 5
+# here): three runs
+for i in 1 2 3; do
+  timeout 60 "$RSP" record -a -o "$T/t.data" >/dev/null 2>"$T/t.sum" &
+  rp=$!
+  sleep 1
+  kill -INT $rp
+  wait $rp || fail "rsp record under timeout(1) failed after SIGINT: $(tail -3 "$T/t.sum")"
+  ! grep -q 'stopped at once' "$T/t.sum" || fail "one SIGINT through timeout(1) was taken for two"
+done
+note "ok: one Ctrl-C delivered twice (timeout(1)), three times: one stop each"
+
 # 3. a second Ctrl-C with a slow disk
 RSP_WRITER_THROTTLE=500000 "$RSP" record -a -o "$T/a.data" >/dev/null 2>"$T/a.sum" &
 rp=$!
