@@ -22,15 +22,30 @@ status=0
 # "early": the client connects before the recording and starts its requests once
 # the recorder is set up (a daemon's long-lived connection: no state change in the
 # file names its peer; rsp learns it from the data, builder-net.c)
+# "veth": the daemon in a network namespace of its own behind a veth pair, the
+# client in this one (two hosts' stacks on one machine; veth delivers as loopback
+# does, in a softirq inside the sender's send)
+ns=rsp-req-$$ va=rspa$$ vb=rspb$$ net=10.231.$(($$ % 250))
+trap 'ip netns del $ns 2>/dev/null; ip link del $va 2>/dev/null; rm -rf "$T"' EXIT
 for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "truthserve 2 --udp" \
-  "truthserve 1 early"; do
+  "truthserve 1 early" "truthserve 1 veth"; do
   set -- $run
-  daemon=$1 clients=$2 opt=${3-} early=
+  daemon=$1 clients=$2 opt=${3-} early= veth= inns=
   [ "$opt" = early ] && { opt= early=1; }
-  d="$T/$daemon$clients${opt#--}${early:+early}"
+  [ "$opt" = veth ] && { opt= veth=1; }
+  d="$T/$daemon$clients${opt#--}${early:+early}${veth:+veth}"
   mkdir "$d"
-  # no timeout(1) around it: -p takes its pid (it gives up by itself after 120 s)
-  RSP_TRUTH="$d/serve.jsonl" "$WL/$daemon" $opt "$d/port" >"$d/serve.out" 2>&1 &
+  if [ -n "$veth" ]; then
+    ip netns add $ns && ip link add $va type veth peer name $vb && ip link set $vb netns $ns &&
+      ip addr add $net.1/24 dev $va && ip link set $va up &&
+      ip netns exec $ns ip addr add $net.2/24 dev $vb && ip netns exec $ns ip link set $vb up &&
+      ip netns exec $ns ip link set lo up || fail "could not make a network namespace with a veth pair"
+    export RSP_WL_BIND=$net.2 RSP_WL_HOST=$net.2
+    inns="ip netns exec $ns"
+  fi
+  # no timeout(1) around it: -p takes its pid (it gives up by itself after 120 s);
+  # ip netns exec execs it (the same pid)
+  RSP_TRUTH="$d/serve.jsonl" $inns "$WL/$daemon" $opt "$d/port" >"$d/serve.out" 2>&1 &
   server=$!
   i=0
   while [ ! -s "$d/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -75,11 +90,12 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   "$RSP" report "$d/s.data" --requests --format json --top 3 >"$d/req.json" ||
     fail "rsp report --requests failed"
   "$RSP" report "$d/s.data" --requests >"$d/req.txt" || fail "rsp report --requests (text) failed"
-  note "$daemon${opt:+ $opt}, $clients client(s)${early:+, connected before the recording}:"
+  note "$daemon${opt:+ $opt}, $clients client(s)${early:+, connected before the recording}${veth:+, over a veth pair from another network namespace}:"
   sed -n '1,20p' "$d/req.txt" | sed 's/^/#   /'
   "$RSP" export "$d/s.data" --folded pseudo -o "$d/s.folded" || fail "rsp export failed"
   python3 "$(dirname "$0")/requests.py" "$d/req.json" "$d/s.folded" "$d/serve.jsonl" \
     "$d/client.jsonl" $((N * clients)) $clients $daemon ${opt#--} || status=1
+  unset RSP_WL_BIND RSP_WL_HOST
 done
 # a back end behind a unix socket, called once per request by another process of
 # the recording (truthrpc: trpc-server -> trpc-backend); its requests against the

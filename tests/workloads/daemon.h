@@ -165,8 +165,11 @@ static inline uint16_t daemon_open(const char *name, const char *port_file)
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sin.sin_port = 0;
+	/* RSP_WL_BIND=ADDR: another IPv4 address (a veth end in a network namespace) */
+	if (getenv("RSP_WL_BIND") && inet_pton(AF_INET, getenv("RSP_WL_BIND"), &sin.sin_addr) != 1)
+		wl_fail("RSP_WL_BIND=%s: not an IPv4 address", getenv("RSP_WL_BIND"));
 	if (bind(listen_fd, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
-		wl_die("bind 127.0.0.1:0");
+		wl_die("bind");
 	if (daemon_sock_type == SOCK_STREAM && listen(listen_fd, 128) < 0)
 		wl_die("listen");
 	if (getsockname(listen_fd, (struct sockaddr *)&sin, &slen) < 0)

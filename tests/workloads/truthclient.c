@@ -233,9 +233,12 @@ int main(int argc, char **argv)
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* RSP_WL_HOST=ADDR: the daemon's address when not 127.0.0.1 (RSP_WL_BIND) */
+	if (getenv("RSP_WL_HOST") && inet_pton(AF_INET, getenv("RSP_WL_HOST"), &sin.sin_addr) != 1)
+		wl_fail("RSP_WL_HOST=%s: not an IPv4 address", getenv("RSP_WL_HOST"));
 	sin.sin_port = htons(port);
 	if (connect(fd, (const struct sockaddr *)&sin, sizeof(sin)) < 0)
-		wl_die("connect to 127.0.0.1");
+		wl_die("connect");
 	if (!udp && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		wl_die("setsockopt(TCP_NODELAY)");
 	{
