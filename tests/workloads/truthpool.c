@@ -223,6 +223,7 @@ struct pool_thread {
 	int index;		/* worker number; -1 for tpool-io */
 	struct truth tr;
 	struct daemon_times service; /* one per reply this thread completed */
+	uint64_t replied_ns;	/* when its last complete reply's send() returned */
 	struct qwin served[QWIN]; /* the last QWIN requests it served */
 	size_t n_served;
 	struct qport qport[QPORTS]; /* per client port, the requests it took */
@@ -446,9 +447,10 @@ WL_STACK_FN int pool_reply(struct pool_thread *me, struct conn *c)
 		}
 		c->out_off += (size_t)n;
 	}
+	me->replied_ns = truth_mono();
 	if (c->stop_after)
 		return 1;
-	daemon_times_add(&me->service, truth_mono() - c->recv_done_ns);
+	daemon_times_add(&me->service, me->replied_ns - c->recv_done_ns);
 	conn_arm_read(c);
 	return 1;
 }
@@ -459,6 +461,7 @@ WL_STACK_FN void pool_request(struct pool_thread *me, struct conn *c)
 	uint64_t reqno = get_u64(c->in), t0, t1, popped = c->popped_ns, sent = c->sent_ns;
 	uint64_t waited, queued;
 	unsigned port = c->port;
+	int r;
 
 	/* its wait until a worker took it, the part while this one served others */
 	waited = popped > sent ? popped - sent : 0;
@@ -486,10 +489,12 @@ WL_STACK_FN void pool_request(struct pool_thread *me, struct conn *c)
 	qport_add(me->qport, &me->n_qport, port, waited, queued);
 
 	c->out[18] = 'W';
-	if (pool_reply(me, c) < 0)
+	r = pool_reply(me, c);
+	if (r < 0)
 		conn_close(c);
-	/* c is not this thread's any more: what it served, from its taking */
-	qwin_add(me->served, &me->n_served, popped, truth_mono(), port);
+	/* what it served: from its taking to the reply's send() returned (or to
+	 * its hand-over to tpool-io, or to the client found gone) */
+	qwin_add(me->served, &me->n_served, popped, r > 0 ? me->replied_ns : truth_mono(), port);
 	WL_NO_TAILCALL();
 }
 
