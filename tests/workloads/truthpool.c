@@ -89,6 +89,16 @@
  *     store_lock, pool_store() with its fdatasync() and the reply),
  *     count, sum, mean, min, p50, p90, p99, max in ns, plus
  *     "connections" and "workers";
+ *   per client port, a line {"stats":"queued","peer_port":P,"requests":N,
+ *     "waited_ns":W,"queued_ns":Q} (as truthserve's): W sums, over that
+ *     connection's requests, (1) the time from the client's send (its
+ *     clock, in the request) to a worker's taking the request from the
+ *     queue and (2) the worker's wait for store_lock; Q the parts of them
+ *     behind other connections: of (1), while the worker that took it was
+ *     serving another connection's request (from its taking to its reply's
+ *     send() returned); of (2), while store_lock was held for another
+ *     connection's request (its acquisition to just before its release).
+ *     N: requests that got store_lock;
  *   role "server" comm truthpool (the main thread's tid), last: the
  *     process as a whole: functions pool_parse, pool_compute, pool_store
  *     summed over the workers; waits fsync, lock, queue, idle summed over
