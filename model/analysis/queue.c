@@ -15,6 +15,11 @@
  * request's datagram was sent from (timeline/requests.c), and the walk knows
  * the target's own socket; a request from a sender not known is behind the
  * server's socket.
+ * A thread pool: the requests are split over the process's threads taken
+ * together, and one received by an I/O thread and answered by a worker is
+ * the worker's window (process_windows()); a worker that waits, inside such
+ * a call, for another worker's wakeup (a lock it held) is checked against
+ * that worker's windows below it (analysis_queue_server(), from analysis.c).
  */
 #include "analysis/analysis-private.h"
 #include "base/search.h"
