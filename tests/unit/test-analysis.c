@@ -2256,6 +2256,79 @@ static void test_queued_behind_pool(void)
 }
 
 /*
+ * Queueing in a thread pool's queue: one worker w0 (tid 201, CPU 2) serves
+ * client d's request (read by the I/O thread io, tid 200, at 850; w0 woken at
+ * 855, running from 860).  The client c (the target, CPU 0 from 700) sends at
+ * 1100 and waits at 1110; io reads c's request at 1120 and queues it (no
+ * wakeup: w0 is busy); w0 answers d at 1200, takes c's request without
+ * sleeping and answers it at 1300 (c woken at 1302).  w0's windows: d's
+ * [850,1200], c's from w0's previous reply, 1200, to 1300: c queued 90 us
+ * behind d's connection, w0's CPU.  Total 700: CPU 692 (c 410 + 90, w0 192),
+ * runnable 8.
+ */
+static void test_queued_behind_pool_queue(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 692 }, { RSP_CAT_SCHED, 8 } };
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "io");
+	existing(s, 200, 201, "w0");
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 2, US(700), 0, "swapper/2", 0, 201, "w0");
+	synth_switch(s, 2, US(705), 201, "w0", S_INT, 0, "swapper/2");
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 200, "io");
+	synth_sock_state(s, 1, US(801), 200, 0xffff2000, lo, 8080, lo, 40000, 1);
+	synth_sock_state(s, 0, US(802), 100, 0xffff1000, lo, 40000, lo, 8080, 1);
+	synth_sock_state(s, 1, US(803), 200, 0xffff4000, lo, 8080, lo, 40001, 1);
+	synth_sock_recv(s, 1, US(850), 200, 0xffff4000, 2, 64);
+	synth_waking(s, 1, US(855), 200, 0, 201, "w0", 2, false, NULL, 0);
+	synth_switch(s, 2, US(860), 0, "swapper/2", 0, 201, "w0");
+	synth_switch(s, 1, US(870), 200, "io", S_INT, 0, "swapper/1");
+	synth_sock_send(s, 0, US(1100), 100, 0xffff1000, 2, 64);
+	synth_sk_ready(s, 0, US(1101), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_waking(s, 0, US(1102), 100, SYN_SOFTIRQ, 200, "io", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1105), 0, "swapper/1", 0, 200, "io");
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_sock_recv(s, 1, US(1120), 200, 0xffff2000, 2, 64);
+	synth_switch(s, 1, US(1130), 200, "io", S_INT, 0, "swapper/1");
+	synth_sock_send(s, 2, US(1200), 201, 0xffff4000, 2, 64);
+	synth_sock_send(s, 2, US(1300), 201, 0xffff2000, 2, 64);
+	synth_sk_ready(s, 0, US(1301), 0, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 0, US(1302), 0, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	synth_switch(s, 2, US(1308), 201, "w0", S_INT, 0, "swapper/2");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 1000) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		struct rsp_socket_info si = { 0 };
+		uint64_t ns = 0, cat[RSP_CAT__COUNT];
+		size_t sock = RSP_NO_INDEX;
+
+		check_table(a, "queued in a thread pool's queue", 700, want, 2);
+		rsp_analysis_explanation(a, &e);
+		if (e.n_queued)
+			rsp_analysis_queued(a, 0, &sock, &ns, cat);
+		if (sock != RSP_NO_INDEX)
+			rsp_trace_socket(t, sock, &si);
+		CHECK(e.queued_ns == NS(90) && e.n_queued == 1 && ns == NS(90),
+		      "c queued 90 us in the queue behind one connection (%.3f us, %zu)",
+		      e.queued_ns / 1e3, e.n_queued);
+		CHECK(!strcmp(si.remote, "127.0.0.1:40001") && cat[RSP_CAT_CPU_UNSAMPLED] == NS(90),
+		      "d's (%s), while w0 served it", si.remote);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A samples-only file (perf record -F 97 -g) of a parent that forks a child and
  * waits for it: the child has samples, the parent none (its few milliseconds
  * of CPU fell between two samples).  The parent still lived from its fork to
@@ -2443,6 +2516,7 @@ int main(void)
 	test_queued_behind_udp();
 	test_queued_behind();
 	test_queued_behind_pool();
+	test_queued_behind_pool_queue();
 	test_samples_only(false);
 	test_samples_only_unsampled_parent();
 	test_samples_only(true);
