@@ -90,6 +90,39 @@ static uint32_t replier(const struct rsp_trace *t, const uint8_t *sel, uint32_t 
 	return RSP_NONE;
 }
 
+/*
+ * When @th, a worker that replied at @end to a request handed off to it,
+ * took the request (from @from: its receive, or @th's previous reply): after
+ * the last of its sleeps there that either covers @from (it was idle, waiting
+ * for work) or was ended by a thread of its process that serves no request
+ * (the I/O thread's hand-off: a condition variable's signal, or the queue's
+ * lock released).  Its wait for a CPU after the wakeup, and for the I/O
+ * thread, are not the request's service.  @serves: per thread, it has
+ * windows.
+ */
+static uint64_t taken_at(const struct rsp_trace *t, uint32_t th, uint64_t from, uint64_t end,
+			 const uint8_t *serves)
+{
+	const struct thread *tt = &t->threads.v[th];
+	size_t k = rsp_thread_find_slice(t, th, from);
+	uint64_t start = from;
+
+	for (; k != RSP_NO_INDEX && k < tt->slices.n && tt->slices.v[k].start < end; k++) {
+		const struct slice *sl = &tt->slices.v[k];
+		const struct link *l = sl->link != RSP_NONE ? &t->links.v[sl->link] : NULL;
+		bool idle = sl->start <= from, hand = false;
+
+		if (sl->kind != SLICE_SLEEP || (sl->flags & SL_PREEMPTED) || sl->end <= start ||
+		    sl->end >= end)
+			continue;
+		if (l && l->kind == LINK_WAKEUP && l->waker < t->threads.n)
+			hand = t->threads.v[l->waker].pid == tt->pid && !serves[l->waker];
+		if (idle || hand)
+			start = sl->end;
+	}
+	return start;
+}
+
 /* @th's windows (by start, a run of @v) into an->q_servers, indexed. */
 static void keep_windows(struct rsp_analysis *an, uint32_t th, const struct served *v, size_t n)
 {
@@ -122,7 +155,7 @@ static void keep_windows(struct rsp_analysis *an, uint32_t th, const struct serv
  * request received and answered by one thread is that thread's; one handed off
  * (a thread pool: an I/O thread receives, a worker replies) is the replier's,
  * from its receive or, if later, the end of the replier's previous window (what
- * it served before) to its reply.
+ * it served before) to its reply, less its taking of it (taken_at()).
  */
 static int process_windows(struct rsp_analysis *an, uint32_t thread)
 {
@@ -130,12 +163,12 @@ static int process_windows(struct rsp_analysis *an, uint32_t thread)
 	uint32_t pid = t->threads.v[thread].pid;
 	VEC(struct served) v = { 0 };
 	struct rsp_requests *rq = NULL;
-	uint8_t *selected = calloc(t->threads.n, 1);
+	uint8_t *selected = calloc(t->threads.n, 1), *serves = calloc(t->threads.n, 1);
 	int ret = -ENOMEM;
 	size_t i, j;
 
-	if (!selected)
-		return -ENOMEM;
+	if (!selected || !serves)
+		goto out;
 	for (i = 0; i < t->threads.n; i++)
 		selected[i] = i == thread || (pid && t->threads.v[i].pid == pid);
 	if (rsp_requests_find(an->t, selected, &rq))
@@ -162,12 +195,20 @@ static int process_windows(struct rsp_analysis *an, uint32_t thread)
 		if (!vec_push(&v, s))
 			goto out;
 	}
+	for (i = 0; i < v.n; i++)
+		serves[v.v[i].thread] = 1;
 	if (v.n > 1)
 		qsort(v.v, v.n, sizeof(*v.v), by_thread_end);
-	for (i = 1; i < v.n; i++)
-		if (v.v[i].handed && v.v[i - 1].thread == v.v[i].thread &&
-		    v.v[i - 1].w.e > v.v[i].w.s && v.v[i - 1].w.e < v.v[i].w.e)
-			v.v[i].w.s = v.v[i - 1].w.e;
+	for (i = 0; i < v.n; i++) {
+		struct served *q = &v.v[i];
+
+		if (!q->handed)
+			continue;
+		if (i && v.v[i - 1].thread == q->thread && v.v[i - 1].w.e > q->w.s &&
+		    v.v[i - 1].w.e < q->w.e)
+			q->w.s = v.v[i - 1].w.e; /* it was busy: from its previous reply */
+		q->w.s = taken_at(t, q->thread, q->w.s, q->w.e, serves);
+	}
 	if (v.n > 1)
 		qsort(v.v, v.n, sizeof(*v.v), by_thread_order);
 	for (i = 0; i < v.n; i = j) {
@@ -187,6 +228,7 @@ out:
 	rsp_requests_free(rq);
 	vec_free(&v);
 	free(selected);
+	free(serves);
 	return ret;
 }
 
