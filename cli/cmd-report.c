@@ -591,6 +591,7 @@ struct req_report {
 	size_t n_slow;
 	uint8_t *selected;
 	size_t n_overlap, n_handed, n_multi, cut_start, cut_end, n_served, n_client;
+	struct rsp_requests_stats clients; /* as the clients on this machine saw them */
 };
 
 static uint64_t req_latency(const struct rsp_requests *rq, size_t i)
@@ -795,6 +796,19 @@ static void print_requests_text(struct req_report *q)
 	printf("  %8zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", st.count, ms(st.min_ns),
 	       ms(st.p50_ns), ms(st.p90_ns), ms(st.p99_ns), ms(st.max_ns),
 	       ms(st.sum_ns / st.count));
+	if (q->clients.count) {
+		const struct rsp_requests_stats *c = &q->clients;
+
+		printf("  As their clients on this machine saw them (the send of a request to the "
+		       "receive of its reply), ms:\n");
+		printf("  %8zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", c->count, ms(c->min_ns),
+		       ms(c->p50_ns), ms(c->p90_ns), ms(c->p99_ns), ms(c->max_ns),
+		       ms(c->sum_ns / c->count));
+		if (c->count < st.count)
+			printf("  (%zu of %zu requests: the others' clients are not on this machine, "
+			       "use unix sockets, or send before a reply)\n",
+			       c->count, st.count);
+	}
 	rsp_analysis_explanation(q->all, &e);
 	printf("\nAll %zu requests, explained (total = the sum of their latencies):\n", st.count);
 	sub.an = q->all;
@@ -840,6 +854,28 @@ static void json_request(struct json *j, const struct req_report *q, size_t i, u
 	json_bool(j, "overlaps", ri.flags & RSP_REQ_OVERLAP);
 	json_bool(j, "handed_off", ri.flags & RSP_REQ_HANDED_OFF);
 	json_bool(j, "multi_read", ri.flags & RSP_REQ_MULTI_READ);
+	if (ri.client_thread != RSP_NO_INDEX) {
+		rsp_trace_thread(q->r->t, ri.client_thread, &ti);
+		json_i64(j, "client_tid", ti.tid);
+		json_u64(j, "client_latency_ns", ri.client_end_ns - ri.client_start_ns);
+	} else {
+		json_null(j, "client_tid");
+		json_null(j, "client_latency_ns");
+	}
+}
+
+static void json_latency(struct json *j, const char *key, const struct rsp_requests_stats *st)
+{
+	json_begin_object(j, key);
+	json_u64(j, "count", st->count);
+	json_u64(j, "sum", st->sum_ns);
+	json_u64(j, "mean", st->count ? st->sum_ns / st->count : 0);
+	json_u64(j, "min", st->min_ns);
+	json_u64(j, "p50", st->p50_ns);
+	json_u64(j, "p90", st->p90_ns);
+	json_u64(j, "p99", st->p99_ns);
+	json_u64(j, "max", st->max_ns);
+	json_end_object(j);
 }
 
 static void print_requests_json(struct req_report *q)
@@ -860,16 +896,8 @@ static void print_requests_json(struct req_report *q)
 		json_string(&j, "no_requests", why);
 	else
 		json_null(&j, "no_requests");
-	json_begin_object(&j, "latency_ns");
-	json_u64(&j, "count", st.count);
-	json_u64(&j, "sum", st.sum_ns);
-	json_u64(&j, "mean", st.count ? st.sum_ns / st.count : 0);
-	json_u64(&j, "min", st.min_ns);
-	json_u64(&j, "p50", st.p50_ns);
-	json_u64(&j, "p90", st.p90_ns);
-	json_u64(&j, "p99", st.p99_ns);
-	json_u64(&j, "max", st.max_ns);
-	json_end_object(&j);
+	json_latency(&j, "latency_ns", &st);
+	json_latency(&j, "client_latency_ns", &q->clients);
 	json_begin_object(&j, "time");
 	json_u64(&j, "span_ns", tm.span_ns);
 	json_u64(&j, "requests_ns", tm.busy_ns);
@@ -947,6 +975,16 @@ static void print_requests_json(struct req_report *q)
 	json_finish(&j);
 }
 
+static void csv_latency(const char *scope, const struct rsp_requests_stats *st)
+{
+	printf("%s,count,,%zu,,,\n", scope, st->count);
+	printf("%s,min,,%" PRIu64 ",%.6f,,\n", scope, st->min_ns, ms(st->min_ns));
+	printf("%s,p50,,%" PRIu64 ",%.6f,,\n", scope, st->p50_ns, ms(st->p50_ns));
+	printf("%s,p90,,%" PRIu64 ",%.6f,,\n", scope, st->p90_ns, ms(st->p90_ns));
+	printf("%s,p99,,%" PRIu64 ",%.6f,,\n", scope, st->p99_ns, ms(st->p99_ns));
+	printf("%s,max,,%" PRIu64 ",%.6f,,\n", scope, st->max_ns, ms(st->max_ns));
+}
+
 static void print_requests_csv(struct req_report *q)
 {
 	struct report sub = *q->r;
@@ -957,12 +995,9 @@ static void print_requests_csv(struct req_report *q)
 	rsp_requests_stats(q->rq, &st);
 	rsp_requests_time(q->rq, &tm);
 	printf("scope,row,category,ns,ms,percent,contributor,ns_estimated,ns_inferred\n");
-	printf("latency,count,,%zu,,,\n", st.count);
-	printf("latency,min,,%" PRIu64 ",%.6f,,\n", st.min_ns, ms(st.min_ns));
-	printf("latency,p50,,%" PRIu64 ",%.6f,,\n", st.p50_ns, ms(st.p50_ns));
-	printf("latency,p90,,%" PRIu64 ",%.6f,,\n", st.p90_ns, ms(st.p90_ns));
-	printf("latency,p99,,%" PRIu64 ",%.6f,,\n", st.p99_ns, ms(st.p99_ns));
-	printf("latency,max,,%" PRIu64 ",%.6f,,\n", st.max_ns, ms(st.max_ns));
+	csv_latency("latency", &st);
+	if (q->clients.count)
+		csv_latency("client_latency", &q->clients);
 	printf("time,span,,%" PRIu64 ",%.6f,100.000,\n", tm.span_ns, ms(tm.span_ns));
 	printf("time,requests,,%" PRIu64 ",%.6f,%.3f,\n", tm.busy_ns, ms(tm.busy_ns),
 	       pct(tm.busy_ns, tm.span_ns));
@@ -1009,6 +1044,11 @@ static void print_requests_md(struct req_report *q)
 	printf("\n| Latency | count | min | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n");
 	printf("| ms | %zu | %.3f | %.3f | %.3f | %.3f | %.3f |\n", st.count, ms(st.min_ns),
 	       ms(st.p50_ns), ms(st.p90_ns), ms(st.p99_ns), ms(st.max_ns));
+	if (q->clients.count)
+		printf("| ms, as clients on this machine saw them | %zu | %.3f | %.3f | %.3f | %.3f | "
+		       "%.3f |\n",
+		       q->clients.count, ms(q->clients.min_ns), ms(q->clients.p50_ns),
+		       ms(q->clients.p90_ns), ms(q->clients.p99_ns), ms(q->clients.max_ns));
 	if (q->all) {
 		struct report sub = *r;
 
@@ -1041,6 +1081,10 @@ static int report_requests(struct report *r, const struct rsp_analysis_opts *ao,
 		q.n_served += ci.n_requests > 0;
 		q.cut_start += ci.cut_start;
 		q.cut_end += ci.cut_end;
+	}
+	if (rsp_requests_clients(q.rq, r->t, &q.clients)) {
+		rsp_cli_error("report", "out of memory");
+		goto out;
 	}
 	if (requests_analyze(&q, ao))
 		goto out;

@@ -46,6 +46,16 @@ struct rsp_request_info {
 	/* a UDP request: the socket its first datagram was sent from (a peer on this
 	 * machine, matched in the order the socket received them), else RSP_NO_INDEX */
 	size_t from_socket;
+	/*
+	 * As its client saw it, when the client's socket is on this machine and
+	 * rsp_requests_clients() found the client's exchange (its sends of the
+	 * request, then its receives of the reply): from the client's send (its
+	 * end, or the request's arrival at the server when that came first,
+	 * inside the client's send) to the end of its last receive of the reply.
+	 * client_thread RSP_NO_INDEX and both times 0 when not known.
+	 */
+	size_t client_thread;
+	uint64_t client_start_ns, client_end_ns;
 };
 /* Requests in the order they began. */
 size_t rsp_requests_n(const struct rsp_requests *r);
@@ -87,5 +97,18 @@ struct rsp_requests_stats {
 	uint64_t sum_ns, min_ns, p50_ns, p90_ns, p99_ns, max_ns;
 };
 void rsp_requests_stats(const struct rsp_requests *r, struct rsp_requests_stats *out);
+
+/*
+ * Each request as its client saw it (rsp_request_info.client_*), where the
+ * client's socket is on this machine: its peer (a connection set up inside the
+ * recording), or for UDP the socket the request's datagram came from.  A
+ * request is matched to the client's exchange on that socket whose sends
+ * ended at or after the request's data arrived at the server, each exchange
+ * to one request at most (a client that sends its next request before the
+ * previous reply, pipelining, is not matched).  The distribution of the
+ * matched requests' client-side latencies in @out (count 0: none).  -ENOMEM
+ * or 0; a second call only gives the stats.
+ */
+int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp_requests_stats *out);
 
 #endif /* RSP_REQUESTS_H */

@@ -2,9 +2,11 @@
 #include "base/mem.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define PAGE 4096u
@@ -99,4 +101,24 @@ void _rsp_release(void *p, size_t n)
 
 	if (e > a)
 		madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
+uint64_t _rsp_reserve_cap(uint64_t want, unsigned share)
+{
+	struct rlimit rl;
+	unsigned long long pages = 0;
+	uint64_t used, avail;
+	FILE *f;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY || !share)
+		return want;
+	f = fopen("/proc/self/statm", "re");
+	if (f) {
+		if (fscanf(f, "%llu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	used = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	avail = (uint64_t)rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;
+	return avail / share < want ? avail / share : want;
 }

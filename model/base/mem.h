@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Blocks from this size up are mapped in bulk. */
 #define RSP_WARM_MIN (256u << 10)
@@ -36,5 +37,14 @@ bool _rsp_grow_warm(void **v, size_t *cap, size_t ncap, size_t n, size_t elem);
  * after.  Best effort.
  */
 void _rsp_release(void *p, size_t n);
+
+/*
+ * How large a reservation of address space (virtual only) may be: @want, or
+ * a @share-th of what the process's address-space limit (ulimit -v,
+ * RLIMIT_AS) leaves free now, whichever is less, so that a reservation
+ * sized to the machine does not take all a limited process may map and
+ * leave nothing for the rest (thread stacks, malloc's arenas, the model).
+ */
+uint64_t _rsp_reserve_cap(uint64_t want, unsigned share);
 
 #endif /* RSP_MODEL_MEM_H */

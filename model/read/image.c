@@ -25,6 +25,10 @@ void *_rsp_image_reserve(uint64_t *limit)
 	*limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
 	if (*limit > SIZE_MAX / 2)
 		*limit = SIZE_MAX / 2;
+	/* under ulimit -v: half of what is free, the rest for the model built from it */
+	*limit = _rsp_reserve_cap(*limit, 2);
+	if (*limit < (64u << 20))
+		*limit = 64u << 20;
 	/*
 	 * Where overcommit is strict (vm.overcommit_memory 2) the reservation
 	 * counts against the commit limit whatever MAP_NORESERVE says: try

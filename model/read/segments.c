@@ -150,6 +150,14 @@ int _rsp_segs_probe(struct rsp_reader *r)
 	    pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 2 : (1ull << 34);
 	if (r->zs->limit > (1ull << 32) - 1)
 		r->zs->limit = (1ull << 32) - 1; /* an offset in a segment is 32 bits */
+	/*
+	 * Under ulimit -v: the scan's and the side's buffers, an eighth each of
+	 * what is free, at least 16 MB (rsp record's segments are ~300 KiB; a
+	 * larger one is refused with a clear line, seg_inflate())
+	 */
+	r->zs->limit = _rsp_reserve_cap(r->zs->limit, 8);
+	if (r->zs->limit < (16u << 20))
+		r->zs->limit = 16u << 20;
 	pthread_mutex_init(&r->zs->pool_lock, NULL);
 	pthread_mutex_init(&r->zs->cache_lock, NULL);
 	r->info.compressed = true;
@@ -230,7 +238,7 @@ static int seg_inflate(const struct rsp_reader *r, ZSTD_DCtx **dc, const struct 
  * The scan's buffer: a reservation as large as one segment may be (virtual
  * only: pages exist once written), so that a segment of any size inflates in
  * one go; the first MB mapped in bulk (rsp record's segments are ~300 KiB).
- * Where overcommit is strict the reservation is halved down to 64 MB.
+ * Where overcommit is strict the reservation is halved down to 16 MB.
  */
 #define SEG_WARM (1u << 20)
 #define SEG_TRIM (16u << 20) /* pages of a larger segment are given back after it */
@@ -242,7 +250,7 @@ static int seg_scan_buffer(struct segs *zs)
 	for (;;) {
 		p = mmap(NULL, zs->limit, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p != MAP_FAILED || errno != ENOMEM || zs->limit <= (64u << 20))
+		if (p != MAP_FAILED || errno != ENOMEM || zs->limit <= (16u << 20))
 			break;
 		zs->limit /= 2;
 	}

@@ -14,35 +14,75 @@
  * then sends one is not told apart inside that window).  The link is per
  * datagram, not per socket: no peer is set; the datagram keeps the socket it
  * was sent from (which peer sent each of a server's requests: requests.c).
+ *
+ * A TCP connection set up before the recording has no state change to name its
+ * peer.  Over loopback its data is delivered the same way, inside the sender's
+ * sendmsg: an arrival on such a socket in a task's context whose next socket
+ * call is a TCP send (within the same window) is a sighting of "the socket
+ * sent on delivered to this one".  Seen both ways (A's send arriving on B and
+ * B's on A: a remote segment's softirq interrupting a task that then sends is
+ * not answered the other way), the two sockets are peers from then on, and
+ * that arrival's sender is the task.
  */
 #include "timeline/builder-private.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#define AF_UNIX_ 1
+#define IPPROTO_TCP_ 6
 #define IPPROTO_UDP_ 17
 /* from a datagram's delivery in the sender's context to its sock_send_length:
  * microseconds, unless the receiver it woke preempts the sender first */
 #define DGRAM_SEND_WINDOW_NS 1000000u
 
-/* @ti's socket call at @t: the end of a pending datagram's wait for its send
- * (confirmed by a UDP send, else not its datagram) */
-static void dgram_settle(struct builder *b, uint32_t ti, uint64_t t, uint32_t si, bool send)
+/*
+ * @ti's socket call at @t on @cpu, on @si: the end of a pending arrival's wait
+ * for its send.  A UDP send: its datagram.  A TCP send on another socket
+ * without a peer: a sighting of that socket delivering to the arrival's; the
+ * second way round makes them peers.  Anything else: not its data.  The window
+ * counts from the delivery or, when the task was preempted since (the
+ * receiver it woke took its CPU inside the send), from its last switch-in.
+ */
+static void pending_settle(struct builder *b, uint32_t ti, uint64_t t, uint32_t cpu, uint32_t si,
+			   bool send)
 {
 	struct bthread *bt;
 	struct net_op *op;
+	struct sock_info *to, *from;
+	uint64_t since;
 
-	if (ti == RSP_NONE || ti >= b->bt.n || !b->bt.v[ti].dgram_net)
+	if (ti == RSP_NONE || ti >= b->bt.n || !b->bt.v[ti].pend_net)
 		return;
 	bt = &b->bt.v[ti];
-	op = &b->t->nets.v[bt->dgram_net - 1];
-	if (send && si != RSP_NONE && b->t->socks.v[si].protocol == IPPROTO_UDP_ &&
-	    t - bt->dgram_time <= DGRAM_SEND_WINDOW_NS) {
+	op = &b->t->nets.v[bt->pend_net - 1];
+	bt->pend_net = 0;
+	since = bt->pend_time;
+	if (cpu < b->ncpus && b->cpus[cpu].cur == ti && b->cpus[cpu].since > since)
+		since = b->cpus[cpu].since;
+	if (!send || si == RSP_NONE || t < since || t - since > DGRAM_SEND_WINDOW_NS)
+		return;
+	to = &b->t->socks.v[op->sock];
+	from = &b->t->socks.v[si];
+	if (to->protocol == IPPROTO_UDP_ && from->protocol == IPPROTO_UDP_) {
 		op->sender = ti;
 		op->send_time = op->ready_time;
 		op->from_sock = si;
+	} else if (((to->protocol == IPPROTO_TCP_ && from->protocol == IPPROTO_TCP_) ||
+		    (to->family == AF_UNIX_ && from->family == AF_UNIX_)) &&
+		   si != op->sock && to->peer == RSP_NONE && from->peer == RSP_NONE) {
+		from->sent_to = op->sock;
+		if (to->sent_to != si)
+			return;
+		from->peer = op->sock;
+		to->peer = si;
+		op->sender = ti; /* unix: it was already */
+		op->send_time = op->ready_time;
+		/* this send's data has arrived, and the other's sends before the
+		 * pairing did (each was a sighting): no later arrival is theirs */
+		from->delivered_early = true;
+		to->send_pending = false;
 	}
-	bt->dgram_net = 0;
 }
 
 /* The first slot of socket address @sk in a table of @mask + 1 slots. */
@@ -61,6 +101,7 @@ static uint32_t sock_push(struct builder *b, uint64_t sk, uint16_t family, uint1
 	si.family = family;
 	si.protocol = protocol;
 	si.peer = RSP_NONE;
+	si.sent_to = RSP_NONE;
 	si.last_sender = RSP_NONE;
 	if (!vec_push(&b->t->socks, si))
 		return RSP_NONE;
@@ -151,7 +192,7 @@ void _rsp_on_sock_recv(struct builder *b, uint64_t t, uint32_t cpu, const struct
 	/* errors (-EAGAIN) and end of file (0) moved no data */
 	if (ti == RSP_NONE)
 		return;
-	dgram_settle(b, ti, t, RSP_NONE, false);
+	pending_settle(b, ti, t, cpu, RSP_NONE, false);
 	if (ev->u.sock.len <= 0)
 		return;
 	si = sock_get(b, ev->u.sock.sk, ev->u.sock.family, ev->u.sock.protocol);
@@ -278,7 +319,7 @@ void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct
 
 	_rsp_builder_evidence(b, ti, cpu, t);
 	if (ev->ctx == RSP_CTX_TASK)
-		dgram_settle(b, ti, t, si, ev->u.sock.len >= 0);
+		pending_settle(b, ti, t, cpu, si, ev->u.sock.len >= 0);
 	if (si == RSP_NONE)
 		return;
 	if (ti != RSP_NONE && ev->ctx == RSP_CTX_TASK && ev->u.sock.len >= 0)
@@ -295,13 +336,21 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	uint32_t si = sock_get(b, ev->u.sock.sk, ev->u.sock.family, ev->u.sock.protocol);
 	struct sock_info *s;
 	struct net_op op;
-	uint32_t dgram = RSP_NONE;
+	uint32_t pend = RSP_NONE;
 
 	if (si == RSP_NONE)
 		return;
 	s = &b->t->socks.v[si];
 	op = net_op_at(t, si);
-	if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
+	if (s->family == AF_UNIX_ && ev->ctx == RSP_CTX_TASK && ev->tid) {
+		/* a unix socket's data is delivered by its sender's sendmsg, always:
+		 * the sender even where the peer is known (a learned peer of a
+		 * datagram socket is one of its senders) */
+		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
+		op.send_time = t;
+		if (s->peer == RSP_NONE)
+			pend = op.sender;
+	} else if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&
 	    b->t->socks.v[s->peer].send_pending && b->t->socks.v[s->peer].last_send <= t) {
 		/* the peer's send, not yet delivered */
 		op.sender = b->t->socks.v[s->peer].last_sender;
@@ -321,20 +370,26 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		   b->t->socks.v[s->peer].last_send <= t) {
 		op.sender = b->t->socks.v[s->peer].last_sender;
 		op.send_time = b->t->socks.v[s->peer].last_send;
-	} else if (ev->ctx == RSP_CTX_TASK && ev->tid) {
-		/* delivered in the sender's own context (unix sockets, loopback) */
+	} else if (ev->ctx == RSP_CTX_TASK && ev->tid && s->protocol != IPPROTO_TCP_ &&
+		   s->protocol != IPPROTO_UDP_) {
+		/* delivered in the sender's own context (other local sockets).  Not
+		 * TCP's or UDP's: in task context that is the receiver's own, taking
+		 * its backlog as it releases its socket (data that came while it
+		 * held it); their loopback deliveries are softirqs */
 		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
 		op.send_time = t;
-	} else if (s->protocol == IPPROTO_UDP_ && ev->ctx == RSP_CTX_SOFTIRQ && ev->tid &&
-		   in_senders_context(b, ev->tid, t)) {
-		/* a datagram, perhaps the interrupted task's: its next call tells */
-		dgram = _rsp_builder_thread(b, ev->tid, 0, t);
+	} else if ((s->protocol == IPPROTO_UDP_ ||
+		    (s->protocol == IPPROTO_TCP_ && s->peer == RSP_NONE)) &&
+		   ev->ctx == RSP_CTX_SOFTIRQ && ev->tid && in_senders_context(b, ev->tid, t)) {
+		/* a datagram, or a connection's data from a peer not known yet,
+		 * perhaps the interrupted task's: its next call tells */
+		pend = _rsp_builder_thread(b, ev->tid, 0, t);
 	}
 	if (!arrived(b, t, cpu, &op, ev->ctx))
 		return;
-	if (dgram != RSP_NONE && dgram < b->bt.n) {
-		b->bt.v[dgram].dgram_net = (uint32_t)b->t->nets.n;
-		b->bt.v[dgram].dgram_time = t;
+	if (pend != RSP_NONE && pend < b->bt.n) {
+		b->bt.v[pend].pend_net = (uint32_t)b->t->nets.n;
+		b->bt.v[pend].pend_time = t;
 	}
 }
 

@@ -68,9 +68,11 @@ struct bthread {
 	uint64_t run_acc;
 	uint64_t first_ev;
 	/* a datagram delivered to a UDP socket in its context, whose sender it is if
-	 * its next socket call is a UDP send (builder-net.c): net index + 1, 0 none */
-	uint32_t dgram_net;
-	uint64_t dgram_time;
+	 * its next socket call is a UDP send, or data delivered to a TCP socket
+	 * without a known peer, a sighting of a peer if its next call is a TCP send
+	 * (builder-net.c): net index + 1, 0 none */
+	uint32_t pend_net;
+	uint64_t pend_time;
 };
 
 struct builder {

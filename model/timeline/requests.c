@@ -35,7 +35,9 @@ struct conn {
 	uint8_t phase;
 	uint32_t thread; /* of the current request's first receive */
 	uint32_t from; /* UDP: the socket its first datagram came from, RSP_NONE */
+	uint64_t arrived; /* UDP: when that datagram was sent (net_sent()), 0 */
 	uint64_t start;
+	size_t first_op; /* in sockops: the request's first receive */
 	size_t last_send_op; /* in sockops */
 	uint32_t n_recv, n_send;
 	uint64_t in, out;
@@ -47,11 +49,38 @@ struct window {
 	uint64_t s, e;
 };
 
+struct req {
+	struct rsp_request_info pub;
+	size_t first_op, last_op; /* in sockops: its first receive, its reply's last send */
+	uint64_t arrived; /* UDP: when its datagram was sent (net_sent()), 0 */
+};
+
+/*
+ * When the data of arrival @n was sent, as far as the trace tells: the
+ * sender's send on this machine when it came first (a send whose data waited
+ * in the receiver's backlog until the receiver released its socket), else its
+ * arrival (loopback delivers inside the sender's send).
+ */
+static uint64_t net_sent(const struct net_op *n)
+{
+	return n->sender != RSP_NONE && n->send_time && n->send_time < n->ready_time ? n->send_time :
+										      n->ready_time;
+}
+
+/* a UDP receive's datagram: the socket it was sent from (RSP_NONE) and when it was
+ * sent (net_sent()) */
+struct dgram {
+	uint32_t from;
+	uint64_t ready;
+};
+
 struct rsp_requests {
-	VEC(struct rsp_request_info) reqs;
+	VEC(struct req) reqs;
 	VEC(struct conn) conns;
 	struct rsp_requests_time time;
 	VEC(uint64_t) lat; /* sorted latencies */
+	VEC(uint64_t) client_lat; /* rsp_requests_clients(): sorted */
+	bool clients_done;
 };
 
 static uint32_t conn_of(struct rsp_requests *r, uint32_t *by_sock, uint32_t sock)
@@ -69,61 +98,42 @@ static uint32_t conn_of(struct rsp_requests *r, uint32_t *by_sock, uint32_t sock
 	return by_sock[sock];
 }
 
-/*
- * The end of the reply's send as the server's code sees it: the send returns
- * when its event fired, unless the thread was preempted on the way back to
- * user space (a loopback reply wakes the client, which may take the CPU at
- * once): then when it ran again.  Preempted within @REPLY_RETURN_NS of the
- * event, before any other socket call of the thread.
- */
-#define REPLY_RETURN_NS 50000u
-static uint64_t reply_end(struct rsp_trace *t, const struct conn *c)
-{
-	const struct sock_op *op = &t->sockops.v[c->last_send_op];
-	const struct thread *th = &t->threads.v[op->thread];
-	size_t k = rsp_thread_find_slice(t, op->thread, op->time);
-	const struct slice *run, *pre;
-
-	if (k == RSP_NO_INDEX || k + 1 >= th->slices.n)
-		return op->time;
-	run = &th->slices.v[k];
-	pre = &th->slices.v[k + 1];
-	if (run->kind != SLICE_RUN || run->end > op->time + REPLY_RETURN_NS ||
-	    pre->kind != SLICE_SLEEP || !(pre->flags & SL_PREEMPTED))
-		return op->time;
-	/* no other socket call of the thread before it was preempted */
-	for (size_t i = c->last_send_op + 1; i < t->sockops.n && t->sockops.v[i].time <= run->end;
-	     i++)
-		if (t->sockops.v[i].thread == op->thread)
-			return op->time;
-	return pre->end;
-}
-
 /* The request in progress on @c is complete: its reply was sent. */
 static bool emit(struct rsp_trace *t, struct rsp_requests *r, struct conn *c, uint32_t ci)
 {
+	struct req rq;
 	struct rsp_request_info q;
 
 	memset(&q, 0, sizeof(q));
 	q.conn = ci;
 	q.thread = c->thread;
 	q.start_ns = c->start;
-	q.end_ns = reply_end(t, c);
+	/* when the reply's last send returned in the kernel: the reply is then
+	 * on its way (over loopback, delivered).  A preemption on the way back to
+	 * user space, as by the client it woke, is not the request's: idle */
+	q.end_ns = t->sockops.v[c->last_send_op].time;
 	q.n_recv = c->n_recv;
 	q.n_send = c->n_send;
 	q.bytes_in = c->in;
 	q.bytes_out = c->out;
 	q.flags = (c->handed ? RSP_REQ_HANDED_OFF : 0) | (c->n_recv > 1 ? RSP_REQ_MULTI_READ : 0);
 	q.from_socket = c->from == RSP_NONE ? RSP_NO_INDEX : c->from;
+	q.client_thread = RSP_NO_INDEX;
+	rq.pub = q;
+	rq.first_op = c->first_op;
+	rq.last_op = c->last_send_op;
+	rq.arrived = c->arrived;
 	c->info.n_requests++;
-	return vec_push(&r->reqs, q);
+	return vec_push(&r->reqs, rq);
 }
 
-static void begin(struct conn *c, const struct sock_op *op, uint32_t from)
+static void begin(struct conn *c, const struct sock_op *op, size_t i, const struct dgram *dg)
 {
 	c->phase = PH_RECEIVED;
 	c->thread = op->thread;
-	c->from = from;
+	c->from = dg ? dg->from : RSP_NONE;
+	c->arrived = dg ? dg->ready : 0;
+	c->first_op = i;
 	c->start = op->time;
 	c->n_recv = 1;
 	c->n_send = 0;
@@ -134,7 +144,8 @@ static void begin(struct conn *c, const struct sock_op *op, uint32_t from)
 
 static int cmp_req(const void *a, const void *b)
 {
-	const struct rsp_request_info *x = a, *y = b;
+	const struct rsp_request_info *x = &((const struct req *)a)->pub,
+				      *y = &((const struct req *)b)->pub;
 
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
@@ -157,11 +168,11 @@ static void mark_overlaps(struct rsp_requests *r, size_t nt)
 	if (!busy_end || !last)
 		goto out;
 	for (size_t i = 0; i < r->reqs.n; i++) {
-		struct rsp_request_info *q = &r->reqs.v[i];
+		struct rsp_request_info *q = &r->reqs.v[i].pub;
 
 		if (busy_end[q->thread] > q->start_ns) {
 			q->flags |= RSP_REQ_OVERLAP;
-			r->reqs.v[last[q->thread]].flags |= RSP_REQ_OVERLAP;
+			r->reqs.v[last[q->thread]].pub.flags |= RSP_REQ_OVERLAP;
 		}
 		if (q->end_ns > busy_end[q->thread]) {
 			busy_end[q->thread] = q->end_ns;
@@ -238,8 +249,9 @@ static int idle_times(struct rsp_requests *r, struct rsp_trace *t, const uint8_t
 		if (!selected[ti] || !th->slices.n || th->tid == 0)
 			continue;
 		for (size_t i = 0; i < r->reqs.n; i++)
-			if (r->reqs.v[i].thread == ti)
-				w[nw++] = (struct window){ r->reqs.v[i].start_ns, r->reqs.v[i].end_ns };
+			if (r->reqs.v[i].pub.thread == ti)
+				w[nw++] = (struct window){ r->reqs.v[i].pub.start_ns,
+							   r->reqs.v[i].pub.end_ns };
 		thread_idle(&r->time, th, w, nw);
 	}
 	free(w);
@@ -249,14 +261,15 @@ static int idle_times(struct rsp_requests *r, struct rsp_trace *t, const uint8_t
 /*
  * Per socket call, for a receive on a UDP socket: the socket its datagram was
  * sent from, RSP_NONE when unknown (sent from off this machine, or before the
- * recording).  The socket's arrivals (sk_data_ready, one per datagram) are
+ * recording), and when it was sent (net_sent(); 0: no arrival taken).  The socket's arrivals (sk_data_ready, one per datagram) are
  * taken in order, one per receive that moved data; an arrival after the
  * receive is not its datagram (one queued before the recording).  NULL in
  * *out when the trace has no UDP arrival; -ENOMEM.
  */
-static int datagram_senders(const struct rsp_trace *t, uint32_t **out)
+static int datagram_senders(const struct rsp_trace *t, struct dgram **out)
 {
-	uint32_t *from = NULL, *start = NULL, *list = NULL, *next = NULL;
+	struct dgram *from = NULL;
+	uint32_t *start = NULL, *list = NULL, *next = NULL;
 	size_t n = 0;
 	int ret = -ENOMEM;
 
@@ -286,11 +299,12 @@ static int datagram_senders(const struct rsp_trace *t, uint32_t **out)
 		const struct sock_op *op = &t->sockops.v[i];
 		uint32_t s = op->sock;
 
-		from[i] = RSP_NONE;
+		from[i] = (struct dgram){ RSP_NONE, 0 };
 		if (op->send || s >= t->socks.n || t->socks.v[s].protocol != 17 /* UDP */ ||
 		    next[s] == start[s + 1] || t->nets.v[list[next[s]]].ready_time > op->time)
 			continue;
-		from[i] = t->nets.v[list[next[s]++]].from_sock;
+		from[i].from = t->nets.v[list[next[s]]].from_sock;
+		from[i].ready = net_sent(&t->nets.v[list[next[s]++]]);
 	}
 	*out = from;
 	from = NULL;
@@ -309,7 +323,7 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 	uint32_t *by_sock = malloc((t->socks.n ? t->socks.n : 1) * sizeof(*by_sock));
 	/* per thread: connections with a request received, not yet answered */
 	uint32_t *open = calloc(t->threads.n ? t->threads.n : 1, sizeof(*open));
-	uint32_t *dgram_from = NULL; /* per socket call */
+	struct dgram *dgram_from = NULL; /* per socket call */
 	int ret = -ENOMEM;
 
 	*out = NULL;
@@ -353,7 +367,7 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 				/* fall through */
 			case PH_IDLE:
 			case PH_CUT_REPLY:
-				begin(c, op, dgram_from ? dgram_from[i] : RSP_NONE);
+				begin(c, op, i, dgram_from ? &dgram_from[i] : NULL);
 				open[op->thread]++;
 				break;
 			case PH_RECEIVED:
@@ -394,7 +408,7 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 		qsort(r->reqs.v, r->reqs.n, sizeof(*r->reqs.v), cmp_req);
 	mark_overlaps(r, t->threads.n);
 	for (size_t i = 0; i < r->reqs.n; i++)
-		if (!vec_push(&r->lat, r->reqs.v[i].end_ns - r->reqs.v[i].start_ns))
+		if (!vec_push(&r->lat, r->reqs.v[i].pub.end_ns - r->reqs.v[i].pub.start_ns))
 			goto fail;
 	if (r->lat.n)
 		qsort(r->lat.v, r->lat.n, sizeof(*r->lat.v), cmp_u64);
@@ -421,6 +435,7 @@ void rsp_requests_free(struct rsp_requests *r)
 	vec_free(&r->reqs);
 	vec_free(&r->conns);
 	vec_free(&r->lat);
+	vec_free(&r->client_lat);
 	free(r);
 }
 
@@ -431,7 +446,7 @@ size_t rsp_requests_n(const struct rsp_requests *r)
 
 void rsp_requests_get(const struct rsp_requests *r, size_t i, struct rsp_request_info *out)
 {
-	*out = r->reqs.v[i];
+	*out = r->reqs.v[i].pub;
 }
 
 size_t rsp_requests_n_conns(const struct rsp_requests *r)
@@ -457,17 +472,368 @@ static uint64_t percentile(const uint64_t *v, size_t n, unsigned pct)
 	return v[rank ? rank - 1 : 0];
 }
 
-void rsp_requests_stats(const struct rsp_requests *r, struct rsp_requests_stats *out)
+/* The distribution of @n sorted latencies. */
+static void stats_of(const uint64_t *v, size_t n, struct rsp_requests_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->count = r->lat.n;
-	if (!r->lat.n)
+	out->count = n;
+	if (!n)
 		return;
-	for (size_t i = 0; i < r->lat.n; i++)
-		out->sum_ns += r->lat.v[i];
-	out->min_ns = r->lat.v[0];
-	out->max_ns = r->lat.v[r->lat.n - 1];
-	out->p50_ns = percentile(r->lat.v, r->lat.n, 50);
-	out->p90_ns = percentile(r->lat.v, r->lat.n, 90);
-	out->p99_ns = percentile(r->lat.v, r->lat.n, 99);
+	for (size_t i = 0; i < n; i++)
+		out->sum_ns += v[i];
+	out->min_ns = v[0];
+	out->max_ns = v[n - 1];
+	out->p50_ns = percentile(v, n, 50);
+	out->p90_ns = percentile(v, n, 90);
+	out->p99_ns = percentile(v, n, 99);
+}
+
+void rsp_requests_stats(const struct rsp_requests *r, struct rsp_requests_stats *out)
+{
+	stats_of(r->lat.v, r->lat.n, out);
+}
+
+/*
+ * The socket calls of some sockets, each's in time order (CSR over the
+ * sockets: the calls of socket s are list[start[s]] .. list[start[s + 1] - 1]).
+ */
+struct sock_calls {
+	uint32_t *start;
+	uint32_t *list;
+};
+
+static int sock_calls_of(const struct rsp_trace *t, const uint8_t *want, struct sock_calls *out)
+{
+	uint32_t *next = calloc(t->socks.n + 1, sizeof(*next));
+	size_t n = 0;
+
+	out->start = calloc(t->socks.n + 1, sizeof(*out->start));
+	out->list = NULL;
+	if (!next || !out->start)
+		goto fail;
+	for (size_t i = 0; i < t->sockops.n; i++) {
+		uint32_t s = t->sockops.v[i].sock;
+
+		if (s < t->socks.n && want[s]) {
+			out->start[s + 1]++;
+			n++;
+		}
+	}
+	out->list = malloc((n ? n : 1) * sizeof(*out->list));
+	if (!out->list)
+		goto fail;
+	for (size_t s = 0; s < t->socks.n; s++)
+		out->start[s + 1] += out->start[s];
+	memcpy(next, out->start, t->socks.n * sizeof(*next));
+	for (size_t i = 0; i < t->sockops.n; i++) {
+		uint32_t s = t->sockops.v[i].sock;
+
+		if (s < t->socks.n && want[s])
+			out->list[next[s]++] = (uint32_t)i;
+	}
+	free(next);
+	return 0;
+fail:
+	free(next);
+	free(out->start);
+	free(out->list);
+	return -ENOMEM;
+}
+
+struct arrival {
+	uint64_t ready, sent; /* net_op.ready_time, net_sent() */
+	uint32_t sender; /* net_op.sender */
+};
+
+/*
+ * The latest arrival of data on socket @s at or before @time and after
+ * @after, NULL if none.  The arrivals per socket: CSR as in struct
+ * sock_calls, @start over the sockets, the arrivals in @at.
+ */
+static const struct arrival *arrival_before(const uint32_t *start, const struct arrival *at,
+					    uint32_t s, uint64_t after, uint64_t time)
+{
+	size_t lo = start[s], hi = start[s + 1];
+
+	/* the first arrival after @time */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (at[mid].ready <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == start[s] || at[lo - 1].ready <= after)
+		return NULL;
+	return &at[lo - 1];
+}
+
+/*
+ * On client socket @p (its calls @c), the exchange whose sends end at or after
+ * @arrived, not before call @min (in the socket's list): its sends, then its
+ * receives until the next send.  The indices in the socket's list of its first
+ * send and its last receive; false if there is none or it has no receive.
+ */
+static bool exchange_at(const struct rsp_trace *t, const struct sock_calls *c, uint32_t p,
+			uint64_t arrived, size_t min, size_t *first, size_t *last)
+{
+	size_t lo = c->start[p], hi = c->start[p + 1], end = hi;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->sockops.v[c->list[mid]].time < arrived)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo < end && !t->sockops.v[c->list[lo]].send)
+		lo++;
+	if (lo == end)
+		return false;
+	while (lo > c->start[p] && t->sockops.v[c->list[lo - 1]].send)
+		lo--;
+	if (lo < min)
+		return false;
+	*first = lo;
+	while (lo < end && t->sockops.v[c->list[lo]].send)
+		lo++;
+	if (lo == end)
+		return false;
+	while (lo + 1 < end && !t->sockops.v[c->list[lo + 1]].send)
+		lo++;
+	*last = lo;
+	return true;
+}
+
+/*
+ * A TCP connection set up inside the recording has both its byte streams
+ * whole in the trace: each call's offset in its direction (the bytes the
+ * socket sent, or received, before it), per entry of @c's lists, in *@out.
+ * Per socket, whether its calls' lengths are all known (a kprobe stand-in's
+ * send has none) in @lens_ok.
+ */
+static int stream_offsets(const struct rsp_trace *t, const struct sock_calls *c, uint64_t **out,
+			  uint8_t *lens_ok)
+{
+	size_t n = c->start[t->socks.n];
+	uint64_t *off = malloc((n ? n : 1) * sizeof(*off));
+
+	*out = off;
+	if (!off)
+		return -ENOMEM;
+	for (size_t s = 0; s < t->socks.n; s++) {
+		uint64_t sent = 0, got = 0;
+
+		lens_ok[s] = 1;
+		for (size_t j = c->start[s]; j < c->start[s + 1]; j++) {
+			const struct sock_op *op = &t->sockops.v[c->list[j]];
+			uint64_t len = op->len > 0 ? (uint64_t)op->len : 0;
+
+			if (op->send && op->len <= 0)
+				lens_ok[s] = 0;
+			off[j] = op->send ? sent : got;
+			*(op->send ? &sent : &got) += len;
+		}
+	}
+	return 0;
+}
+
+/* In socket @s's calls from *@cur on, the first send (@send) or receive whose
+ * bytes reach past offset @at (@end: reach @at); its index in the lists, and
+ * *@cur moved there; SIZE_MAX if none. */
+static size_t call_at_offset(const struct rsp_trace *t, const struct sock_calls *c,
+			     const uint64_t *off, uint32_t s, size_t *cur, bool send, uint64_t at,
+			     bool end)
+{
+	for (size_t j = *cur > c->start[s] ? *cur : c->start[s]; j < c->start[s + 1]; j++) {
+		const struct sock_op *op = &t->sockops.v[c->list[j]];
+		uint64_t len = op->len > 0 ? (uint64_t)op->len : 0;
+
+		if (op->send != send)
+			continue;
+		if (end ? off[j] + len >= at : off[j] + len > at) {
+			*cur = j;
+			return j;
+		}
+	}
+	return SIZE_MAX;
+}
+
+/* The index of sockops entry @op in socket @s's list (sorted), SIZE_MAX. */
+static size_t call_index(const struct sock_calls *c, uint32_t s, size_t op)
+{
+	size_t lo = c->start[s], hi = c->start[s + 1];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->list[mid] < op)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->start[s + 1] && c->list[lo] == op ? lo : SIZE_MAX;
+}
+
+/*
+ * Request @q on connection socket @s with peer @p, both set up inside the
+ * recording: the client's send holding the request's first byte and its
+ * receive completing the reply, by the streams' byte offsets (exact, also
+ * when the client sent several requests before reading the replies).  False
+ * if either is not in the trace.
+ */
+static bool match_by_bytes(const struct rsp_trace *t, const struct sock_calls *c, const uint64_t *off,
+			   const struct req *q, uint32_t s, uint32_t p, size_t *send_cur,
+			   size_t *recv_cur, size_t *first, size_t *last)
+{
+	size_t a = call_index(c, s, q->first_op), b = call_index(c, s, q->last_op);
+	const struct sock_op *rop;
+
+	if (a == SIZE_MAX || b == SIZE_MAX)
+		return false;
+	rop = &t->sockops.v[q->last_op];
+	*first = call_at_offset(t, c, off, p, &send_cur[p], true, off[a], false);
+	*last = call_at_offset(t, c, off, p, &recv_cur[p], false,
+			       off[b] + (uint64_t)(rop->len > 0 ? rop->len : 0), true);
+	return *first != SIZE_MAX && *last != SIZE_MAX;
+}
+
+int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp_requests_stats *out)
+{
+	uint8_t *want = NULL; /* 1: a client's socket (its calls), 2: a served TCP socket (arrivals) */
+	uint32_t *astart = NULL, *anext = NULL;
+	struct arrival *at = NULL;
+	uint64_t *prev_start = NULL;
+	size_t *used = NULL; /* per client socket: one past the last exchange matched */
+	size_t *send_cur = NULL, *recv_cur = NULL; /* per client socket: match_by_bytes()'s */
+	uint64_t *off = NULL;
+	uint8_t *lens_ok = NULL;
+	struct sock_calls calls = { NULL, NULL };
+	size_t na = 0;
+	int ret = -ENOMEM;
+
+	if (r->clients_done)
+		goto done;
+	want = calloc(t->socks.n + 1, 1);
+	astart = calloc(t->socks.n + 1, sizeof(*astart));
+	anext = calloc(t->socks.n + 1, sizeof(*anext));
+	used = calloc(t->socks.n + 1, sizeof(*used));
+	send_cur = calloc(t->socks.n + 1, sizeof(*send_cur));
+	recv_cur = calloc(t->socks.n + 1, sizeof(*recv_cur));
+	lens_ok = calloc(t->socks.n + 1, 1);
+	prev_start = calloc(r->conns.n + 1, sizeof(*prev_start));
+	if (!want || !astart || !anext || !used || !send_cur || !recv_cur || !lens_ok || !prev_start)
+		goto out;
+	for (size_t i = 0; i < r->reqs.n; i++) {
+		const struct req *q = &r->reqs.v[i];
+		uint32_t s = r->conns.v[q->pub.conn].sock;
+
+		if (q->pub.from_socket != RSP_NO_INDEX) {
+			want[q->pub.from_socket] |= 1;
+		} else if (t->socks.v[s].protocol != 17 /* UDP */ && t->socks.v[s].peer != RSP_NONE) {
+			want[t->socks.v[s].peer] |= 1;
+			want[s] |= 2;
+		}
+	}
+	/* the arrivals on the served TCP sockets, in time order */
+	for (size_t i = 0; i < t->nets.n; i++) {
+		uint32_t s = t->nets.v[i].sock;
+
+		if (s < t->socks.n && (want[s] & 2)) {
+			astart[s + 1]++;
+			na++;
+		}
+	}
+	at = malloc((na ? na : 1) * sizeof(*at));
+	if (!at)
+		goto out;
+	for (size_t s = 0; s < t->socks.n; s++)
+		astart[s + 1] += astart[s];
+	memcpy(anext, astart, t->socks.n * sizeof(*anext));
+	for (size_t i = 0; i < t->nets.n; i++) {
+		uint32_t s = t->nets.v[i].sock;
+
+		if (s < t->socks.n && (want[s] & 2))
+			at[anext[s]++] = (struct arrival){ t->nets.v[i].ready_time,
+							   net_sent(&t->nets.v[i]),
+							   t->nets.v[i].sender };
+	}
+	/* the served sockets' calls too, for their byte offsets */
+	for (size_t s = 0; s < t->socks.n; s++)
+		want[s] = !!want[s];
+	if (sock_calls_of(t, want, &calls) || stream_offsets(t, &calls, &off, lens_ok))
+		goto out;
+	/* in the order they began: each connection's requests in turn */
+	for (size_t i = 0; i < r->reqs.n; i++) {
+		struct req *q = &r->reqs.v[i];
+		uint32_t s = r->conns.v[q->pub.conn].sock, p;
+		uint64_t arrived = q->arrived;
+		uint32_t sender = RSP_NONE;
+		size_t first, last;
+		const struct sock_op *op, *end;
+		bool bytes;
+
+		if (q->pub.from_socket != RSP_NO_INDEX) {
+			p = (uint32_t)q->pub.from_socket;
+		} else if (t->socks.v[s].protocol != 17 && t->socks.v[s].peer != RSP_NONE) {
+			const struct arrival *a = arrival_before(astart, at, s, prev_start[q->pub.conn],
+								 t->sockops.v[q->first_op].time);
+
+			p = t->socks.v[s].peer;
+			arrived = a ? a->sent : 0;
+			sender = a ? a->sender : RSP_NONE;
+		} else {
+			continue;
+		}
+		prev_start[q->pub.conn] = q->pub.start_ns;
+		/* both streams whole in the trace: by bytes; else by time */
+		bytes = t->socks.v[s].protocol == 6 && t->socks.v[s].opened && t->socks.v[p].opened &&
+			lens_ok[s] && lens_ok[p] && !t->lost.n;
+		if (bytes) {
+			if (!match_by_bytes(t, &calls, off, q, s, p, send_cur, recv_cur, &first, &last))
+				continue;
+			if (!arrived)
+				arrived = t->sockops.v[calls.list[first]].time;
+		} else if (!arrived || !exchange_at(t, &calls, p, arrived, used[p], &first, &last)) {
+			continue;
+		}
+		op = &t->sockops.v[calls.list[first]];
+		end = &t->sockops.v[calls.list[last]];
+		/* the reply cannot come back before the request was received; the
+		 * request's data was sent by the exchange's thread, when the trace
+		 * names its sender (a unix datagram socket's learned peer is one of
+		 * its senders: another's requests are not this peer's) */
+		if (end->time <= q->pub.start_ns || (sender != RSP_NONE && sender != op->thread))
+			continue;
+		used[p] = last + 1;
+		q->pub.client_thread = end->thread;
+		q->pub.client_start_ns = op->time < arrived ? op->time : arrived;
+		q->pub.client_end_ns = end->time;
+		if (!vec_push(&r->client_lat, q->pub.client_end_ns - q->pub.client_start_ns))
+			goto out;
+	}
+	if (r->client_lat.n)
+		qsort(r->client_lat.v, r->client_lat.n, sizeof(*r->client_lat.v), cmp_u64);
+	r->clients_done = true;
+done:
+	stats_of(r->client_lat.v, r->client_lat.n, out);
+	ret = 0;
+out:
+	if (ret)
+		vec_free(&r->client_lat);
+	free(want);
+	free(astart);
+	free(anext);
+	free(at);
+	free(used);
+	free(send_cur);
+	free(recv_cur);
+	free(lens_ok);
+	free(off);
+	free(prev_start);
+	free(calls.start);
+	free(calls.list);
+	return ret;
 }

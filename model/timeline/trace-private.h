@@ -170,6 +170,9 @@ struct sock_info {
 	uint16_t sport, dport;
 	uint8_t saddr[16], daddr[16];
 	uint32_t peer; /* index in socks, RSP_NONE */
+	/* TCP without a known peer: the socket its last send was seen delivered to
+	 * over loopback (builder-net.c, peers learned from their data), RSP_NONE */
+	uint32_t sent_to;
 	uint64_t last_send; /* the last send on this socket, and by whom */
 	bool send_pending; /* that send's data-ready on the peer not seen yet */
 	bool delivered_early; /* the peer saw the data of this socket's next send already */

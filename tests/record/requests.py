@@ -16,18 +16,25 @@ Tolerances, and why:
   server served no other, so no request is cut at an edge (checked: 0 cut).
 - latency percentiles and sum: rsp's request runs from sock_recv_length (fired in the
   kernel as recvmsg ends) to sock_send_length (as sendmsg ends); the server's clock
-  is read after each call returns to it.  Per request the two differ by the two
-  returns to user space (microseconds), unless the server is preempted or
-  interrupted in one of them: on this 2-vCPU machine shared with other work that
-  happens to a few requests in a run, which moves one order statistic by up to that
-  delay.  p50 and p90 within 3% (or 30 us), the sum within 3%, p99 and max within
-  10% (or 0.5 ms): the tail is a handful of requests.
-- against the client's own latencies (one client: its latency is the request's
-  plus the loopback round trip and two wakeups, ~50-100 us of a ~0.4 ms request on
-  this machine): p50 and p99 within 10% (or 0.1 ms: the round trip when the
-  server's disk is fast); p99 reported, not judged (the client's tail holds its own
-  wake-up latencies, which no server-side measure contains).  With two clients each one's latency includes the
-  time it queued behind the other's requests: not compared.
+  is read after the recv returns to it, and (truthserve) just before its reply's
+  send and after that send returns (to_send and service): rsp's end lies inside the
+  send, so per request rsp's latency is between the two, give or take the recv's
+  return to user space (microseconds, unless the server is preempted there).  If
+  every request's x <= y <= z, the k-th smallest of each keep that order, so each
+  percentile of rsp's lies between the two distributions' (the sum too).  p50 and
+  p90 within 3% (or
+  30 us) of those bounds, the sum within 3%, p99 and max within 10% (or 0.5 ms): the
+  tail is a handful of requests.
+- against the client's own latencies: rsp's requests as their client saw them
+  (`client_latency_ns`: from the client's send, or the request's arrival inside it,
+  to the end of the client's last receive of the reply), per client (the requests
+  whose client thread is that client's): every request seen from its client
+  (exact), p50 and p99 within 10% or 0.1 ms.  The client's clock also holds the
+  start of its send() before the data is delivered and the return from its
+  recv(): microseconds per request, which a wake-up or preemption there can
+  stretch for a few requests of the tail.  The server-side percentiles are not
+  compared with the client's: they lack the round trip and the client's own
+  wake-ups (hundreds of us on this VM in the tail).
 - fdatasync share of the requests' time: rsp's time in the server's fdatasync (the
   pseudostacks through its sleeps in it, with their runnable ends, and its CPU in
   it) over the requests' total, against the server's fdatasync time over its
@@ -87,23 +94,42 @@ def main():
     overlap_ok = amb['overlapping'] <= (n // 50 if daemon == 'truthpool' else 0)
     t.check(amb['cut_at_start'] == 0 and amb['cut_at_end'] == 0 and overlap_ok,
             'no request cut at the edges, overlapping within bounds: %s' % amb)
+    # to just before the reply's send (a request ends inside it)
+    low = next(l for l in server if l.get('stats') == 'to_send')['to_send_ns']
     for key, rel, abs_ns in (('p50', 0.03, 30000), ('p90', 0.03, 30000), ('sum', 0.03, 0),
                              ('p99', 0.10, 500000), ('max', 0.10, 500000)):
-        t.check(within(lat[key], stats[key], rel, abs_ns),
-                'latency %s: rsp %.3f ms, server %.3f ms (+-%d%% or %d us)' %
-                (key, lat[key] / MS, stats[key] / MS, round(rel * 100), abs_ns // 1000))
-    if clients == 1:
-        cl = next(l for l in client if l.get('stats') == 'latency')['latency_ns']
-        t.check(within(lat['p50'], cl['p50'], 0.10, 100000),
-                'latency p50: rsp %.3f ms, client %.3f ms (+-10%% or 100 us)' %
-                (lat['p50'] / MS, cl['p50'] / MS))
-        # reported, not judged: the client's tail adds its own wake-ups from idle
-        # (hundreds of us on this VM) to the request; a fresh-clone CI run read
-        # truthpool's p99 0.782 ms, exactly the server's own, for the client's 0.940
-        t.todo(within(lat['p99'], cl['p99'], 0.10, 100000),
-               'latency p99: rsp %.3f ms, client %.3f ms (+-10%% or 100 us)' %
-               (lat['p99'] / MS, cl['p99'] / MS),
-               "the client's tail holds its own wake-ups; rsp measures the server's side")
+        lo, hi = low[key], stats[key]
+        t.check(lo * (1 - rel) - abs_ns <= lat[key] <= hi * (1 + rel) + abs_ns,
+                'latency %s: rsp %.3f ms, server %.3f ms to its send, %.3f to its return '
+                '(+-%d%% or %d us)' % (key, lat[key] / MS, lo / MS, hi / MS, round(rel * 100),
+                                       abs_ns // 1000))
+    # as the clients saw them (rsp_requests_clients()): each client's requests, by
+    # the client thread rsp found for them, against the client's own account
+    cls = [l for l in client if l.get('stats') == 'latency']
+    seen = rq['client_latency_ns']
+    t.check(seen['count'] == lat['count'],
+            'requests seen by their client on this machine: %d of %d (all: the clients '
+            'are local; a connection made before the recording by its data)' %
+            (seen['count'], lat['count']))
+    for cl in cls:
+        mine = sorted(r['client_latency_ns'] for r in rq['requests']
+                      if r['client_tid'] == cl['tid'])
+        own = cl['latency_ns']
+        t.check(len(mine) == own['count'],
+                'client %d: rsp saw %d of its requests, it made %d' %
+                (cl['tid'], len(mine), own['count']))
+        if not mine:
+            continue
+        for key, pct in (('p50', 50), ('p99', 99)):
+            got = mine[max(0, (len(mine) * pct + 99) // 100 - 1)]
+            t.check(within(got, own[key], 0.10, 100000),
+                    'client %d latency %s as it saw it: rsp %.3f ms, the client %.3f ms '
+                    '(+-10%% or 100 us)' % (cl['tid'], key, got / MS, own[key] / MS))
+        if clients == 1:
+            # the server's side: the client's latency less the round trip and its
+            # wake-ups (reported: the client's tail holds its own wake-ups from idle)
+            print('# server-side p50 %.3f p99 %.3f ms, the client\'s own %.3f %.3f ms' %
+                  (lat['p50'] / MS, lat['p99'] / MS, own['p50'] / MS, own['p99'] / MS))
     # requests' time and idle time: a partition of the server's span, idle not in
     # the requests' table
     tm = rq['time']
@@ -118,8 +144,14 @@ def main():
            if sum(r['categories_ns'].values()) != r['latency_ns']]
     t.check(not bad, "each request's categories sum to its latency (%d of %d do not)" %
             (len(bad), len(rq['requests'])))
-    t.check(cat(rq['all'], 'timeout')['ns'] == 0,
-            'no "waits that timed out" in the requests (idle epoll_wait is not a request)')
+    # the server's own threads' (other programs' timers can enter a request's chain
+    # through a wakeup on a loaded machine: a tokio-rt-worker's 0.182 ms once)
+    tmo = [k for k in cat(rq['all'], 'timeout').get('contributors', [])
+           if k['what'].startswith(('truthserve', 'tpool-', 'truthpool'))]
+    t.check(not tmo,
+            'no "waits that timed out" of the server in the requests (idle epoll_wait is '
+            'not a request)%s' % ''.join('; %s %.3f ms x%d' % (k['what'], k['ns'] / MS, k['count'])
+                                         for k in tmo[:3]))
     # a request handed to a worker is followed into the worker's work (issue 20)
     other = cat(rq['all'], 'other_path')['ns']
     t.check(other <= 0.02 * total,
@@ -154,5 +186,38 @@ def main():
     return t.done()
 
 
+def callee():
+    """requests.py --callee REQUESTS.json TRUTH.jsonl CALLER_COMM N
+
+    A back end called by another process of the recording over a unix socket
+    (truthrpc: trpc-server calls trpc-backend once per request; `rsp report
+    --requests --target trpc-backend`).  The caller times each call itself
+    (its "call" waits: send of the request to the reply received).  Every
+    request seen from its caller (exact); the caller-side latencies summed
+    within 5% of the caller's own sum (its clock also holds the start of its
+    send and the return from its recv: microseconds a call); the back end's
+    own windows summed no longer than the caller's view of them (each lies
+    inside its call, give or take the reply's send returning after the caller
+    already read it: within 2%).
+    """
+    rq = json.load(open(sys.argv[2]))
+    lines = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
+    caller, n = sys.argv[4], int(sys.argv[5])
+    call = next(l for l in lines if l.get('comm') == caller and 'waits' in l)['waits']['call']
+    lat, seen = rq['latency_ns'], rq['client_latency_ns']
+    t = Tap()
+    t.check(lat['count'] == n and call['count'] == n,
+            'callee: %d requests, the caller made %d calls, want %d' % (lat['count'], call['count'], n))
+    t.check(seen['count'] == lat['count'],
+            'callee: seen from the caller over the unix socket: %d of %d' % (seen['count'], lat['count']))
+    t.check(within(seen['sum'], call['ns'], 0.05, 0),
+            "callee: the calls as the caller saw them: rsp %.3f ms, the caller's own %.3f ms (+-5%%)" %
+            (seen['sum'] / MS, call['ns'] / MS))
+    t.check(lat['sum'] <= seen['sum'] * 1.02,
+            "callee: its requests' windows %.3f ms inside the caller's view %.3f ms (the caller's "
+            "work after the reply not counted)" % (lat['sum'] / MS, seen['sum'] / MS))
+    return t.done()
+
+
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(callee() if sys.argv[1:2] == ['--callee'] else main())

@@ -9,7 +9,8 @@
 # with one client and two (one UDP socket for every peer, one datagram each way).
 # The server times each request itself (CLOCK_MONOTONIC from after
 # the recv() to after the reply's send(); its fdatasync() calls too);
-# tests/record/requests.py compares: the count exactly, the percentiles and the
+# tests/record/requests.py compares: the count exactly, the percentiles (and each
+# client's requests as it saw them against its own latencies) and the
 # fdatasync share within the tolerances it states.
 . "$(dirname "$0")/lib.sh"
 
@@ -18,10 +19,15 @@ status=0
 # truthpool, the thread-pool daemon (an I/O thread receives, a worker replies), one client
 # truthserve --udp with one client and two: one socket for every peer; a request is
 # a datagram received to the last reply sent before the next one is received
-for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "truthserve 2 --udp"; do
+# "early": the client connects before the recording and starts its requests once
+# the recorder is set up (a daemon's long-lived connection: no state change in the
+# file names its peer; rsp learns it from the data, builder-net.c)
+for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "truthserve 2 --udp" \
+  "truthserve 1 early"; do
   set -- $run
-  daemon=$1 clients=$2 opt=${3-}
-  d="$T/$daemon$clients${opt#--}"
+  daemon=$1 clients=$2 opt=${3-} early=
+  [ "$opt" = early ] && { opt= early=1; }
+  d="$T/$daemon$clients${opt#--}${early:+early}"
   mkdir "$d"
   # no timeout(1) around it: -p takes its pid (it gives up by itself after 120 s)
   RSP_TRUTH="$d/serve.jsonl" "$WL/$daemon" $opt "$d/port" >"$d/serve.out" 2>&1 &
@@ -29,19 +35,34 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   i=0
   while [ ! -s "$d/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
   [ -s "$d/port" ] || { kill $server 2>/dev/null; cat "$d/serve.out"; fail "$daemon did not start"; }
+  pids=""
+  if [ -n "$early" ]; then
+    for c in $(seq $clients); do
+      RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" --go "$d/go" "$d/port" $N \
+        >"$d/client$c.out" 2>&1 &
+      pids="$pids $!"
+    done
+    sleep 0.2 # connected
+  fi
   # -v says "set up in ..." once the events are on: the clients start after it
-  timeout 100 "$RSP" record -v -p $server -o "$d/s.data" >"$d/rec.out" 2>&1 &
+  # --foreground: timeout(1) passes our SIGINT to its process group too, and a
+  # second signal stops rsp record at once, dropping what is queued (most of
+  # the file under load)
+  timeout --foreground 100 "$RSP" record -v -p $server -o "$d/s.data" >"$d/rec.out" 2>&1 &
   rec=$!
   i=0
   while ! grep -q 'set up in' "$d/rec.out" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
   grep -q 'set up in' "$d/rec.out" ||
     { kill $server $rec 2>/dev/null; cat "$d/rec.out"; fail "rsp record did not start"; }
   sleep 0.2
-  pids=""
-  for c in $(seq $clients); do
-    RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" $opt "$d/port" $N >"$d/client$c.out" 2>&1 &
-    pids="$pids $!"
-  done
+  if [ -n "$early" ]; then
+    touch "$d/go"
+  else
+    for c in $(seq $clients); do
+      RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" $opt "$d/port" $N >"$d/client$c.out" 2>&1 &
+      pids="$pids $!"
+    done
+  fi
   for p in $pids; do
     wait $p || { kill $server $rec 2>/dev/null; cat "$d"/client*.out; fail "truthclient failed"; }
   done
@@ -54,10 +75,26 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   "$RSP" report "$d/s.data" --requests --format json --top 3 >"$d/req.json" ||
     fail "rsp report --requests failed"
   "$RSP" report "$d/s.data" --requests >"$d/req.txt" || fail "rsp report --requests (text) failed"
-  note "$daemon${opt:+ $opt}, $clients client(s):"
+  note "$daemon${opt:+ $opt}, $clients client(s)${early:+, connected before the recording}:"
   sed -n '1,20p' "$d/req.txt" | sed 's/^/#   /'
   "$RSP" export "$d/s.data" --folded pseudo -o "$d/s.folded" || fail "rsp export failed"
   python3 "$(dirname "$0")/requests.py" "$d/req.json" "$d/s.folded" "$d/serve.jsonl" \
     "$d/client.jsonl" $((N * clients)) $clients $daemon ${opt#--} || status=1
 done
+# a back end behind a unix socket, called once per request by another process of
+# the recording (truthrpc: trpc-server -> trpc-backend); its requests against the
+# caller's own timing of its calls
+d="$T/callee"
+mkdir "$d"
+RSP_TRUTH="$d/rpc.jsonl" "$RSP" record -o "$d/r.data" -- "$WL/truthrpc" 120 >"$d/rec.out" 2>&1 ||
+  { cat "$d/rec.out"; fail "rsp record -- truthrpc failed"; }
+# by its pid: the recording holds every process, another run of truthrpc's too
+backend=$(python3 -c 'import json, sys
+print(next(json.loads(l)["pid"] for l in open(sys.argv[1]) if "trpc-backend" in l))' "$d/rpc.jsonl") ||
+  fail "no trpc-backend line in the side file"
+"$RSP" report "$d/r.data" --requests --target "$backend" --format json >"$d/req.json" ||
+  fail "rsp report --requests --target $backend (trpc-backend) failed"
+note "truthrpc's back end, called over a unix socket:"
+"$RSP" report "$d/r.data" --requests --target "$backend" | sed -n '/Latency/,/^$/p' | sed 's/^/#   /'
+python3 "$(dirname "$0")/requests.py" --callee "$d/req.json" "$d/rpc.jsonl" trpc-server 120 || status=1
 exit $status

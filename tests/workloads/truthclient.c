@@ -27,7 +27,12 @@
  *   reply one datagram (recv()); the same timing. A lost datagram is not
  *   retried: the client would wait until alarm(60).
  *
- *   usage: truthclient [--udp] [--stop] PORTFILE [REQUESTS]   (default 300)
+ *   With --go FILE it connects, then waits (10 ms polls) until FILE exists
+ *   before its first request: a connection made before a recording that
+ *   the caller starts in between, as a daemon's clients' connections are.
+ *
+ *   usage: truthclient [--udp] [--stop] [--go FILE] PORTFILE [REQUESTS]
+ *   (default 300 requests)
  *
  * Ground truth ($RSP_TRUTH set): two lines at its exit, in this order:
  *   a stats line {"stats":"latency", ...}: the distribution of the
@@ -68,11 +73,12 @@
 #define MAX_REQUESTS 1000000UL
 
 static const char usage[] =
-	"usage: truthclient [--udp] [--stop] PORTFILE [REQUESTS]\n"
+	"usage: truthclient [--udp] [--stop] [--go FILE] PORTFILE [REQUESTS]\n"
 	"  Connects to truthserve at 127.0.0.1:<the port in PORTFILE> and makes\n"
 	"  REQUESTS (default 300) synchronous 64-byte requests, timing each.\n"
 	"  --stop: then send the stop request (the server exits).\n"
 	"  --udp: over UDP, one datagram each way (truthserve --udp).\n"
+	"  --go FILE: once connected, wait until FILE exists, then start.\n"
 	"  With RSP_TRUTH=FILE it appends a stats line (latency distribution)\n"
 	"  and its truth line to FILE.\n";
 
@@ -182,6 +188,7 @@ int main(int argc, char **argv)
 	unsigned char msg[MSG_SIZE];
 	struct sockaddr_in sin;
 	int fd, one = 1, stop = 0, udp = 0, a = 1;
+	const char *go = NULL;
 	uint16_t port;
 
 	wl_catch_signals();
@@ -196,6 +203,8 @@ int main(int argc, char **argv)
 			stop = 1;
 		} else if (strcmp(argv[a], "--udp") == 0 && !udp) {
 			udp = 1;
+		} else if (strcmp(argv[a], "--go") == 0 && !go && a + 1 < argc) {
+			go = argv[++a];
 		} else {
 			fputs(usage, stderr);
 			return 2;
@@ -236,6 +245,12 @@ int main(int argc, char **argv)
 		if (getsockname(fd, (struct sockaddr *)&me, &len) < 0)
 			wl_die("getsockname");
 		local_port = ntohs(me.sin_port);
+	}
+	/* alarm(60) bounds the wait */
+	while (go && access(go, F_OK) < 0) {
+		if (errno != ENOENT)
+			wl_die("access(--go file)");
+		usleep(10000);
 	}
 
 	client_run(fd, requests);

@@ -81,6 +81,10 @@
  *       both under queue_lock), idle (each time the worker found the queue
  *       empty: from then until it held a request or was told to stop, its
  *       pthread_cond_wait()s and the mutex re-acquisitions included);
+ *   a stats line {"stats":"to_send", ...}: the same requests to just
+ *     before the send() that completed the reply began (key "to_send_ns";
+ *     as truthserve's: the service time less that send(), the reply's
+ *     delivery and any preemption on the way back from it);
  *   a stats line {"stats":"service", ...} (README.md, "Stats lines"):
  *     requests served and the distribution of their service time
  *     (CLOCK_MONOTONIC from just after the recv() that completed the
@@ -200,6 +204,7 @@ struct conn {
 	size_t in_len;		/* bytes of the current request received */
 	size_t out_len, out_off;
 	uint64_t recv_done_ns;	/* CLOCK_MONOTONIC when the request was complete */
+	uint64_t send_begin_ns;	/* ... before the reply's last send() began */
 	uint64_t queued_ns;	/* CLOCK_MONOTONIC when it was queued */
 	uint64_t sent_ns;	/* the client's CLOCK_MONOTONIC at its send */
 	uint64_t popped_ns;	/* CLOCK_MONOTONIC when a worker unlinked it */
@@ -233,6 +238,7 @@ struct pool_thread {
 	int index;		/* worker number; -1 for tpool-io */
 	struct truth tr;
 	struct daemon_times service; /* one per reply this thread completed */
+	struct daemon_times to_send; /* the same, to the start of the reply's last send() */
 	uint64_t replied_ns;	/* when its last complete reply's send() returned */
 	struct qwin served[QWIN]; /* the last QWIN requests it served */
 	size_t n_served;
@@ -437,6 +443,7 @@ WL_STACK_FN int pool_reply(struct pool_thread *me, struct conn *c)
 	ssize_t n;
 
 	while (c->out_off < c->out_len) {
+		c->send_begin_ns = truth_mono();
 		n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
 			 MSG_NOSIGNAL);
 		if (n < 0) {
@@ -461,6 +468,7 @@ WL_STACK_FN int pool_reply(struct pool_thread *me, struct conn *c)
 	if (c->stop_after)
 		return 1;
 	daemon_times_add(&me->service, me->replied_ns - c->recv_done_ns);
+	daemon_times_add(&me->to_send, c->send_begin_ns - c->recv_done_ns);
 	conn_arm_read(c);
 	return 1;
 }
@@ -791,18 +799,22 @@ static void queue_lines(void)
 /* The stats line (README.md, "Stats lines"), then the queued lines and the server's line. */
 static void write_server_lines(struct truth *srv)
 {
-	struct daemon_times all = { 0 };
+	struct daemon_times all = { 0 }, to_send = { 0 };
 	char extra[96];
 	unsigned int f, k;
 	int i;
 
 	for (size_t j = 0; j < io_thread.service.n; j++)
 		daemon_times_add(&all, io_thread.service.v[j]);
+	for (size_t j = 0; j < io_thread.to_send.n; j++)
+		daemon_times_add(&to_send, io_thread.to_send.v[j]);
 	for (i = 0; i < nworkers; i++) {
 		struct pool_thread *w = &workers[i];
 
 		for (size_t j = 0; j < w->service.n; j++)
 			daemon_times_add(&all, w->service.v[j]);
+		for (size_t j = 0; j < w->to_send.n; j++)
+			daemon_times_add(&to_send, w->to_send.v[j]);
 		for (f = 0; f < srv->nfn; f++) {
 			srv->fn[f].ns += w->tr.fn[f].ns;
 			srv->fn[f].count += w->tr.fn[f].count;
@@ -813,11 +825,13 @@ static void write_server_lines(struct truth *srv)
 	snprintf(extra, sizeof(extra),
 		 "\"connections\":%" PRIu64 ",\"workers\":%d,", accepted,
 		 nworkers);
+	truth_stats("server", "to_send", "to_send_ns", to_send.v, to_send.n, extra);
 	truth_stats("server", "service", "service_ns", all.v, all.n, extra);
 	queue_lines();
 	truth_finish_cpu(srv, truth_clock(CLOCK_PROCESS_CPUTIME_ID,
 					  "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)"));
 	free(all.v);
+	free(to_send.v);
 }
 
 static int parse_workers(const char *arg)
@@ -888,7 +902,10 @@ int main(int argc, char **argv)
 	daemon_close();
 	write_server_lines(&srv);
 	free(io_thread.service.v);
-	for (i = 0; i < nworkers; i++)
+	free(io_thread.to_send.v);
+	for (i = 0; i < nworkers; i++) {
 		free(workers[i].service.v);
+		free(workers[i].to_send.v);
+	}
 	return 0;
 }

@@ -49,7 +49,13 @@
  *
  *   usage: truthserve [--udp] PORTFILE
  *
- * Ground truth ($RSP_TRUTH set): two lines at its exit, in this order:
+ * Ground truth ($RSP_TRUTH set): lines at its exit, in this order:
+ *   a stats line {"stats":"to_send", ...}: the requests' times from the
+ *     recv() that completed the request to just before the send() that
+ *     completed the reply (key "to_send_ns", the same keys as below): each
+ *     request's service time less that send() (the reply's delivery, and
+ *     any preemption on the way back from it, as by the client the reply
+ *     woke);
  *   a stats line {"stats":"service", ...}: the number of requests served
  *     and the distribution of their service time (CLOCK_MONOTONIC from the
  *     recv() that completed the request to the send() that completed the
@@ -129,6 +135,7 @@ struct conn {
 	size_t in_len;		/* bytes of the current request received */
 	size_t out_len, out_off;
 	uint64_t recv_done_ns;	/* CLOCK_MONOTONIC when the request was complete */
+	uint64_t send_begin_ns;	/* ... before the reply's last send() began */
 	uint64_t sent_ns;	/* the client's CLOCK_MONOTONIC at its send */
 	unsigned port;		/* the client's port */
 	int udp;		/* the UDP socket: one datagram a request */
@@ -144,6 +151,7 @@ static uint64_t malformed;	   /* --udp: datagrams of another size, ignored */
 static int stopping;
 static uint64_t accepted;	   /* connections accepted */
 static struct daemon_times service; /* one per request served */
+static struct daemon_times to_send; /* the same, to the start of the reply's last send() */
 static struct truth tr;
 static int fn_parse, fn_compute;
 
@@ -273,6 +281,7 @@ WL_STACK_FN int serve_reply(struct conn *c)
 	ssize_t n;
 
 	while (c->out_off < c->out_len) {
+		c->send_begin_ns = truth_mono();
 		if (c->udp)
 			n = sendto(c->fd, c->out, c->out_len, MSG_NOSIGNAL,
 				   (const struct sockaddr *)&c->peer, sizeof(c->peer));
@@ -309,6 +318,7 @@ WL_STACK_FN int serve_reply(struct conn *c)
 		uint64_t now = truth_mono();
 
 		daemon_times_add(&service, now - c->recv_done_ns);
+		daemon_times_add(&to_send, c->send_begin_ns - c->recv_done_ns);
 		qwin[n_qwin % QWIN].s = c->recv_done_ns;
 		qwin[n_qwin % QWIN].e = now;
 		qwin[n_qwin % QWIN].port = c->port;
@@ -469,6 +479,7 @@ static void write_stats_line(void)
 			 n_qport, malformed);
 	else
 		snprintf(extra, sizeof(extra), "\"connections\":%" PRIu64 ",", accepted);
+	truth_stats("server", "to_send", "to_send_ns", to_send.v, to_send.n, extra);
 	truth_stats("server", "service", "service_ns", service.v, service.n, extra);
 }
 
@@ -525,5 +536,6 @@ int main(int argc, char **argv)
 	queue_lines();
 	truth_finish(&tr);
 	free(service.v);
+	free(to_send.v);
 	return 0;
 }
