@@ -317,6 +317,8 @@ void analysis_runs_free(struct rsp_analysis *an);
 
 /* a leaf [@s, @e] made in the walk's current call (an->q_thread) */
 void analysis_queue_leaf(struct rsp_analysis *an, struct anode *n);
+/* the server thread a call into @thread checks, inside a call into server thread @q */
+uint32_t analysis_queue_server(struct rsp_analysis *an, uint32_t q, uint32_t thread);
 /* a leaf retired: its queued time to its label (@label: its own or its site's) */
 void analysis_queue_retire(struct rsp_analysis *an, const struct anode *n, uint32_t label);
 void analysis_queue_finish(struct rsp_analysis *an);

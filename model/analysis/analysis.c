@@ -41,6 +41,7 @@ struct frame {
 	 * this connection (queue.c), else its caller's (q_set false) */
 	uint32_t q_thread, q_sock;
 	bool q_set;
+	bool q_woke; /* a call through a wakeup (a futex's): see analysis_queue_server() */
 };
 
 /* ---- claims ---------------------------------------------------------------------------- */
@@ -391,6 +392,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 					child->q_set = true;
 				}
 			}
+			child->q_woke = l->kind == LINK_WAKEUP;
 			child->a = lo;
 			child->b = wait_end;
 			child->parent = node;
@@ -585,6 +587,11 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 			if (!child.q_set) {
 				child.q_thread = top->q_thread;
 				child.q_sock = top->q_sock;
+				/* a thread of the server's woke it: a pool's worker
+				 * releasing a lock may serve requests of its own */
+				if (child.q_woke)
+					child.q_thread = analysis_queue_server(an, top->q_thread,
+									       child.thread);
 			}
 			claim_call(an, &child);
 			child.k = analysis_first_slice(an, child.thread, child.a);

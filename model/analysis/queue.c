@@ -15,63 +15,254 @@
  * request's datagram was sent from (timeline/requests.c), and the walk knows
  * the target's own socket; a request from a sender not known is behind the
  * server's socket.
+ * A thread pool: the requests are split over the process's threads taken
+ * together, and one received by an I/O thread and answered by a worker is
+ * the worker's window (process_windows()); a worker that waits, inside such
+ * a call, for another worker's wakeup (a lock it held) is checked against
+ * that worker's windows below it (analysis_queue_server(), from analysis.c).
  */
 #include "analysis/analysis-private.h"
 #include "base/search.h"
 #include "rsp-requests.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* @thread's request windows, as rsp report --requests splits them (made on first use). */
-static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t thread)
+/* a request window and the thread that served it (the replier of a handed-off one) */
+struct served {
+	uint32_t thread;
+	bool handed;
+	size_t order; /* the request's, by start */
+	struct req_window w;
+};
+
+/* by thread, then by end: a pool worker's windows are cut at its previous one's end */
+static int by_thread_end(const void *x, const void *y)
+{
+	const struct served *a = x, *b = y;
+
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->w.e != b->w.e)
+		return a->w.e < b->w.e ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* by thread, then in the order the requests began */
+static int by_thread_order(const void *x, const void *y)
+{
+	const struct served *a = x, *b = y;
+
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+struct op_query {
+	const struct rsp_trace *t;
+	uint64_t time;
+};
+
+static bool op_before(const void *ctx, size_t i)
+{
+	const struct op_query *q = ctx;
+
+	return q->t->sockops.v[i].time < q->time;
+}
+
+/*
+ * The thread of @sel that began the reply of a request received at @start on
+ * socket @sock (the first send there from then on), RSP_NONE if none did.
+ */
+static uint32_t replier(const struct rsp_trace *t, const uint8_t *sel, uint32_t sock,
+			uint64_t start, uint64_t end)
+{
+	struct op_query q = { t, start };
+
+	for (size_t i = _rsp_gallop(t->sockops.n, 0, op_before, &q);
+	     i < t->sockops.n && t->sockops.v[i].time <= end; i++) {
+		const struct sock_op *op = &t->sockops.v[i];
+
+		if (op->send && op->sock == sock && op->thread < t->threads.n && sel[op->thread])
+			return op->thread;
+	}
+	return RSP_NONE;
+}
+
+/*
+ * When @th, a worker that replied at @end to a request handed off to it,
+ * took the request (from @from: its receive, or @th's previous reply): after
+ * the last of its sleeps there that either covers @from (it was idle, waiting
+ * for work) or was ended by a thread of its process that serves no request
+ * (the I/O thread's hand-off: a condition variable's signal, or the queue's
+ * lock released).  Its wait for a CPU after the wakeup, and for the I/O
+ * thread, are not the request's service.  @serves: per thread, it has
+ * windows.
+ */
+static uint64_t taken_at(const struct rsp_trace *t, uint32_t th, uint64_t from, uint64_t end,
+			 const uint8_t *serves)
+{
+	const struct thread *tt = &t->threads.v[th];
+	size_t k = rsp_thread_find_slice(t, th, from);
+	uint64_t start = from;
+
+	for (; k != RSP_NO_INDEX && k < tt->slices.n && tt->slices.v[k].start < end; k++) {
+		const struct slice *sl = &tt->slices.v[k];
+		const struct link *l = sl->link != RSP_NONE ? &t->links.v[sl->link] : NULL;
+		bool idle = sl->start <= from, hand = false;
+
+		if (sl->kind != SLICE_SLEEP || (sl->flags & SL_PREEMPTED) || sl->end <= start ||
+		    sl->end >= end)
+			continue;
+		if (l && l->kind == LINK_WAKEUP && l->waker < t->threads.n)
+			hand = t->threads.v[l->waker].pid == tt->pid && !serves[l->waker];
+		if (idle || hand)
+			start = sl->end;
+	}
+	return start;
+}
+
+/* @th's windows (by start, a run of @v) into an->q_servers, indexed. */
+static void keep_windows(struct rsp_analysis *an, uint32_t th, const struct served *v, size_t n)
 {
 	struct server_windows sw;
-	struct rsp_requests *rq = NULL;
-	uint8_t *selected;
 	uint64_t reach = 0;
-	uint32_t k;
 
-	if (_rsp_u64map_get(&an->q_index, thread, &k))
-		return &an->q_servers.v[k];
 	memset(&sw, 0, sizeof(sw));
-	selected = calloc(an->t->threads.n, 1);
-	if (selected) {
-		selected[thread] = 1;
-		if (rsp_requests_find(an->t, selected, &rq))
-			rq = NULL;
-	}
-	free(selected);
-	if (!rq) {
-		an->nomem = true;
-		return NULL;
-	}
-	/* in the order they began; @reach: the latest end so far (windows of one
-	 * thread may overlap: two requests read in one turn of the loop) */
-	for (size_t i = 0; i < rsp_requests_n(rq); i++) {
-		struct rsp_request_info q;
-		struct rsp_conn_info c;
-		struct req_window w;
+	/* @reach: the latest end so far (windows of one thread may overlap: two
+	 * requests read in one turn of the loop) */
+	for (size_t i = 0; i < n; i++) {
+		struct req_window w = v[i].w;
 
-		rsp_requests_get(rq, i, &q);
-		rsp_requests_conn(rq, q.conn, &c);
-		reach = q.end_ns > reach ? q.end_ns : reach;
-		w = (struct req_window){ q.start_ns, q.end_ns, reach,
-					 (uint32_t)(q.from_socket != RSP_NO_INDEX ? q.from_socket :
-										    c.socket) };
+		reach = w.e > reach ? w.e : reach;
+		w.reach = reach;
 		if (!vec_push(&sw.w, w)) {
 			an->nomem = true;
 			break;
 		}
 	}
-	rsp_requests_free(rq);
 	if (!vec_push(&an->q_servers, sw) ||
-	    _rsp_u64map_put(&an->q_index, thread, (uint32_t)(an->q_servers.n - 1))) {
+	    _rsp_u64map_put(&an->q_index, th, (uint32_t)(an->q_servers.n - 1))) {
 		vec_free(&sw.w);
 		an->nomem = true;
-		return NULL;
 	}
-	return vec_last(&an->q_servers);
+}
+
+/*
+ * The request windows of @thread's process, as rsp report --requests splits
+ * them (its threads taken together), made on first use for all its threads: a
+ * request received and answered by one thread is that thread's; one handed off
+ * (a thread pool: an I/O thread receives, a worker replies) is the replier's,
+ * from its receive or, if later, the end of the replier's previous window (what
+ * it served before) to its reply, less its taking of it (taken_at()).
+ */
+static int process_windows(struct rsp_analysis *an, uint32_t thread)
+{
+	const struct rsp_trace *t = an->t;
+	uint32_t pid = t->threads.v[thread].pid;
+	VEC(struct served) v = { 0 };
+	struct rsp_requests *rq = NULL;
+	uint8_t *selected = calloc(t->threads.n, 1), *serves = calloc(t->threads.n, 1);
+	int ret = -ENOMEM;
+	size_t i, j;
+
+	if (!selected || !serves)
+		goto out;
+	for (i = 0; i < t->threads.n; i++)
+		selected[i] = i == thread || (pid && t->threads.v[i].pid == pid);
+	if (rsp_requests_find(an->t, selected, &rq))
+		goto out;
+	for (i = 0; i < rsp_requests_n(rq); i++) {
+		struct rsp_request_info q;
+		struct rsp_conn_info c;
+		struct served s;
+
+		rsp_requests_get(rq, i, &q);
+		rsp_requests_conn(rq, q.conn, &c);
+		memset(&s, 0, sizeof(s));
+		s.thread = (uint32_t)q.thread;
+		s.order = i;
+		s.w = (struct req_window){ q.start_ns, q.end_ns, 0,
+					   (uint32_t)(q.from_socket != RSP_NO_INDEX ? q.from_socket :
+										      c.socket) };
+		if (q.flags & RSP_REQ_HANDED_OFF) {
+			s.thread = replier(t, selected, (uint32_t)c.socket, q.start_ns, q.end_ns);
+			s.handed = true;
+			if (s.thread == RSP_NONE)
+				continue;
+		}
+		if (!vec_push(&v, s))
+			goto out;
+	}
+	for (i = 0; i < v.n; i++)
+		serves[v.v[i].thread] = 1;
+	if (v.n > 1)
+		qsort(v.v, v.n, sizeof(*v.v), by_thread_end);
+	for (i = 0; i < v.n; i++) {
+		struct served *q = &v.v[i];
+
+		if (!q->handed)
+			continue;
+		if (i && v.v[i - 1].thread == q->thread && v.v[i - 1].w.e > q->w.s &&
+		    v.v[i - 1].w.e < q->w.e)
+			q->w.s = v.v[i - 1].w.e; /* it was busy: from its previous reply */
+		q->w.s = taken_at(t, q->thread, q->w.s, q->w.e, serves);
+	}
+	if (v.n > 1)
+		qsort(v.v, v.n, sizeof(*v.v), by_thread_order);
+	for (i = 0; i < v.n; i = j) {
+		for (j = i; j < v.n && v.v[j].thread == v.v[i].thread; j++)
+			;
+		keep_windows(an, v.v[i].thread, &v.v[i], j - i);
+	}
+	/* the process's threads without a request: none */
+	for (i = 0; i < t->threads.n; i++) {
+		uint32_t k;
+
+		if (selected[i] && !_rsp_u64map_get(&an->q_index, i, &k))
+			keep_windows(an, (uint32_t)i, NULL, 0);
+	}
+	ret = an->nomem ? -ENOMEM : 0;
+out:
+	rsp_requests_free(rq);
+	vec_free(&v);
+	free(selected);
+	free(serves);
+	return ret;
+}
+
+/* @thread's request windows (process_windows()), NULL without memory. */
+static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t thread)
+{
+	uint32_t k;
+
+	if (!_rsp_u64map_get(&an->q_index, thread, &k)) {
+		if (process_windows(an, thread)) {
+			an->nomem = true;
+			return NULL;
+		}
+		if (!_rsp_u64map_get(&an->q_index, thread, &k))
+			return NULL;
+	}
+	return &an->q_servers.v[k];
+}
+
+/*
+ * The server thread whose windows a call into @thread, made inside a call into
+ * server thread @q (an->q_thread), is checked against: @thread itself when it
+ * is another thread of @q's process that serves requests (a pool's worker
+ * holding a lock the one serving the target waits for), else @q.
+ */
+uint32_t analysis_queue_server(struct rsp_analysis *an, uint32_t q, uint32_t thread)
+{
+	const struct server_windows *sw;
+
+	if (q == RSP_NONE || thread == q || thread >= an->t->threads.n ||
+	    !an->t->threads.v[q].pid || an->t->threads.v[thread].pid != an->t->threads.v[q].pid)
+		return q;
+	sw = windows_of(an, thread);
+	return sw && sw->w.n ? thread : q;
 }
 
 /* The index of @sock's entry in an->queued, RSP_NONE without memory. */

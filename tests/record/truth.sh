@@ -65,11 +65,14 @@ done
 # two clients of truthserve at once (issue 20): the target's requests queue behind
 # the other client's; the server measures that queueing per connection (over UDP,
 # per peer: one socket serves both, its requests told apart by the socket each
-# datagram was sent from)
-for w in truthserve2 truthserve2-udp; do
-  opt=
-  [ $w = truthserve2 ] || opt=--udp
-  start_daemon truthserve "$T/$w.jsonl" $opt
+# datagram was sent from).  And of truthpool: there the target's request waits in
+# the queue while the worker that takes it serves the other's, and for store_lock
+# while the other's request holds it
+for w in truthserve2 truthserve2-udp truthpool2; do
+  opt= daemon=truthserve
+  [ $w != truthserve2-udp ] || opt=--udp
+  [ $w != truthpool2 ] || daemon=truthpool
+  start_daemon $daemon "$T/$w.jsonl" $opt
   RSP_TRUTH="$T/$w.jsonl" timeout 100 "$WL/truthclient" $opt "$T/port" 1500 >"$T/other.out" 2>&1 &
   other=$!
   sleep 0.1
@@ -78,7 +81,7 @@ for w in truthserve2 truthserve2-udp; do
     { kill $other $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
   wait $other || { cat "$T/other.out"; kill $server 2>/dev/null; fail "the other client failed"; }
   "$WL/truthclient" $opt --stop "$T/port" 1 >/dev/null 2>&1 || { kill $server 2>/dev/null; fail "stop"; }
-  wait $server || { cat "$T/serve.out"; fail "truthserve did not stop cleanly"; }
+  wait $server || { cat "$T/serve.out"; fail "$daemon did not stop cleanly"; }
   judge $w
 done
 exit $status

@@ -93,6 +93,16 @@
  *     store_lock, pool_store() with its fdatasync() and the reply),
  *     count, sum, mean, min, p50, p90, p99, max in ns, plus
  *     "connections" and "workers";
+ *   per client port, a line {"stats":"queued","peer_port":P,"requests":N,
+ *     "waited_ns":W,"queued_ns":Q} (as truthserve's): W sums, over that
+ *     connection's requests, (1) the time from the client's send (its
+ *     clock, in the request) to a worker's taking the request from the
+ *     queue and (2) the worker's wait for store_lock; Q the parts of them
+ *     behind other connections: of (1), while the worker that took it was
+ *     serving another connection's request (from its taking to its reply's
+ *     send() returned); of (2), while store_lock was held for another
+ *     connection's request (its acquisition to just before its release).
+ *     N: requests that got store_lock;
  *   role "server" comm truthpool (the main thread's tid), last: the
  *     process as a whole: functions pool_parse, pool_compute, pool_store
  *     summed over the workers; waits fsync, lock, queue, idle summed over
@@ -196,11 +206,30 @@ struct conn {
 	uint64_t recv_done_ns;	/* CLOCK_MONOTONIC when the request was complete */
 	uint64_t send_begin_ns;	/* ... before the reply's last send() began */
 	uint64_t queued_ns;	/* CLOCK_MONOTONIC when it was queued */
+	uint64_t sent_ns;	/* the client's CLOCK_MONOTONIC at its send */
+	uint64_t popped_ns;	/* CLOCK_MONOTONIC when a worker unlinked it */
+	unsigned port;		/* the client's port */
 	atomic_uint handoff;	/* a worker's release before it arms c */
 	struct conn *qnext;	/* the queue (queue_lock) */
 	struct conn *prev, *next; /* all connections (conns_lock) */
 	unsigned char in[MSG_SIZE];
 	unsigned char out[MSG_SIZE];
+};
+
+/*
+ * Queueing behind other connections (README.md, "truthpool"): a span of time
+ * a thread served a request of the client on @port (a worker: from taking the
+ * request to its reply sent) or held store_lock for it.
+ */
+#define QWIN 64
+#define QPORTS 64
+struct qwin {
+	uint64_t s, e;
+	unsigned port;
+};
+struct qport {
+	unsigned port;
+	uint64_t requests, waited_ns, queued_ns;
 };
 
 /* A thread's own measurements: written by it alone, read after the join. */
@@ -210,6 +239,11 @@ struct pool_thread {
 	struct truth tr;
 	struct daemon_times service; /* one per reply this thread completed */
 	struct daemon_times to_send; /* the same, to the start of the reply's last send() */
+	uint64_t replied_ns;	/* when its last complete reply's send() returned */
+	struct qwin served[QWIN]; /* the last QWIN requests it served */
+	size_t n_served;
+	struct qport qport[QPORTS]; /* per client port, the requests it took */
+	size_t n_qport;
 };
 
 static uint64_t accepted;	   /* connections accepted (tpool-io) */
@@ -225,6 +259,9 @@ static struct conn *queue_head, *queue_tail;
 static int queue_stop;		   /* the workers must stop */
 
 static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER;
+/* the last QWIN holds of store_lock (written and read under it) */
+static struct qwin holds[QWIN];
+static size_t n_holds;
 
 enum { FN_PARSE, FN_COMPUTE, FN_STORE };
 
@@ -308,6 +345,45 @@ static void conn_close(struct conn *c)
 	free(c);
 }
 
+/* The part of [@s, @e] inside those of the last QWIN spans @w of other ports than @port. */
+static uint64_t overlap_others(const struct qwin *w, size_t n, unsigned port, uint64_t s,
+			       uint64_t e)
+{
+	uint64_t q = 0;
+
+	for (size_t i = 0; i < n && i < QWIN; i++) {
+		uint64_t a = w[i].s > s ? w[i].s : s, b = w[i].e < e ? w[i].e : e;
+
+		if (w[i].port != port && b > a)
+			q += b - a;
+	}
+	return q;
+}
+
+static void qwin_add(struct qwin *w, size_t *n, uint64_t s, uint64_t e, unsigned port)
+{
+	w[*n % QWIN] = (struct qwin){ s, e, port };
+	(*n)++;
+}
+
+/* One request of @port waited @waited ns, @queued of them behind other connections. */
+static void qport_add(struct qport *t, size_t *n, unsigned port, uint64_t waited,
+		      uint64_t queued)
+{
+	size_t i;
+
+	for (i = 0; i < *n && t[i].port != port; i++)
+		;
+	if (i == *n) {
+		if (*n == QPORTS)
+			return;
+		t[(*n)++].port = port;
+	}
+	t[i].requests++;
+	t[i].waited_ns += waited;
+	t[i].queued_ns += queued;
+}
+
 static void sum_add(struct truth_sum *to, const struct truth_sum *s)
 {
 	to->ns += s->ns;
@@ -388,9 +464,10 @@ WL_STACK_FN int pool_reply(struct pool_thread *me, struct conn *c)
 		}
 		c->out_off += (size_t)n;
 	}
+	me->replied_ns = truth_mono();
 	if (c->stop_after)
 		return 1;
-	daemon_times_add(&me->service, truth_mono() - c->recv_done_ns);
+	daemon_times_add(&me->service, me->replied_ns - c->recv_done_ns);
 	daemon_times_add(&me->to_send, c->send_begin_ns - c->recv_done_ns);
 	conn_arm_read(c);
 	return 1;
@@ -399,8 +476,14 @@ WL_STACK_FN int pool_reply(struct pool_thread *me, struct conn *c)
 /* A request from the queue: the work, then the reply. */
 WL_STACK_FN void pool_request(struct pool_thread *me, struct conn *c)
 {
-	uint64_t reqno = get_u64(c->in), t0;
+	uint64_t reqno = get_u64(c->in), t0, t1, popped = c->popped_ns, sent = c->sent_ns;
+	uint64_t waited, queued;
+	unsigned port = c->port;
+	int r;
 
+	/* its wait until a worker took it, the part while this one served others */
+	waited = popped > sent ? popped - sent : 0;
+	queued = overlap_others(me->served, me->n_served, port, sent, popped);
 	c->out_off = 0;
 	c->out_len = MSG_SIZE;
 	memset(c->out, 0, MSG_SIZE);
@@ -413,13 +496,23 @@ WL_STACK_FN void pool_request(struct pool_thread *me, struct conn *c)
 
 	t0 = truth_mono();
 	lock(&store_lock);
-	truth_wait_end(&me->tr, TRUTH_LOCK, t0);
+	t1 = truth_mono();
+	truth_wait_add(&me->tr, TRUTH_LOCK, t1 - t0);
+	/* its wait for store_lock, the part while others' requests held it */
+	waited += t1 - t0;
+	queued += overlap_others(holds, n_holds, port, t0, t1);
 	pool_store(me, reqno);
+	qwin_add(holds, &n_holds, t1, truth_mono(), port);
 	unlock(&store_lock);
+	qport_add(me->qport, &me->n_qport, port, waited, queued);
 
 	c->out[18] = 'W';
-	if (pool_reply(me, c) < 0)
+	r = pool_reply(me, c);
+	if (r < 0)
 		conn_close(c);
+	/* what it served: from its taking to the reply's send() returned (or to
+	 * its hand-over to tpool-io, or to the client found gone) */
+	qwin_add(me->served, &me->n_served, popped, r > 0 ? me->replied_ns : truth_mono(), port);
 	WL_NO_TAILCALL();
 }
 
@@ -451,7 +544,8 @@ WL_STACK_FN struct conn *pool_take(struct pool_thread *me)
 	if (!queue_head)
 		queue_tail = NULL;
 	c->qnext = NULL;
-	truth_wait_end(&me->tr, TRUTH_QUEUE, c->queued_ns);
+	c->popped_ns = truth_mono();
+	truth_wait_add(&me->tr, TRUTH_QUEUE, c->popped_ns - c->queued_ns);
 	unlock(&queue_lock);
 	return c;
 }
@@ -532,6 +626,7 @@ WL_STACK_FN int pool_readable(struct conn *c)
 		return 0;
 	}
 	c->recv_done_ns = truth_mono();
+	c->sent_ns = get_u64(c->in + 8);
 	c->in_len = 0;
 	if (get_u64(c->in) == STOP_REQUEST) {
 		/* answered here, no work; pool_io_loop() stops once it is sent */
@@ -556,6 +651,13 @@ WL_STACK_FN void pool_accept(void)
 		if (!c)
 			wl_fail("out of memory (connection)");
 		c->fd = fd;
+		{
+			struct sockaddr_in peer;
+			socklen_t len = sizeof(peer);
+
+			if (getpeername(fd, (struct sockaddr *)&peer, &len) == 0)
+				c->port = ntohs(peer.sin_port);
+		}
 		lock(&conns_lock);
 		c->next = conns;
 		if (conns)
@@ -655,7 +757,46 @@ static void join_thread(struct pool_thread *t)
 	}
 }
 
-/* The stats line (README.md, "Stats lines"), then the server's line. */
+/* Per client port, the workers' sums: a "queued" line each (README.md, "truthpool"). */
+static void queue_lines(void)
+{
+	struct qport all[QPORTS];
+	char line[TRUTH_LINE_MAX], comm[17];
+	size_t n = 0;
+
+	if (truth_fd < 0)
+		return;
+	for (int w = 0; w < nworkers; w++)
+		for (size_t i = 0; i < workers[w].n_qport; i++) {
+			const struct qport *p = &workers[w].qport[i];
+			size_t j;
+
+			for (j = 0; j < n && all[j].port != p->port; j++)
+				;
+			if (j == n) {
+				if (n == QPORTS)
+					continue;
+				all[n++] = (struct qport){ .port = p->port };
+			}
+			all[j].requests += p->requests;
+			all[j].waited_ns += p->waited_ns;
+			all[j].queued_ns += p->queued_ns;
+		}
+	truth_comm(comm);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 0;
+
+		truth_put(line, sizeof(line), &len,
+			  "{\"prog\":\"%s\",\"role\":\"server\",\"comm\":\"%s\",\"pid\":%ld,"
+			  "\"stats\":\"queued\",\"peer_port\":%u,\"requests\":%" PRIu64
+			  ",\"waited_ns\":%" PRIu64 ",\"queued_ns\":%" PRIu64 "}\n",
+			  WL_NAME, comm, (long)getpid(), all[i].port, all[i].requests,
+			  all[i].waited_ns, all[i].queued_ns);
+		truth_write_line(line, len, sizeof(line));
+	}
+}
+
+/* The stats line (README.md, "Stats lines"), then the queued lines and the server's line. */
 static void write_server_lines(struct truth *srv)
 {
 	struct daemon_times all = { 0 }, to_send = { 0 };
@@ -686,6 +827,7 @@ static void write_server_lines(struct truth *srv)
 		 nworkers);
 	truth_stats("server", "to_send", "to_send_ns", to_send.v, to_send.n, extra);
 	truth_stats("server", "service", "service_ns", all.v, all.n, extra);
+	queue_lines();
 	truth_finish_cpu(srv, truth_clock(CLOCK_PROCESS_CPUTIME_ID,
 					  "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)"));
 	free(all.v);
