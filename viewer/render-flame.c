@@ -149,25 +149,12 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 				rsp_trace_link(t, ni.link, &li);
 				n->wake = li.time_ns;
 			}
-		} else if (ni.kind == RSP_NODE_RUN && have_slice && si.n_samples) {
-			float share = 1.0f / (float)clamp16(si.n_samples);
-
-			n->samples = samples->len;
-			n->n_samples = clamp16(si.n_samples);
-			for (size_t k = 0; k < n->n_samples; k++) {
-				struct rsp_sample_info sm;
-				struct _rsp_fstack fs;
-
-				rsp_thread_sample(t, n->thread, si.first_sample + k, &sm);
-				fs = _rsp_frames_get(&d->fc, sm.stack, d->threads[n->thread].pid,
-						     sm.time_ns);
-				g_array_append_val(samples, fs);
-				g_array_append_val(shares, share);
-			}
 		} else if (ni.kind == RSP_NODE_RUN && n->thread != RSP_NONE32 &&
 			   (ni.flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED))) {
-			/* no sample: what it is estimated (or inferred) to have run; every
-			 * part, so that the parts' widths fill the run */
+			/* no sample: what it is estimated (or inferred) to have run, every
+			 * part, so that the parts' widths fill the run; none (a site without
+			 * frames): its label.  Never its slice's samples: the node may be
+			 * the part of a sampled run that has none */
 			struct rsp_run_part few[32], *part = few;
 			size_t np = rsp_analysis_run_parts(a, i, few, G_N_ELEMENTS(few));
 
@@ -187,6 +174,21 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 			}
 			if (part != few)
 				g_free(part);
+		} else if (ni.kind == RSP_NODE_RUN && have_slice && si.n_samples) {
+			float share = 1.0f / (float)clamp16(si.n_samples);
+
+			n->samples = samples->len;
+			n->n_samples = clamp16(si.n_samples);
+			for (size_t k = 0; k < n->n_samples; k++) {
+				struct rsp_sample_info sm;
+				struct _rsp_fstack fs;
+
+				rsp_thread_sample(t, n->thread, si.first_sample + k, &sm);
+				fs = _rsp_frames_get(&d->fc, sm.stack, d->threads[n->thread].pid,
+						     sm.time_ns);
+				g_array_append_val(samples, fs);
+				g_array_append_val(shares, share);
+			}
 		}
 		/* the layer's height: its process name, then its frames */
 		for (int m = 0; m < 2; m++) {
