@@ -595,6 +595,18 @@ static void cons_title(const void *data, const void *state, const struct rsp_sce
 	}
 	if (c->v[0].total)
 		g_string_append_printf(out, ", %.1f%% of all", 100.0 * n->total / c->v[0].total);
+	if (n->est || n->inf) {
+		/* as rsp report splits a contributor: what was not measured */
+		g_string_append(out, "\nof the running, without samples: ");
+		_rsp_append_dur(out, n->est);
+		g_string_append(out, " estimated (tinted), ");
+		_rsp_append_dur(out, n->inf);
+		g_string_append(out, " inferred (hatched)");
+		if (n->self_est || n->self_inf) {
+			g_string_append(out, "; ending here ");
+			_rsp_append_dur(out, n->self_est + n->self_inf);
+		}
+	}
 	g_string_append_printf(out, "\n%u layer%s end here", n->count, n->count == 1 ? "" : "s");
 	g_string_append(out, "\nstack: ");
 	{

@@ -45,10 +45,12 @@ static const struct {
 	{ RSP_CLS_RUN, false, "running, with samples: its functions measured" },
 	{ RSP_CLS_RUN_ESTIMATED, false,
 	  "running without a sample: its code estimated from the samples of the process's runs "
-	  "at the same place in the code" },
+	  "at the same place in the code (rsp report's ns_estimated); in a frame it shares with "
+	  "sleeps or measured runs, its part of the frame is tinted" },
 	{ RSP_CLS_RUN_INFERRED, true,
 	  "running without a sample, nor any at its place in the code: where it ran, inferred "
-	  "from the stacks it resumed from and stopped in" },
+	  "from the stacks it resumed from and stopped in (rsp report's ns_inferred); in a frame "
+	  "it shares with sleeps or measured runs, its part of the frame is hatched" },
 	{ RSP_CLS_SLEEP, false, "asleep: the frames it waited in" },
 	{ RSP_CLS_BOTH, false, "frames of runs and of sleeps" },
 	{ RSP_CLS_IO, false, "blocking disk I/O, in service" },
