@@ -14,6 +14,12 @@
  * its innermost frame.  Done as a path update: +d at the innermost box, -d
  * at the box it sits on, then subtree sums; a chain of frames is looked up
  * once per (box below, stack), so the cost is per layer, not per frame.
+ *
+ * Runs without samples: their time is counted apart, estimated and
+ * inferred; a frame only they went through is light red (hatched when all
+ * of it was inferred), and in any other frame the time of those that end
+ * there is drawn over its right end, light red then hatched, so each
+ * contributor's estimated and inferred time is as wide as rsp report says.
  */
 #include "render-private.h"
 

@@ -5,7 +5,10 @@
  * (a node of the analysis) is drawn as its stack: the process name in grey,
  * then its frames outermost first; a child layer sits on its parent's
  * innermost frame.  Run frames red (a run with several samples divides its
- * width among them), sleep frames blue, frames where both merged purple;
+ * width among them; a run without samples, among the functions its estimate
+ * names, light red, or its inferred site's frames, hatched), sleep frames
+ * blue, frames where both merged purple (what a run without samples had in
+ * such a frame drawn over it, light red or hatched, as wide as it ran);
  * leaves (disk, network, timeouts, ...) one box of their colour.  Each
  * control path is a band.
  *
