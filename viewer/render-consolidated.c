@@ -563,7 +563,11 @@ static void cons_content(const void *data, const void *state, double lx0, double
 static void cons_chrome(const void *data, const void *state, const struct rsp_view *v,
 			struct rsp_scene *out)
 {
+	const struct rsp_cons_state *st = state;
+
 	rsp_ruler_layout(out, v->x0, v->x1, 0, 0, v->width);
+	if (st && st->legend)
+		_rsp_legend_chrome(out, v);
 }
 
 static void cons_extent(const void *data, const void *state, double *x0, double *x1)

@@ -492,9 +492,11 @@ static uint32_t emit(struct flay *F, unsigned level, double x0, double x1, const
 		GArray *g = a->guesses;
 
 		flush(F, level);
-		*a = (struct acc){x0,   x1,    label, parent, ++F->serial,
-				  node, 1,     n->s,  n->e,   (uint16_t)(frame > 65535 ? 65535 : frame),
-				  cls,  kinds, flags, true,   g};
+		*a = (struct acc){.x0 = x0, .x1 = x1, .label = label, .parent = parent,
+				  .serial = ++F->serial, .node = node, .count = 1, .t0 = n->s,
+				  .t1 = n->e, .frame = (uint16_t)(frame > 65535 ? 65535 : frame),
+				  .cls = cls, .kinds = kinds, .flags = flags, .open = true,
+				  .guesses = g};
 	}
 	if (guessed) {
 		/* where this run's frame is, told apart from what it merges with; touching
@@ -805,8 +807,11 @@ static void flame_chrome(const void *data, const void *state, const struct rsp_v
 			 struct rsp_scene *out)
 {
 	const struct rsp_flame_data *d = data;
+	const struct rsp_flame_state *st = state;
 
 	rsp_ruler_layout(out, v->x0, v->x1, (double)d->origin, 0, v->width);
+	if (st && st->legend)
+		_rsp_legend_chrome(out, v);
 }
 
 static void flame_extent(const void *data, const void *state, double *x0, double *x1)

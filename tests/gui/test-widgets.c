@@ -757,11 +757,14 @@ static void check_request_view(RspFlamePage *fp, RspRequestsPanel *q, guint row,
 		for (size_t i = 0; i < rsp_scene_n_items(l->content); i++) {
 			const struct rsp_scene_item *it = rsp_scene_item(l->content, i);
 
-			if (it->cls != RSP_CLS_RUN_INFERRED || RSP_HIT_KIND(it->id) != RSP_HIT_FRAME)
+			double cx = it->x + dx + it->w / 2, cy = it->y + dy + it->h / 2 + 0.5;
+
+			if (it->cls != RSP_CLS_RUN_INFERRED ||
+			    RSP_HIT_KIND(it->id) != RSP_HIT_FRAME)
 				continue;
 			g_assert_cmpint(it->prim, ==, RSP_PRIM_HATCH);
 			if (it->y + dy >= RSP_RULER_H && it->y + it->h + dy <= v->height &&
-			    rsp_canvas_hit(c, it->x + dx + it->w / 2, it->y + dy + it->h / 2 + 0.5) == it)
+			    rsp_canvas_hit(c, cx, cy) == it)
 				hatched++;
 		}
 		g_assert_cmpuint(hatched, >, 0);
