@@ -432,7 +432,8 @@ static void guess_strips(struct clay *C, const struct cnode *n, uint32_t i,
 	const struct rsp_scene_item box = *box_;
 	enum rsp_cls cls = box.cls;
 	uint64_t hi = n->x + n->total;
-	uint8_t flags = box.flags & RSP_ITEM_DIM; /* outlined once, as the box */
+	/* highlighted or faded as the box */
+	uint8_t flags = box.flags & (RSP_ITEM_DIM | RSP_ITEM_MARKED);
 	const struct {
 		uint64_t ns;
 		enum rsp_cls cls;

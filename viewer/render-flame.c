@@ -400,7 +400,8 @@ static void flush_guesses(struct flay *F, struct acc *a, const struct rsp_scene_
 	/* a copy: adding items may move the box */
 	const struct rsp_scene_item box = *box_;
 	double y = box.y, h = box.h;
-	uint8_t cls = box.cls, flags = box.flags & RSP_ITEM_DIM; /* outlined once, as the box */
+	/* highlighted or faded as the box (only layers highlighted alike merge) */
+	uint8_t cls = box.cls, flags = box.flags & (RSP_ITEM_DIM | RSP_ITEM_MARKED);
 	uint16_t frame = a->frame;
 
 	for (guint k = 0; k < a->guesses->len; k++) {
