@@ -14,6 +14,12 @@
  * its innermost frame.  Done as a path update: +d at the innermost box, -d
  * at the box it sits on, then subtree sums; a chain of frames is looked up
  * once per (box below, stack), so the cost is per layer, not per frame.
+ *
+ * Runs without samples: their time is counted apart, estimated and
+ * inferred; a frame only they went through is light red (hatched when all
+ * of it was inferred), and in any other frame the time of those that end
+ * there is drawn over its right end, light red then hatched, so each
+ * contributor's estimated and inferred time is as wide as rsp report says.
  */
 #include "render-private.h"
 
@@ -29,7 +35,9 @@ struct cnode {
 	const char *label;
 	uint32_t parent, kids, n_kids, count;
 	uint64_t total, run, sleep, need, x;
-	uint64_t est; /* of run, in runs without samples (estimated or inferred) */
+	/* of run, in runs without samples: estimated, inferred; those of them that end
+	 * in this box (their innermost frame) */
+	uint64_t est, inf, self_est, self_inf;
 	uint16_t depth, catmask;
 	uint8_t cls;
 };
@@ -42,7 +50,7 @@ struct rsp_cons_tree {
 	/* building */
 	uint32_t *ht;
 	size_t ht_cap;
-	int64_t *d_total, *d_run, *d_sleep, *d_est;
+	int64_t *d_total, *d_run, *d_sleep, *d_est, *d_inf;
 	GHashTable *chains; /* (below, frames offset, count) -> innermost box */
 };
 
@@ -93,6 +101,7 @@ static uint32_t child(struct rsp_cons_tree *c, uint32_t parent, const char *labe
 		c->d_run = g_renew(int64_t, c->d_run, c->cap);
 		c->d_sleep = g_renew(int64_t, c->d_sleep, c->cap);
 		c->d_est = g_renew(int64_t, c->d_est, c->cap);
+		c->d_inf = g_renew(int64_t, c->d_inf, c->cap);
 	}
 	n = &c->v[c->n];
 	memset(n, 0, sizeof(*n));
@@ -102,7 +111,7 @@ static uint32_t child(struct rsp_cons_tree *c, uint32_t parent, const char *labe
 	n->depth = (uint16_t)(c->v[parent].depth + 1);
 	if (n->depth > c->max_depth)
 		c->max_depth = n->depth;
-	c->d_total[c->n] = c->d_run[c->n] = c->d_sleep[c->n] = c->d_est[c->n] = 0;
+	c->d_total[c->n] = c->d_run[c->n] = c->d_sleep[c->n] = c->d_est[c->n] = c->d_inf[c->n] = 0;
 	c->ht[h] = (uint32_t)c->n;
 	return (uint32_t)c->n++;
 }
@@ -139,7 +148,7 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
 	return !memcmp(a, b, 2 * sizeof(uint64_t));
 }
 
-/* A layer of @dur from box @below to @top; @kinds: 1 run, 2 sleep. */
+/* A layer of @dur from box @below to @top; @kinds: 1 run, 2 sleep, 4 estimated, 8 inferred. */
 static void add_layer(struct rsp_cons_tree *c, uint32_t below, uint32_t top, uint64_t dur,
 		      int kinds, int cat)
 {
@@ -153,14 +162,26 @@ static void add_layer(struct rsp_cons_tree *c, uint32_t below, uint32_t top, uin
 		c->d_sleep[top] += (int64_t)dur;
 		c->d_sleep[below] -= (int64_t)dur;
 	}
-	if (kinds & 4) { /* run time estimated or inferred (no sample in the run) */
+	if (kinds & 4) { /* run time estimated (no sample in the run) */
 		c->d_est[top] += (int64_t)dur;
 		c->d_est[below] -= (int64_t)dur;
+		c->v[top].self_est += dur;
+	}
+	if (kinds & 8) { /* run time inferred (no sample at its place in the code) */
+		c->d_inf[top] += (int64_t)dur;
+		c->d_inf[below] -= (int64_t)dur;
+		c->v[top].self_inf += dur;
 	}
 	c->v[top].count++;
 	if (cat >= 0 && cat < 16 && !(c->v[top].catmask & (1u << cat)))
 		for (uint32_t x = top; x != below && x; x = c->v[x].parent)
 			c->v[x].catmask |= (uint16_t)(1u << cat);
+}
+
+/* A run without samples: 4 its code estimated, 8 inferred; else 0. */
+static int guessed(const struct _rsp_fnode *n)
+{
+	return n->flags & RSP_NODE_ESTIMATED ? 4 : n->flags & RSP_NODE_INFERRED ? 8 : 0;
 }
 
 static const struct rsp_cons_tree *sort_tree;
@@ -189,12 +210,13 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 	c->d_run = g_new(int64_t, c->cap);
 	c->d_sleep = g_new(int64_t, c->cap);
 	c->d_est = g_new(int64_t, c->cap);
+	c->d_inf = g_new(int64_t, c->cap);
 	c->chains = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
 	memset(&c->v[0], 0, sizeof(c->v[0]));
 	c->v[0].label = "all";
 	c->v[0].parent = RSP_NONE32;
 	c->v[0].cls = RSP_CLS_PATH;
-	c->d_total[0] = c->d_run[0] = c->d_sleep[0] = c->d_est[0] = 0;
+	c->d_total[0] = c->d_run[0] = c->d_sleep[0] = c->d_est[0] = c->d_inf[0] = 0;
 	c->n = 1;
 	ht_grow(c);
 
@@ -227,12 +249,12 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 			bool guess = n->flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED);
 			uint32_t r = child(c, pc, guess ? n->label : d->running, FRAME);
 
-			add_layer(c, below, r, dur, guess ? 1 | 4 : 1, cat);
+			add_layer(c, below, r, dur, 1 | guessed(n), cat);
 			top[i] = pc;
 		} else if (n->kind == RSP_NODE_RUN) {
 			/* the run's time divided among its samples (by their shares: an
 			 * estimated run's parts are unequal) */
-			int kinds = n->flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED) ? 1 | 4 : 1;
+			int kinds = 1 | guessed(n);
 			uint64_t given = 0;
 
 			for (unsigned k = 0; k < n->n_samples; k++) {
@@ -264,12 +286,14 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 		c->d_run[p] += c->d_run[i];
 		c->d_sleep[p] += c->d_sleep[i];
 		c->d_est[p] += c->d_est[i];
+		c->d_inf[p] += c->d_inf[i];
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		c->v[i].total = c->d_total[i] > 0 ? (uint64_t)c->d_total[i] : 0;
 		c->v[i].run = c->d_run[i] > 0 ? (uint64_t)c->d_run[i] : 0;
 		c->v[i].sleep = c->d_sleep[i] > 0 ? (uint64_t)c->d_sleep[i] : 0;
 		c->v[i].est = c->d_est[i] > 0 ? (uint64_t)c->d_est[i] : 0;
+		c->v[i].inf = c->d_inf[i] > 0 ? (uint64_t)c->d_inf[i] : 0;
 	}
 	/* the root: its children's sum */
 	c->v[0].total = 0;
@@ -323,7 +347,8 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 	g_free(c->d_run);
 	g_free(c->d_sleep);
 	g_free(c->d_est);
-	c->d_total = c->d_run = c->d_sleep = c->d_est = NULL;
+	g_free(c->d_inf);
+	c->d_total = c->d_run = c->d_sleep = c->d_est = c->d_inf = NULL;
 	g_hash_table_destroy(c->chains);
 	c->chains = NULL;
 	return c;
@@ -343,13 +368,20 @@ size_t rsp_cons_n_nodes(const struct rsp_cons_tree *c)
 	return c->n;
 }
 
+/*
+ * A frame's colour: red, blue or purple by the time through it; a frame only
+ * runs without samples went through, tinted (estimated) or hatched (all of it
+ * inferred).  What such runs had in a frame of another colour is drawn over
+ * it where they end (guess_strips()).
+ */
 static enum rsp_cls box_cls(const struct cnode *n)
 {
 	if (n->cls == FRAME)
-		return n->run && n->sleep ? RSP_CLS_BOTH
-		       : n->run && n->est * 2 > n->run ? RSP_CLS_RUN_ESTIMATED
-		       : n->run			   ? RSP_CLS_RUN
-						   : RSP_CLS_SLEEP;
+		return n->run && n->sleep		  ? RSP_CLS_BOTH
+		       : n->run && n->inf >= n->run	  ? RSP_CLS_RUN_INFERRED
+		       : n->run && n->est + n->inf >= n->run ? RSP_CLS_RUN_ESTIMATED
+		       : n->run				  ? RSP_CLS_RUN
+							  : RSP_CLS_SLEEP;
 	return n->cls;
 }
 
@@ -385,6 +417,58 @@ struct clay {
 	int last_col[1024];
 };
 
+/*
+ * What runs without samples had in box @n where they end (not in a child):
+ * at its right end, after its children and the rest of its own time,
+ * estimated then inferred, tinted and hatched over the box's colour.  As
+ * wide as that time even where the children's room reaches over it
+ * (children that overflow their sleeps): a part of the box's width, under
+ * whatever is drawn above.
+ */
+static void guess_strips(struct clay *C, const struct cnode *n, uint32_t i,
+			 const struct rsp_scene_item *box_)
+{
+	/* a copy: adding items may move the box */
+	const struct rsp_scene_item box = *box_;
+	enum rsp_cls cls = box.cls;
+	uint64_t hi = n->x + n->total;
+	/* highlighted or faded as the box */
+	uint8_t flags = box.flags & (RSP_ITEM_DIM | RSP_ITEM_MARKED);
+	const struct {
+		uint64_t ns;
+		enum rsp_cls cls;
+	} part[2] = {{n->self_est, RSP_CLS_RUN_ESTIMATED}, {n->self_inf, RSP_CLS_RUN_INFERRED}};
+	uint64_t end = hi - (n->self_inf < hi ? n->self_inf : hi);
+
+	for (int k = 0; k < 2; k++) {
+		/* estimated: [hi - inf - est, hi - inf), inferred: [hi - inf, hi) */
+		uint64_t t1 = k ? hi : end, t0 = t1 - (part[k].ns < t1 ? part[k].ns : t1);
+		double a, b, X0, X1;
+		struct rsp_scene_item *it;
+
+		if (!part[k].ns || t1 <= t0 || part[k].cls == cls)
+			continue;
+		a = fmax((t0 - C->lx0) * C->scale, (C->xa - C->lx0) * C->scale);
+		b = fmin((t1 - C->lx0) * C->scale, (C->xb - C->lx0) * C->scale);
+		if (b - a < 0.25)
+			continue;
+		X0 = floor(a);
+		X1 = fmin(fmax(X0 + 1, floor(b + 0.5)), box.x + box.w);
+		if (X1 <= X0)
+			continue;
+		it = rsp_scene_add(C->out, RSP_PRIM_RECT, part[k].cls, X0, box.y, X1 - X0, box.h);
+		/* the box's gap on top, and on its right where it ends there */
+		it->flags |= X1 >= box.x + box.w ? RSP_ITEM_GAP : RSP_ITEM_GAP_TOP;
+		it->prim = part[k].cls == RSP_CLS_RUN_INFERRED ? RSP_PRIM_HATCH : RSP_PRIM_RECT;
+		it->flags |= flags;
+		it->label = box.label; /* for titles and tests; not drawn (label_len 0) */
+		it->id = RSP_HIT_ID(RSP_HIT_CONS, i);
+		it->t0 = t0;
+		it->t1 = t1;
+		it->aux = n->count;
+	}
+}
+
 static void cvisit(struct clay *C, uint32_t i)
 {
 	const struct cnode *n = &C->c->v[i];
@@ -411,7 +495,9 @@ static void cvisit(struct clay *C, uint32_t i)
 		double X0 = floor(a), X1 = fmax(X0 + 1, floor(b + 0.5));
 
 		it = rsp_scene_add_box(C->out, box_cls(n), X0, y, X1 - X0, RSP_FRAME_H, n->label);
-		it->prim = n->cls == RSP_CLS_UNKNOWN ? RSP_PRIM_HATCH : RSP_PRIM_RECT;
+		it->prim = it->cls == RSP_CLS_UNKNOWN || it->cls == RSP_CLS_RUN_INFERRED
+				   ? RSP_PRIM_HATCH
+				   : RSP_PRIM_RECT;
 		it->flags |= RSP_ITEM_GAP;
 		it->id = RSP_HIT_ID(RSP_HIT_CONS, i);
 		it->t0 = n->x;
@@ -425,6 +511,8 @@ static void cvisit(struct clay *C, uint32_t i)
 
 			it->flags |= hit ? RSP_ITEM_MARKED : RSP_ITEM_DIM;
 		}
+		if (n->self_est || n->self_inf)
+			guess_strips(C, n, i, it);
 	}
 	for (uint32_t k = 0; k < n->n_kids; k++)
 		cvisit(C, C->c->kids[n->kids + k]);
@@ -476,7 +564,11 @@ static void cons_content(const void *data, const void *state, double lx0, double
 static void cons_chrome(const void *data, const void *state, const struct rsp_view *v,
 			struct rsp_scene *out)
 {
+	const struct rsp_cons_state *st = state;
+
 	rsp_ruler_layout(out, v->x0, v->x1, 0, 0, v->width);
+	if (st && st->legend)
+		_rsp_legend_chrome(out, v);
 }
 
 static void cons_extent(const void *data, const void *state, double *x0, double *x1)
@@ -514,6 +606,18 @@ static void cons_title(const void *data, const void *state, const struct rsp_sce
 	}
 	if (c->v[0].total)
 		g_string_append_printf(out, ", %.1f%% of all", 100.0 * n->total / c->v[0].total);
+	if (n->est || n->inf) {
+		/* as rsp report splits a contributor: what was not measured */
+		g_string_append(out, "\nof the running, without samples: ");
+		_rsp_append_dur(out, n->est);
+		g_string_append(out, " estimated (tinted), ");
+		_rsp_append_dur(out, n->inf);
+		g_string_append(out, " inferred (hatched)");
+		if (n->self_est || n->self_inf) {
+			g_string_append(out, "; ending here ");
+			_rsp_append_dur(out, n->self_est + n->self_inf);
+		}
+	}
 	g_string_append_printf(out, "\n%u layer%s end here", n->count, n->count == 1 ? "" : "s");
 	g_string_append(out, "\nstack: ");
 	{

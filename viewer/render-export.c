@@ -9,6 +9,7 @@
 
 #include <cairo-pdf.h>
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <string.h>
 #include <strings.h>
@@ -41,6 +42,7 @@ static int prepare(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view_ki
 
 	memset(e, 0, sizeof(*e));
 	e->fs.category = e->cs.category = -1;
+	e->fs.legend = e->cs.legend = true;
 	switch (view) {
 	case RSP_VIEW_RUNNING:
 		ret = rsp_running_data_new(t, a, &e->running, err, errlen);
@@ -117,12 +119,14 @@ int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view
 		v.x1 = (double)opts->t1;
 	}
 	v.width = opts && opts->width > 0 ? opts->width : DEFAULT_WIDTH;
+	if (v.width > MAX_HEIGHT)
+		v.width = MAX_HEIGHT;
 	ch = e.ops->content_height(e.data, e.state);
+	if (view != RSP_VIEW_RUNNING) /* the flame views: their legend under them */
+		ch += ceil(rsp_legend_layout(NULL, v.width, 0));
 	v.height = opts && opts->height > 0 ? opts->height : RSP_RULER_H + (int)ch + 1;
 	if (v.height > MAX_HEIGHT)
 		v.height = MAX_HEIGHT;
-	if (v.width > MAX_HEIGHT)
-		v.width = MAX_HEIGHT;
 	rsp_layout_init(&l);
 	rsp_layout_update(&l, e.ops, e.data, e.state, &v, true);
 	if (!strcasecmp(ext, ".svg")) {

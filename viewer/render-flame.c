@@ -5,7 +5,10 @@
  * (a node of the analysis) is drawn as its stack: the process name in grey,
  * then its frames outermost first; a child layer sits on its parent's
  * innermost frame.  Run frames red (a run with several samples divides its
- * width among them), sleep frames blue, frames where both merged purple;
+ * width among them; a run without samples, among the functions its estimate
+ * names, light red, or its inferred site's frames, hatched), sleep frames
+ * blue, frames where both merged purple (what a run without samples had in
+ * such a frame drawn over it, light red or hatched, as wide as it ran);
  * leaves (disk, network, timeouts, ...) one box of their colour.  Each
  * control path is a band.
  *
@@ -149,6 +152,31 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 				rsp_trace_link(t, ni.link, &li);
 				n->wake = li.time_ns;
 			}
+		} else if (ni.kind == RSP_NODE_RUN && n->thread != RSP_NONE32 &&
+			   (ni.flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED))) {
+			/* no sample: what it is estimated (or inferred) to have run, every
+			 * part, so that the parts' widths fill the run; none (a site without
+			 * frames): its label.  Never its slice's samples: the node may be
+			 * the part of a sampled run that has none */
+			struct rsp_run_part few[32], *part = few;
+			size_t np = rsp_analysis_run_parts(a, i, few, G_N_ELEMENTS(few));
+
+			if (np > G_N_ELEMENTS(few)) {
+				part = g_new(struct rsp_run_part, np);
+				np = rsp_analysis_run_parts(a, i, part, np);
+			}
+			n->samples = samples->len;
+			n->n_samples = clamp16(np);
+			for (size_t k = 0; k < n->n_samples; k++) {
+				struct _rsp_fstack fs = _rsp_frames_get(
+				    &d->fc, part[k].stack, d->threads[n->thread].pid, part[k].time);
+				float sh = (float)part[k].share;
+
+				g_array_append_val(samples, fs);
+				g_array_append_val(shares, sh);
+			}
+			if (part != few)
+				g_free(part);
 		} else if (ni.kind == RSP_NODE_RUN && have_slice && si.n_samples) {
 			float share = 1.0f / (float)clamp16(si.n_samples);
 
@@ -163,22 +191,6 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 						     sm.time_ns);
 				g_array_append_val(samples, fs);
 				g_array_append_val(shares, share);
-			}
-		} else if (ni.kind == RSP_NODE_RUN && n->thread != RSP_NONE32 &&
-			   (ni.flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED))) {
-			/* no sample: what it is estimated (or inferred) to have run */
-			struct rsp_run_part part[32];
-			size_t np = rsp_analysis_run_parts(a, i, part, G_N_ELEMENTS(part));
-
-			n->samples = samples->len;
-			n->n_samples = clamp16(np < G_N_ELEMENTS(part) ? np : G_N_ELEMENTS(part));
-			for (size_t k = 0; k < n->n_samples; k++) {
-				struct _rsp_fstack fs = _rsp_frames_get(
-				    &d->fc, part[k].stack, d->threads[n->thread].pid, part[k].time);
-				float sh = (float)part[k].share;
-
-				g_array_append_val(samples, fs);
-				g_array_append_val(shares, sh);
 			}
 		}
 		/* the layer's height: its process name, then its frames */
@@ -324,6 +336,18 @@ const char *rsp_flame_frame(const struct rsp_flame_data *d, size_t i, long sampl
 
 /* ---- layout ------------------------------------------------------------------------------ */
 
+/*
+ * A part of a box that runs without samples drew: where a run's frames
+ * merged with others (a sleep's, a measured run's), the box keeps its colour
+ * and these parts are drawn over it, tinted (estimated) or hatched (inferred).
+ */
+struct guess {
+	double x0, x1;
+	uint64_t t0, t1;
+	uint32_t node;
+	uint8_t kind; /* K_EST or K_INF */
+};
+
 struct acc {
 	double x0, x1;
 	const char *label;
@@ -332,6 +356,7 @@ struct acc {
 	uint16_t frame;
 	uint8_t cls, kinds, flags;
 	bool open;
+	GArray *guesses; /* of struct guess, in x order */
 };
 
 struct flay {
@@ -362,6 +387,47 @@ static double level_y(const struct flay *F, unsigned level)
 #define K_SLEEP 2
 #define K_EST   4 /* a run without samples: estimated */
 #define K_INF   8 /* ... inferred */
+
+static enum rsp_cls guess_cls(uint8_t kind)
+{
+	return kind == K_EST ? RSP_CLS_RUN_ESTIMATED : RSP_CLS_RUN_INFERRED;
+}
+
+/* The parts of box @box_ (its pixels X0..X1) that runs without samples drew, over it. */
+static void flush_guesses(struct flay *F, struct acc *a, const struct rsp_scene_item *box_,
+			  double X0, double X1)
+{
+	/* a copy: adding items may move the box */
+	const struct rsp_scene_item box = *box_;
+	double y = box.y, h = box.h;
+	/* highlighted or faded as the box (only layers highlighted alike merge) */
+	uint8_t cls = box.cls, flags = box.flags & (RSP_ITEM_DIM | RSP_ITEM_MARKED);
+	uint16_t frame = a->frame;
+
+	for (guint k = 0; k < a->guesses->len; k++) {
+		const struct guess *g = &g_array_index(a->guesses, struct guess, k);
+		struct rsp_scene_item *it;
+		double x0 = fmax(floor(g->x0), X0), x1 = fmin(floor(g->x1 + 0.5), X1);
+
+		if (guess_cls(g->kind) == cls)
+			continue; /* the box is drawn so already */
+		if (x1 < x0 + 1)
+			x1 = fmin(x0 + 1, X1);
+		if (x1 <= x0)
+			continue;
+		it = rsp_scene_add(F->out, RSP_PRIM_RECT, guess_cls(g->kind), x0, y, x1 - x0, h);
+		/* the box's gap on top, and on its right where it ends there */
+		it->flags |= x1 >= X1 ? RSP_ITEM_GAP : RSP_ITEM_GAP_TOP;
+		it->prim = g->kind == K_INF ? RSP_PRIM_HATCH : RSP_PRIM_RECT;
+		it->flags |= flags;
+		it->label = box.label; /* for titles and tests; not drawn (label_len 0) */
+		it->id = RSP_HIT_ID(RSP_HIT_FRAME, (uint64_t)frame << 40 | g->node);
+		it->aux = 1;
+		it->t0 = g->t0;
+		it->t1 = g->t1;
+	}
+	g_array_set_size(a->guesses, 0);
+}
 
 static void flush(struct flay *F, unsigned level)
 {
@@ -395,6 +461,8 @@ static void flush(struct flay *F, unsigned level)
 	it->aux = a->count;
 	it->t0 = a->t0;
 	it->t1 = a->t1;
+	if (a->guesses->len)
+		flush_guesses(F, a, it, x0, x1);
 }
 
 static bool frame_cls(uint8_t c)
@@ -407,6 +475,7 @@ static uint32_t emit(struct flay *F, unsigned level, double x0, double x1, const
 		     const struct _rsp_fnode *n, uint8_t flags)
 {
 	struct acc *a;
+	uint8_t guessed = kinds & (K_EST | K_INF);
 
 	if (level >= F->n_acc)
 		return 0;
@@ -420,12 +489,34 @@ static uint32_t emit(struct flay *F, unsigned level, double x0, double x1, const
 		a->count++;
 		if (n->e > a->t1)
 			a->t1 = n->e;
-		return a->serial;
+	} else {
+		GArray *g = a->guesses;
+
+		flush(F, level);
+		*a = (struct acc){.x0 = x0, .x1 = x1, .label = label, .parent = parent,
+				  .serial = ++F->serial, .node = node, .count = 1, .t0 = n->s,
+				  .t1 = n->e, .frame = (uint16_t)(frame > 65535 ? 65535 : frame),
+				  .cls = cls, .kinds = kinds, .flags = flags, .open = true,
+				  .guesses = g};
 	}
-	flush(F, level);
-	*a = (struct acc){x0,   x1,    label, parent, ++F->serial,
-			  node, 1,     n->s,  n->e,   (uint16_t)(frame > 65535 ? 65535 : frame),
-			  cls,  kinds, flags, true};
+	if (guessed) {
+		/* where this run's frame is, told apart from what it merges with; touching
+		 * parts of the same kind as one */
+		struct guess *last = a->guesses->len ? &g_array_index(a->guesses, struct guess,
+								       a->guesses->len - 1)
+						     : NULL;
+
+		if (last && last->kind == guessed && x0 <= last->x1 + 0.5) {
+			if (x1 > last->x1)
+				last->x1 = x1;
+			if (n->e > last->t1)
+				last->t1 = n->e;
+		} else {
+			struct guess g = {x0, x1, n->s, n->e, node, guessed};
+
+			g_array_append_val(a->guesses, g);
+		}
+	}
 	return a->serial;
 }
 
@@ -683,6 +774,8 @@ static void flame_content(const void *data, const void *state, double lx0, doubl
 			maxh = d->paths[p].height[F.m];
 	F.n_acc = maxh + 1;
 	F.acc = g_new0(struct acc, F.n_acc);
+	for (size_t l = 0; l < F.n_acc; l++)
+		F.acc[l].guesses = g_array_new(FALSE, FALSE, sizeof(struct guess));
 	F.n_depth = 1024;
 	F.last_col = g_new(int, F.n_depth);
 	for (size_t p = 0; p < d->n_paths; p++) {
@@ -695,14 +788,18 @@ static void flame_content(const void *data, const void *state, double lx0, doubl
 		F.band_h = path->height[F.m];
 		for (size_t k = 0; k < F.n_depth; k++)
 			F.last_col[k] = INT32_MIN;
-		for (size_t l = 0; l < F.n_acc; l++)
+		for (size_t l = 0; l < F.n_acc; l++) {
 			F.acc[l].open = false;
+			g_array_set_size(F.acc[l].guesses, 0);
+		}
 		visit_kids(&F, d->kids + path->roots, path->n_roots, 0, 0);
 		for (size_t l = 0; l < F.n_acc; l++)
 			flush(&F, (unsigned)l);
 		rsp_scene_add(out, RSP_PRIM_LINE, RSP_CLS_SEPARATOR, fpx(&F, xa),
 			      y0 + h + BAND_GAP / 2, fpx(&F, xb) - fpx(&F, xa), 0);
 	}
+	for (size_t l = 0; l < F.n_acc; l++)
+		g_array_free(F.acc[l].guesses, TRUE);
 	g_free(F.acc);
 	g_free(F.last_col);
 }
@@ -711,8 +808,11 @@ static void flame_chrome(const void *data, const void *state, const struct rsp_v
 			 struct rsp_scene *out)
 {
 	const struct rsp_flame_data *d = data;
+	const struct rsp_flame_state *st = state;
 
 	rsp_ruler_layout(out, v->x0, v->x1, (double)d->origin, 0, v->width);
+	if (st && st->legend)
+		_rsp_legend_chrome(out, v);
 }
 
 static void flame_extent(const void *data, const void *state, double *x0, double *x1)

@@ -49,6 +49,8 @@ void _rsp_frames_append(const struct _rsp_frames *fc, struct _rsp_fstack fs, siz
 /* The colour of a pseudostack leaf of analysis node kind @kind (RSP_NODE_*);
  * @other for kinds that are not leaves of their own colour. */
 enum rsp_cls _rsp_leaf_cls(uint8_t kind, enum rsp_cls other);
+/* The flame views' legend along the bottom of @v, on white (exports). */
+void _rsp_legend_chrome(struct rsp_scene *out, const struct rsp_view *v);
 
 void _rsp_append_time(GString *out, uint64_t t, uint64_t origin);
 void _rsp_append_dur(GString *out, uint64_t ns);

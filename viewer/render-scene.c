@@ -244,8 +244,8 @@ static void box_path(cairo_t *cr, const struct rsp_scene_item *it)
 		cairo_close_path(cr);
 		return;
 	}
-	if (it->flags & RSP_ITEM_GAP) {
-		if (w >= 3)
+	if (it->flags & (RSP_ITEM_GAP | RSP_ITEM_GAP_TOP)) {
+		if (w >= 3 && (it->flags & RSP_ITEM_GAP))
 			w -= 1;
 		if (h >= 3) {
 			y += 1;

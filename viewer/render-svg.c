@@ -84,8 +84,8 @@ static void write_item(FILE *f, const struct rsp_scene *s, const struct rsp_scen
 	default:
 		break;
 	}
-	if (it->flags & RSP_ITEM_GAP) {
-		if (w >= 3)
+	if (it->flags & (RSP_ITEM_GAP | RSP_ITEM_GAP_TOP)) {
+		if (w >= 3 && (it->flags & RSP_ITEM_GAP))
 			w -= 1;
 		if (h >= 3) {
 			y += 1;

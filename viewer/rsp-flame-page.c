@@ -35,42 +35,15 @@ struct _RspFlamePage {
 
 G_DEFINE_TYPE(RspFlamePage, rsp_flame_page, RSP_TYPE_PAGE)
 
-/* ---- the legend: what each colour of the flame views says ---------------------------- */
-
-static const struct {
-	enum rsp_cls cls;
-	bool hatch;
-	const char *tip;
-} legend_items[] = {
-	{ RSP_CLS_RUN, false, "running, with samples: its functions measured" },
-	{ RSP_CLS_RUN_ESTIMATED, false,
-	  "running without a sample: its code estimated from the samples of the process's runs "
-	  "at the same place in the code" },
-	{ RSP_CLS_RUN_INFERRED, true,
-	  "running without a sample, nor any at its place in the code: where it ran, inferred "
-	  "from the stacks it resumed from and stopped in" },
-	{ RSP_CLS_SLEEP, false, "asleep: the frames it waited in" },
-	{ RSP_CLS_BOTH, false, "frames of runs and of sleeps" },
-	{ RSP_CLS_IO, false, "blocking disk I/O, in service" },
-	{ RSP_CLS_NET, false, "waiting for a network peer" },
-	{ RSP_CLS_RUNNABLE, false, "runnable, waiting for a CPU" },
-	{ RSP_CLS_PREEMPTED, false, "preempted" },
-	{ RSP_CLS_TIMEOUT, false, "a wait that timed out" },
-	{ RSP_CLS_HARDWARE, false, "woken by a device interrupt" },
-	{ RSP_CLS_KERNEL, false, "blocked in the kernel on something not traced" },
-	{ RSP_CLS_ASYNC, false, "waiting on another control path" },
-	{ RSP_CLS_UNACCOUNTED, false, "unaccounted: the cause was not recorded" },
-	{ RSP_CLS_UNKNOWN, true, "unknown: records lost" },
-};
+/* ---- the legend: what each colour of the flame views says (rsp_flame_legend()) ---------- */
 
 static void draw_swatch(GtkDrawingArea *a, cairo_t *cr, int w, int h, gpointer data)
 {
-	size_t i = GPOINTER_TO_SIZE(data);
+	const struct rsp_legend_item *li = rsp_flame_legend(GPOINTER_TO_SIZE(data));
 	struct rsp_scene *sc = rsp_scene_new();
 
 	(void)a;
-	rsp_scene_add(sc, legend_items[i].hatch ? RSP_PRIM_HATCH : RSP_PRIM_RECT,
-		      legend_items[i].cls, 0, 0, w, h);
+	rsp_scene_add(sc, li->hatch ? RSP_PRIM_HATCH : RSP_PRIM_RECT, li->cls, 0, 0, w, h);
 	rsp_scene_draw(sc, cr, 0, 0, w, h);
 	rsp_scene_free(sc);
 }
@@ -81,11 +54,12 @@ static GtkWidget *legend_new(void)
 	GtkWidget *box = gtk_flow_box_new();
 
 	gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(box), GTK_SELECTION_NONE);
-	gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(box), G_N_ELEMENTS(legend_items));
+	gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(box), rsp_flame_legend_n());
 	gtk_widget_set_margin_start(box, 6);
-	for (size_t i = 0; i < G_N_ELEMENTS(legend_items); i++) {
+	for (size_t i = 0; i < rsp_flame_legend_n(); i++) {
 		GtkWidget *item = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
 		GtkWidget *sw = gtk_drawing_area_new();
+		const struct rsp_legend_item *li = rsp_flame_legend(i);
 
 		gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(sw), 14);
 		gtk_drawing_area_set_content_height(GTK_DRAWING_AREA(sw), 12);
@@ -93,8 +67,8 @@ static GtkWidget *legend_new(void)
 					       NULL);
 		gtk_widget_set_valign(sw, GTK_ALIGN_CENTER);
 		gtk_box_append(GTK_BOX(item), sw);
-		gtk_box_append(GTK_BOX(item), gtk_label_new(rsp_palette_name(legend_items[i].cls)));
-		gtk_widget_set_tooltip_text(item, legend_items[i].tip);
+		gtk_box_append(GTK_BOX(item), gtk_label_new(rsp_palette_name(li->cls)));
+		gtk_widget_set_tooltip_text(item, li->tip);
 		gtk_flow_box_append(GTK_FLOW_BOX(box), item);
 	}
 	gtk_widget_set_name(box, "legend");

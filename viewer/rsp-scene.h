@@ -71,6 +71,7 @@ enum rsp_prim {
 #define RSP_ITEM_RIGHT    0x08 /* TEXT: right-aligned at x */
 #define RSP_ITEM_GAP      0x10 /* RECT: a 1 px gap on its right and top (flame frames) */
 #define RSP_ITEM_BOLD     0x20 /* TEXT: drawn twice, offset, for weight */
+#define RSP_ITEM_GAP_TOP  0x40 /* RECT: RSP_ITEM_GAP's gap on its top only (a part of a frame) */
 
 struct rsp_scene_item {
 	float x, y, w, h;

@@ -60,6 +60,9 @@ void test_flame_merge_split(void);
 void test_flame_highlight(void);
 void test_consolidated(gconstpointer name);
 
+/* test-render-guessed.c */
+void test_flame_guessed(gconstpointer name);
+
 /* test-render-files.c */
 void test_export(void);
 void test_table(void);

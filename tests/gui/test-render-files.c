@@ -28,6 +28,37 @@ static void check_svg(const char *path)
 	g_markup_parse_context_free(ctx);
 }
 
+/*
+ * A flame view's export carries the legend: every colour's swatch (runs
+ * estimated light red, inferred hatched) and its name, below the frames.
+ */
+static void check_legend(const char *path)
+{
+	g_autofree char *text = NULL;
+	const char *frames_end = NULL;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	for (size_t i = 0; i < rsp_flame_legend_n(); i++) {
+		const struct rsp_legend_item *li = rsp_flame_legend(i);
+		g_autofree char *name = g_strdup_printf(">%s</text>", rsp_palette_name(li->cls));
+		g_autofree char *fill = g_strdup_printf("url(#hatch%d)", li->cls);
+		const char *at = strstr(text, name);
+
+		g_assert_nonnull(at);
+		if (!frames_end || at < frames_end)
+			frames_end = at;
+		/* a hatched swatch where the view hatches */
+		if (li->hatch)
+			g_assert_nonnull(strstr(text, fill));
+	}
+	g_assert_true(rsp_flame_legend(1)->cls == RSP_CLS_RUN_ESTIMATED &&
+		      !rsp_flame_legend(1)->hatch);
+	g_assert_true(rsp_flame_legend(2)->cls == RSP_CLS_RUN_INFERRED &&
+		      rsp_flame_legend(2)->hatch);
+	/* drawn after the frames (the chrome, over the view's bottom band) */
+	g_assert_null(strstr(frames_end, "<title>"));
+}
+
 void test_export(void)
 {
 	struct fixture fx;
@@ -51,6 +82,8 @@ void test_export(void)
 		cairo_surface_destroy(s);
 		g_assert_cmpint(rsp_render_export(fx.t, fx.a, v, svg, &o, err, sizeof(err)), ==, 0);
 		check_svg(svg);
+		if (v != RSP_VIEW_RUNNING)
+			check_legend(svg);
 		g_assert_cmpint(rsp_render_export(fx.t, fx.a, v, pdf, &o, err, sizeof(err)), ==, 0);
 		g_assert_true(g_file_get_contents(pdf, &head, NULL, NULL));
 		g_assert_true(g_str_has_prefix(head, "%PDF-"));

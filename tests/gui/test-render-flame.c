@@ -266,6 +266,26 @@ void test_flame_highlight(void)
 	g_assert_cmpuint(dim, >, marked);
 	shot_save(&sh, "flame-highlight-disk.png");
 	shot_free(&sh);
+	/* runs without samples: their parts drawn over the frames they share too */
+	st.category = RSP_CAT_CPU_UNSAMPLED;
+	marked = 0;
+	shot_take(&sh, &rsp_flame_ops, d, &st, 0, 0, 1600, 0, 0);
+	for (size_t i = 0; i < rsp_scene_n_items(sh.l.content); i++) {
+		const struct rsp_scene_item *it = rsp_scene_item(sh.l.content, i);
+		struct rsp_flame_node_info ni;
+
+		if (RSP_HIT_KIND(it->id) != RSP_HIT_FRAME)
+			continue;
+		rsp_flame_node(d, node_of(it), &ni);
+		if (it->flags & RSP_ITEM_MARKED) {
+			g_assert_cmpint(ni.category, ==, RSP_CAT_CPU_UNSAMPLED);
+			marked += it->cls == RSP_CLS_RUN_ESTIMATED || it->cls == RSP_CLS_RUN_INFERRED;
+		} else {
+			g_assert_true(it->flags & RSP_ITEM_DIM);
+		}
+	}
+	g_assert_cmpuint(marked, >, 0);
+	shot_free(&sh);
 	st.category = -1;
 	st.search = "rpc-server";
 	marked = 0;

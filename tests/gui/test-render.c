@@ -11,7 +11,8 @@
  *
  * This file: main() and the helpers of render-test.h.  The tests are in
  * test-render-running.c, test-render-flame.c (chronological and
- * consolidated) and test-render-files.c (exports, the table, hostile files,
+ * consolidated), test-render-guessed.c (runs without samples against rsp
+ * report) and test-render-files.c (exports, the table, hostile files,
  * loading's progress).
  */
 #include "render-test.h"
@@ -213,10 +214,12 @@ int main(int argc, char **argv)
 		g_autofree char *a = g_strdup_printf("/render/running/%s", fixtures[i]);
 		g_autofree char *b = g_strdup_printf("/render/flame/%s", fixtures[i]);
 		g_autofree char *c = g_strdup_printf("/render/consolidated/%s", fixtures[i]);
+		g_autofree char *g = g_strdup_printf("/render/guessed/%s", fixtures[i]);
 
 		g_test_add_data_func(a, fixtures[i], test_running);
 		g_test_add_data_func(b, fixtures[i], test_flame_colours);
 		g_test_add_data_func(c, fixtures[i], test_consolidated);
+		g_test_add_data_func(g, fixtures[i], test_flame_guessed);
 	}
 	g_test_add_func("/render/running/culling", test_running_culling);
 	g_test_add_func("/render/ruler", test_ruler);

@@ -617,7 +617,7 @@ static gboolean request_is_shown(gpointer data)
  * Open the request of @row: the page must show that request's window alone,
  * the numbers rsp report --requests gives it (@truth), drawn by the
  * chronological flame view fitted to its window, with its estimated runs
- * tinted as in the whole view.
+ * tinted and its inferred ones hatched, as in the whole view.
  */
 static void check_request_view(RspFlamePage *fp, RspRequestsPanel *q, guint row, GKeyFile *truth,
 			       const RspTarget *whole)
@@ -633,7 +633,7 @@ static void check_request_view(RspFlamePage *fp, RspRequestsPanel *q, guint row,
 	g_autofree char *group = NULL, *title = NULL, *text = NULL, *conn = NULL, *ck = NULL,
 			*lat = NULL;
 	g_autoptr(GHashTable) rows = NULL;
-	guint64 latency, n_est = 0, n_frames = 0;
+	guint64 latency, n_est = 0, n_inf = 0, n_frames = 0;
 	double m, x, y;
 
 	g_assert_true(rsp_requests_panel_get_request(q, row, &r));
@@ -690,8 +690,10 @@ static void check_request_view(RspFlamePage *fp, RspRequestsPanel *q, guint row,
 			g_assert_nonnull(strstr(rt, top));
 		{
 			g_autofree char *estk = g_strdup_printf("est_%s", rsp_category_key(k));
+			g_autofree char *infk = g_strdup_printf("inf_%s", rsp_category_key(k));
 
 			n_est += truth_u64(truth, group, estk);
+			n_inf += truth_u64(truth, group, infk);
 		}
 	}
 	text = explain_text(fp);
@@ -736,8 +738,9 @@ static void check_request_view(RspFlamePage *fp, RspRequestsPanel *q, guint row,
 	g_assert_cmpuint(n_frames, >, 0);
 	/*
 	 * runs the report estimated are drawn with the estimated tint, as in the whole
-	 * view; the legend beside.  (Request 2's inferred run is drawn as in the whole
-	 * view too: its frames are those of the sleep around it, merged with them.)
+	 * view; those it inferred hatched, also where their frames are those of the
+	 * sleep around them (a hatched part over the merged frame, the one under the
+	 * pointer there); the legend beside
 	 */
 	if (n_est) {
 		const struct rsp_scene_item *it =
@@ -745,6 +748,26 @@ static void check_request_view(RspFlamePage *fp, RspRequestsPanel *q, guint row,
 
 		g_assert_nonnull(it);
 		g_assert_true(item_drawn_as(c, it, rsp_palette_rgb(RSP_CLS_RUN_ESTIMATED)));
+	}
+	if (n_inf) {
+		double dx, dy;
+		size_t hatched = 0;
+
+		rsp_layout_offsets(l, l->ops, l->data, v, &dx, &dy);
+		for (size_t i = 0; i < rsp_scene_n_items(l->content); i++) {
+			const struct rsp_scene_item *it = rsp_scene_item(l->content, i);
+
+			double cx = it->x + dx + it->w / 2, cy = it->y + dy + it->h / 2 + 0.5;
+
+			if (it->cls != RSP_CLS_RUN_INFERRED ||
+			    RSP_HIT_KIND(it->id) != RSP_HIT_FRAME)
+				continue;
+			g_assert_cmpint(it->prim, ==, RSP_PRIM_HATCH);
+			if (it->y + dy >= RSP_RULER_H && it->y + it->h + dy <= v->height &&
+			    rsp_canvas_hit(c, cx, cy) == it)
+				hatched++;
+		}
+		g_assert_cmpuint(hatched, >, 0);
 	}
 	g_assert_true(n_est); /* the fixture's requests have such runs */
 	g_assert_true(gtk_widget_get_mapped(find_name(GTK_WIDGET(fp), "legend")));
