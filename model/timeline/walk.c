@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,16 +68,21 @@ enum op_kind { OP_SAMPLE = 1, OP_RECORD, OP_DROP, OP_END };
  * op that pointed into it is done.
  */
 struct op {
-	uint8_t kind;
-	uint32_t attr, cpu, tid, pid, raw_size;
 	uint64_t time, off;
 	const void *raw;
 	const uint64_t *callchain; /* the stack: interned by the second stage */
-	uint32_t callchain_nr;
+	uint32_t attr, cpu, tid, pid, raw_size, callchain_nr;
+	int unwound; /* its user frames in op_uips() (rsp_sym_unwind()'s result) */
+	uint32_t dtid; /* a decoded event's tid (below) */
+	uint8_t kind;
 	bool copy; /* a user-stack copy came with it */
 	bool ucopy; /* one to unwind (with registers, not empty) */
 	bool uempty; /* ... in which the kernel copied no byte */
-	int unwound; /* its user frames in op_uips() (rsp_sym_unwind()'s result) */
+	/* a tracepoint of a small kind the first stage decoded (op_decode()) */
+	bool decoded;
+	bool dec_ok; /* rsp_decode()'s result */
+	uint8_t ctx; /* and the event's ctx, dtid and its member of rsp_dev's union: */
+	_Alignas(8) unsigned char dev[24];
 };
 
 /* the index's pages behind the walk are given back every this many records (4 MiB) */
@@ -415,6 +421,80 @@ static void unwind_copy(struct walk *w, const struct rsp_sample *s, struct op *o
 					    MAX_USER_FRAMES);
 }
 
+/*
+ * The bytes of an event's member of rsp_dev's union when it is small enough
+ * for an op to carry (the kinds that make most of a busy trace: sockets,
+ * wakeups, runtime); 0: the second stage decodes it.
+ */
+static size_t dev_size(enum rsp_tp_kind kind)
+{
+	const struct rsp_dev *e = NULL;
+
+	switch (kind) {
+	case TP_WAKING:
+	case TP_WAKEUP:
+	case TP_WAKEUP_NEW:
+		return sizeof(e->u.wake);
+	case TP_FORK:
+		return sizeof(e->u.fork);
+	case TP_EXIT:
+		return sizeof(e->u.exit);
+	case TP_SOFTIRQ_ENTRY:
+	case TP_SOFTIRQ_EXIT:
+		return sizeof(e->u.softirq);
+	case TP_SOCK_SEND:
+	case TP_SOCK_RECV:
+	case TP_SK_READY:
+		return sizeof(e->u.sock);
+	case TP_STAT_RUNTIME:
+		return sizeof(e->u.runtime);
+	default:
+		return 0;
+	}
+}
+_Static_assert(sizeof(((struct rsp_dev *)0)->u.wake) <= sizeof(((struct op *)0)->dev),
+	       "an op carries a decoded wakeup");
+_Static_assert(sizeof(((struct rsp_dev *)0)->u.fork) <= sizeof(((struct op *)0)->dev),
+	       "an op carries a decoded fork");
+_Static_assert(sizeof(((struct rsp_dev *)0)->u.sock) <= sizeof(((struct op *)0)->dev),
+	       "an op carries a decoded socket event");
+_Static_assert(sizeof(((struct rsp_dev *)0)->u.runtime) <= sizeof(((struct op *)0)->dev),
+	       "an op carries a decoded runtime");
+
+/*
+ * The first stage: decode sample @s into op @o if its event is of a small
+ * kind and comes from one attr only (a second copy to merge is compared by
+ * its payload: the second stage reads that, and decodes it then).  The second
+ * stage then does not read the payload: the record was read here.
+ */
+static void op_decode(struct walk *w, const struct rsp_decoder *d, const struct rsp_sample *s,
+		      struct op *o)
+{
+	size_t n = dev_size(d->kind);
+	struct rsp_dev ev;
+
+	o->decoded = false;
+	if (d->is_sampler || !n || w->multi[o->attr])
+		return;
+	o->decoded = true;
+	o->dec_ok = rsp_decode(d, s, &ev);
+	if (!o->dec_ok)
+		return;
+	o->ctx = ev.ctx;
+	o->dtid = ev.tid;
+	memcpy(o->dev, &ev.u, n);
+}
+
+/* The second stage: the event the first decoded. */
+static void op_dev(const struct rsp_decoder *d, const struct op *o, struct rsp_dev *ev)
+{
+	memset(ev, 0, offsetof(struct rsp_dev, u));
+	ev->kind = d->kind;
+	ev->ctx = o->ctx;
+	ev->tid = o->dtid;
+	memcpy(&ev->u, o->dev, dev_size(d->kind));
+}
+
 /* The first stage's part of a sample: parse it (and unwind its copy). */
 static void walk_sample(struct walk *w, const struct perf_event_header *h, uint64_t off)
 {
@@ -447,6 +527,7 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	o->raw = s.raw;
 	o->raw_size = s.raw ? s.raw_size : 0;
 	o->pid = s.pid;
+	op_decode(w, d, &s, o);
 	if (o->ucopy) {
 		op_uips_room(w);
 		unwind_copy(w, &s, o);
@@ -477,11 +558,17 @@ static void build_sample(struct walk *w, const struct op *o)
 		return;
 	}
 	count_event(w, o->attr, false, stack != 0);
-	w->s.raw = o->raw;
-	w->s.raw_size = o->raw_size;
-	w->s.tid = o->tid;
-	if (!rsp_decode(d, &w->s, &ev))
-		return;
+	if (o->decoded) {
+		if (!o->dec_ok)
+			return;
+		op_dev(d, o, &ev);
+	} else {
+		w->s.raw = o->raw;
+		w->s.raw_size = o->raw_size;
+		w->s.tid = o->tid;
+		if (!rsp_decode(d, &w->s, &ev))
+			return;
+	}
 	t->n_events++;
 	builder_event(w->b, o->time, o->cpu, &ev, stack, o->off);
 	if (w->multi[o->attr] && o->raw)
