@@ -99,6 +99,7 @@ struct op {
 #define OPQ_UIPS 1024
 #define PIPELINE_MIN 65536 /* records: fewer are walked on one thread, and sorted on it */
 #define OPQ_BATCH 32 /* published this many at a time */
+#define OPQ_AHEAD 8 /* ops: the second stage asks the CPU for the one this far ahead */
 /* records: the first stage asks the CPU for a record's first bytes this far ahead (the
  * records in time order are all over the file) */
 #define PREFETCH_AHEAD 16
@@ -225,6 +226,13 @@ static const struct op *op_next(struct walk *w)
 			relax(&spins);
 	}
 	o = &q->v[q->tail_local & (OPQ - 1)];
+	/* an op published a few ahead, into this CPU's cache (the other wrote it) */
+	if (q->head_seen - q->tail_local > OPQ_AHEAD) {
+		const char *p = (const char *)&q->v[(q->tail_local + OPQ_AHEAD) & (OPQ - 1)];
+
+		__builtin_prefetch(p);
+		__builtin_prefetch(p + sizeof(struct op) - 1);
+	}
 	return o->kind == OP_END ? NULL : o;
 }
 
