@@ -1030,11 +1030,11 @@ static void test_sort_index(void)
 {
 	check_sort(1000, 1, 1000, false, 1); /* in order */
 	check_sort(5000, 2, 300, false, 2); /* on one thread */
-	check_sort(200000, 2, 4000, false, 3); /* on two */
-	check_sort(200000, 3, 50, false, 4);
-	check_sort(200000, 9, 2000, false, 6);
-	check_sort(200000, 4, 3, false, 7);
-	check_sort(200000, 2, 1, true, 8); /* shuffled */
+	check_sort(70000, 2, 4000, false, 3); /* on two */
+	check_sort(70000, 3, 50, false, 4);
+	check_sort(70000, 9, 2000, false, 6);
+	check_sort(70000, 4, 3, false, 7);
+	check_sort(70000, 2, 1, true, 8); /* shuffled */
 }
 
 int main(void)
