@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Loading's pass 2: the records in time order, in two stages.  The first
- * reads each record (parses a sample; inflates its segment of a compressed
- * stream), feeds the symbolizer the maps, forks and execs, and unwinds each
- * user-stack copy while its record is at hand; the second interns its stack,
- * merges the second copy of an event delivered twice (perf + ftrace,
- * system-wide + target), decodes tracepoints by field name and feeds the
- * timeline builder.
+ * reads each record (parses a sample, decodes a tracepoint of a small kind;
+ * inflates its segment of a compressed stream), feeds the symbolizer the
+ * maps, forks and execs, and unwinds each user-stack copy while its record
+ * is at hand; the second interns its stack, merges the second copy of an
+ * event delivered twice (perf + ftrace, system-wide + target), decodes the
+ * other tracepoints by field name and feeds the timeline builder.
  */
 #include "timeline/load-private.h"
 
@@ -53,9 +53,10 @@ static const unsigned char *dup_raw(const struct dup *d)
 
 /*
  * The walk in two stages: the first reads each record (parses a sample: the
- * cache misses of a file read out of order) and hands it to the second as an
- * op, in order; the second interns its stack, merges the second copies of
- * events, decodes them and builds the timeline.  With two CPUs they run on
+ * cache misses of a file read out of order; decodes the events op_decode()
+ * takes) and hands it to the second as an op, in order; the second interns
+ * its stack, merges the second copies of events, decodes the others and
+ * builds the timeline.  With two CPUs they run on
  * both, the ops in a ring between them; else one after the other, op by op.
  * The first only reads the file and the decoders, and is the symbolizer's
  * only user while the walk goes on.
