@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Loading's pass 2: the records in time order, in two stages.  The first
- * reads each record (parses a sample; inflates its segment of a compressed
- * stream), feeds the symbolizer the maps, forks and execs, and unwinds each
- * user-stack copy while its record is at hand; the second interns its stack,
- * merges the second copy of an event delivered twice (perf + ftrace,
- * system-wide + target), decodes tracepoints by field name and feeds the
- * timeline builder.
+ * reads each record (parses a sample, decodes a tracepoint of a small kind;
+ * inflates its segment of a compressed stream), feeds the symbolizer the
+ * maps, forks and execs, and unwinds each user-stack copy while its record
+ * is at hand; the second interns its stack, merges the second copy of an
+ * event delivered twice (perf + ftrace, system-wide + target), decodes the
+ * other tracepoints by field name and feeds the timeline builder.
  */
 #include "timeline/load-private.h"
 
@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +53,10 @@ static const unsigned char *dup_raw(const struct dup *d)
 
 /*
  * The walk in two stages: the first reads each record (parses a sample: the
- * cache misses of a file read out of order) and hands it to the second as an
- * op, in order; the second interns its stack, merges the second copies of
- * events, decodes them and builds the timeline.  With two CPUs they run on
+ * cache misses of a file read out of order; decodes the events op_decode()
+ * takes) and hands it to the second as an op, in order; the second interns
+ * its stack, merges the second copies of events, decodes the others and
+ * builds the timeline.  With two CPUs they run on
  * both, the ops in a ring between them; else one after the other, op by op.
  * The first only reads the file and the decoders, and is the symbolizer's
  * only user while the walk goes on.
@@ -67,23 +69,38 @@ enum op_kind { OP_SAMPLE = 1, OP_RECORD, OP_DROP, OP_END };
  * op that pointed into it is done.
  */
 struct op {
-	uint8_t kind;
-	uint32_t attr, cpu, tid, pid, raw_size;
 	uint64_t time, off;
 	const void *raw;
 	const uint64_t *callchain; /* the stack: interned by the second stage */
-	uint32_t callchain_nr;
+	uint32_t attr, cpu, tid, pid, raw_size, callchain_nr;
+	int unwound; /* its user frames in op_uips() (rsp_sym_unwind()'s result) */
+	uint32_t dtid; /* a decoded event's tid (below) */
+	uint8_t kind;
 	bool copy; /* a user-stack copy came with it */
 	bool ucopy; /* one to unwind (with registers, not empty) */
 	bool uempty; /* ... in which the kernel copied no byte */
-	int unwound; /* its user frames in op_uips() (rsp_sym_unwind()'s result) */
+	/* a tracepoint of a small kind the first stage decoded (op_decode()) */
+	bool decoded;
+	bool dec_ok; /* rsp_decode()'s result */
+	uint8_t ctx; /* and the event's ctx, dtid and its member of rsp_dev's union: */
+	_Alignas(8) unsigned char dev[24];
 };
 
 /* the index's pages behind the walk are given back every this many records (4 MiB) */
 #define IDX_RELEASE (1u << 18)
-#define OPQ 1024 /* ops in the ring: a power of two */
+/*
+ * Ops in the ring: a power of two.  Room for the first stage to go on while
+ * the second inflates a segment for it (~150 us; 1024 ops filled in a third
+ * of that, and the first then waited): the walk of a 26 M record trace of
+ * sockets took 3.05 s with 1024, 2.60 s with 8192.
+ */
+#define OPQ 8192
+/* unwound user stacks beside the ring (MAX_USER_FRAMES each, 2 KiB): at most this many ops
+ * in flight when one that has such a stack is written; a power of two, <= OPQ */
+#define OPQ_UIPS 1024
 #define PIPELINE_MIN 65536 /* records: fewer are walked on one thread, and sorted on it */
 #define OPQ_BATCH 32 /* published this many at a time */
+#define OPQ_AHEAD 8 /* ops: the second stage asks the CPU for the one this far ahead */
 /* records: the first stage asks the CPU for a record's first bytes this far ahead (the
  * records in time order are all over the file) */
 #define PREFETCH_AHEAD 16
@@ -121,7 +138,7 @@ struct walk {
 	unsigned *pos;
 	uint32_t *count_of; /* per attr: index in t->counts */
 	uint64_t *bytes; /* per attr: bytes of its samples (the first stage's) */
-	uint64_t (*uips)[MAX_USER_FRAMES]; /* per op of the ring: its unwound user frames */
+	uint64_t (*uips)[MAX_USER_FRAMES]; /* per OPQ_UIPS ops of the ring: unwound user frames */
 	struct rsp_sample s; /* rsp_decode's: raw, raw_size and tid set per op */
 	/* between them */
 	struct opq *q; /* NULL: one stage after the other */
@@ -130,10 +147,13 @@ struct walk {
 
 static void apply(struct walk *w, const struct op *o);
 
-/* An op's unwound user frames: beside the ring, at the op's place in it. */
+/*
+ * An op's unwound user frames: beside the ring, at the op's place in it
+ * modulo OPQ_UIPS (op_uips_room() made sure the op OPQ_UIPS before is done).
+ */
 static uint64_t *op_uips(struct walk *w, const struct op *o)
 {
-	return w->uips[w->q ? (size_t)(o - w->q->v) : 0];
+	return w->uips[w->q ? (size_t)(o - w->q->v) & (OPQ_UIPS - 1) : 0];
 }
 
 /* ---- the ring between the stages ----------------------------------------------------------- */
@@ -158,6 +178,25 @@ static struct op *op_begin(struct walk *w)
 			relax(&spins);
 	}
 	return &q->v[q->head_local & (OPQ - 1)];
+}
+
+/*
+ * The first stage, about to unwind into the op op_begin() gave: wait until
+ * fewer than OPQ_UIPS ops are in flight, so that the one whose frames share
+ * its place beside the ring is done.
+ */
+static void op_uips_room(struct walk *w)
+{
+	struct opq *q = w->q;
+	unsigned spins = 0;
+
+	if (!q)
+		return;
+	while (q->head_local - q->tail_seen >= OPQ_UIPS) {
+		q->tail_seen = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+		if (q->head_local - q->tail_seen >= OPQ_UIPS)
+			relax(&spins);
+	}
 }
 
 static void op_commit(struct walk *w)
@@ -188,6 +227,13 @@ static const struct op *op_next(struct walk *w)
 			relax(&spins);
 	}
 	o = &q->v[q->tail_local & (OPQ - 1)];
+	/* an op published a few ahead, into this CPU's cache (the other wrote it) */
+	if (q->head_seen - q->tail_local > OPQ_AHEAD) {
+		const char *p = (const char *)&q->v[(q->tail_local + OPQ_AHEAD) & (OPQ - 1)];
+
+		__builtin_prefetch(p);
+		__builtin_prefetch(p + sizeof(struct op) - 1);
+	}
 	return o->kind == OP_END ? NULL : o;
 }
 
@@ -384,6 +430,80 @@ static void unwind_copy(struct walk *w, const struct rsp_sample *s, struct op *o
 					    MAX_USER_FRAMES);
 }
 
+/*
+ * The bytes of an event's member of rsp_dev's union when it is small enough
+ * for an op to carry (the kinds that make most of a busy trace: sockets,
+ * wakeups, runtime); 0: the second stage decodes it.
+ */
+static size_t dev_size(enum rsp_tp_kind kind)
+{
+	const struct rsp_dev *e = NULL;
+
+	switch (kind) {
+	case TP_WAKING:
+	case TP_WAKEUP:
+	case TP_WAKEUP_NEW:
+		return sizeof(e->u.wake);
+	case TP_FORK:
+		return sizeof(e->u.fork);
+	case TP_EXIT:
+		return sizeof(e->u.exit);
+	case TP_SOFTIRQ_ENTRY:
+	case TP_SOFTIRQ_EXIT:
+		return sizeof(e->u.softirq);
+	case TP_SOCK_SEND:
+	case TP_SOCK_RECV:
+	case TP_SK_READY:
+		return sizeof(e->u.sock);
+	case TP_STAT_RUNTIME:
+		return sizeof(e->u.runtime);
+	default:
+		return 0;
+	}
+}
+_Static_assert(sizeof(((struct rsp_dev *)0)->u.wake) <= sizeof(((struct op *)0)->dev),
+	       "an op carries a decoded wakeup");
+_Static_assert(sizeof(((struct rsp_dev *)0)->u.fork) <= sizeof(((struct op *)0)->dev),
+	       "an op carries a decoded fork");
+_Static_assert(sizeof(((struct rsp_dev *)0)->u.sock) <= sizeof(((struct op *)0)->dev),
+	       "an op carries a decoded socket event");
+_Static_assert(sizeof(((struct rsp_dev *)0)->u.runtime) <= sizeof(((struct op *)0)->dev),
+	       "an op carries a decoded runtime");
+
+/*
+ * The first stage: decode sample @s into op @o if its event is of a small
+ * kind and comes from one attr only (a second copy to merge is compared by
+ * its payload: the second stage reads that, and decodes it then).  The second
+ * stage then does not read the payload: the record was read here.
+ */
+static void op_decode(struct walk *w, const struct rsp_decoder *d, const struct rsp_sample *s,
+		      struct op *o)
+{
+	size_t n = dev_size(d->kind);
+	struct rsp_dev ev;
+
+	o->decoded = false;
+	if (d->is_sampler || !n || w->multi[o->attr])
+		return;
+	o->decoded = true;
+	o->dec_ok = rsp_decode(d, s, &ev);
+	if (!o->dec_ok)
+		return;
+	o->ctx = ev.ctx;
+	o->dtid = ev.tid;
+	memcpy(o->dev, &ev.u, n);
+}
+
+/* The second stage: the event the first decoded. */
+static void op_dev(const struct rsp_decoder *d, const struct op *o, struct rsp_dev *ev)
+{
+	memset(ev, 0, offsetof(struct rsp_dev, u));
+	ev->kind = d->kind;
+	ev->ctx = o->ctx;
+	ev->tid = o->dtid;
+	memcpy(&ev->u, o->dev, dev_size(d->kind));
+}
+
 /* The first stage's part of a sample: parse it (and unwind its copy). */
 static void walk_sample(struct walk *w, const struct perf_event_header *h, uint64_t off)
 {
@@ -416,8 +536,11 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	o->raw = s.raw;
 	o->raw_size = s.raw ? s.raw_size : 0;
 	o->pid = s.pid;
-	if (o->ucopy)
+	op_decode(w, d, &s, o);
+	if (o->ucopy) {
+		op_uips_room(w);
 		unwind_copy(w, &s, o);
+	}
 	op_commit(w);
 }
 
@@ -444,11 +567,17 @@ static void build_sample(struct walk *w, const struct op *o)
 		return;
 	}
 	count_event(w, o->attr, false, stack != 0);
-	w->s.raw = o->raw;
-	w->s.raw_size = o->raw_size;
-	w->s.tid = o->tid;
-	if (!rsp_decode(d, &w->s, &ev))
-		return;
+	if (o->decoded) {
+		if (!o->dec_ok)
+			return;
+		op_dev(d, o, &ev);
+	} else {
+		w->s.raw = o->raw;
+		w->s.raw_size = o->raw_size;
+		w->s.tid = o->tid;
+		if (!rsp_decode(d, &w->s, &ev))
+			return;
+	}
 	t->n_events++;
 	builder_event(w->b, o->time, o->cpu, &ev, stack, o->off);
 	if (w->multi[o->attr] && o->raw)
@@ -858,7 +987,7 @@ int _rsp_walk(struct rsp_trace *t, const struct rsp_trace_opts *o, struct idx *i
 		goto out;
 	if (n >= PIPELINE_MIN && _rsp_usable_cpus() > 1) {
 		q.v = malloc(OPQ * sizeof(*q.v));
-		w.uips = malloc(OPQ * sizeof(*w.uips));
+		w.uips = malloc(OPQ_UIPS * sizeof(*w.uips));
 		w.q = &q;
 		piped = q.v && w.uips && pthread_create(&first, NULL, first_stage, &w) == 0;
 		if (!piped) {

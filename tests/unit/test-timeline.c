@@ -7,6 +7,7 @@
 #include "trace-check.h"
 
 #include "rsp-perf-format.h"
+#include "timeline/load-private.h"
 
 #include <unistd.h>
 
@@ -967,8 +968,78 @@ static void test_frame_names(void)
 	}
 }
 
+/* The order the index sort must give: by time (0 before the base first), ties in index order. */
+struct ref_ent {
+	uint64_t k;
+	size_t pos;
+	struct idx e;
+};
+
+static int ref_cmp(const void *x, const void *y)
+{
+	const struct ref_ent *a = x, *b = y;
+
+	if (a->k != b->k)
+		return a->k < b->k ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/*
+ * The index sort against a plain stable sort: @nseq sequences in time order
+ * (CPUs), cut into chunks of up to @chunk and interleaved as a stream drains
+ * its buffers, times with ties and some below the base.
+ */
+static void check_sort(size_t n, int nseq, size_t chunk, bool shuffled, uint32_t seed)
+{
+	struct idx *v = malloc(n * sizeof(*v));
+	struct ref_ent *ref = malloc(n * sizeof(*ref));
+	uint64_t next[64] = { 0 }, base = 1000;
+	size_t i = 0, bad = 0;
+
+	if (!v || !ref) {
+		CHECK(false, "memory for the sort test");
+		free(v);
+		free(ref);
+		return;
+	}
+	while (i < n) {
+		int q = (int)((seed = seed * 1103515245u + 12345u) >> 16) % nseq;
+		size_t len = 1 + ((seed = seed * 1103515245u + 12345u) >> 16) % chunk;
+
+		for (size_t j = 0; j < len && i < n; j++, i++) {
+			seed = seed * 1103515245u + 12345u;
+			/* steps of 0 to 3: ties within and across sequences */
+			next[q] += (seed >> 16) % 4;
+			v[i].time = shuffled ? (seed >> 8) % 5000 : next[q] + (i % 997 == 0 ? 0 : 900);
+			v[i].off = i;
+		}
+	}
+	for (i = 0; i < n; i++)
+		ref[i] = (struct ref_ent){ v[i].time >= base ? v[i].time - base + 1 : 0, i, v[i] };
+	qsort(ref, n, sizeof(*ref), ref_cmp);
+	CHECK(_rsp_sort_index(&v, n, base) == 0, "sort %zu entries", n);
+	for (i = 0; i < n; i++)
+		bad += v[i].time != ref[i].e.time || v[i].off != ref[i].e.off;
+	CHECK(bad == 0, "%zu entries, %d sequences in chunks of up to %zu%s: %zu out of place", n,
+	      nseq, chunk, shuffled ? ", shuffled" : "", bad);
+	free(v);
+	free(ref);
+}
+
+static void test_sort_index(void)
+{
+	check_sort(1000, 1, 1000, false, 1); /* in order */
+	check_sort(5000, 2, 300, false, 2); /* on one thread */
+	check_sort(70000, 2, 4000, false, 3); /* on two */
+	check_sort(70000, 3, 50, false, 4);
+	check_sort(70000, 9, 2000, false, 6);
+	check_sort(70000, 4, 3, false, 7);
+	check_sort(70000, 2, 1, true, 8); /* shuffled */
+}
+
 int main(void)
 {
+	test_sort_index();
 	test_frame_names();
 	test_pingpong();
 	test_scrambled();
