@@ -769,7 +769,7 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 	for (size_t i = 0; i < r->reqs.n; i++) {
 		struct req *q = &r->reqs.v[i];
 		uint32_t s = r->conns.v[q->pub.conn].sock, p;
-		uint64_t arrived = q->arrived;
+		uint64_t arrived = q->arrived, ready = 0;
 		uint32_t sender = RSP_NONE;
 		size_t first, last;
 		const struct sock_op *op, *end;
@@ -783,6 +783,7 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 
 			p = t->socks.v[s].peer;
 			arrived = a ? a->sent : 0;
+			ready = a ? a->ready : 0;
 			sender = a ? a->sender : RSP_NONE;
 		} else {
 			continue;
@@ -796,7 +797,13 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 				continue;
 			if (!arrived)
 				arrived = t->sockops.v[calls.list[first]].time;
-		} else if (!arrived || !exchange_at(t, &calls, p, arrived, used[p], &first, &last)) {
+		} else if (!arrived ||
+			   (!exchange_at(t, &calls, p, arrived, used[p], &first, &last) &&
+			    /* the sender's send named for data that waited in the
+			     * server's backlog can be its previous one (already
+			     * delivered, its exchange taken): by the arrival then */
+			    (ready <= arrived ||
+			     !exchange_at(t, &calls, p, arrived = ready, used[p], &first, &last)))) {
 			continue;
 		}
 		op = &t->sockops.v[calls.list[first]];
