@@ -269,6 +269,29 @@ static inline void truth_stats(const char *role, const char *what, const char *k
 }
 
 /*
+ * A daemon's "queued" line for the connection from client port @port
+ * (README.md, "Stats lines"): its @requests, the time they waited to be read
+ * or taken (@waited_ns) and the part of it spent behind other connections'
+ * requests (@queued_ns).  One write().
+ */
+static inline void truth_queued_line(unsigned port, uint64_t requests, uint64_t waited_ns,
+				     uint64_t queued_ns)
+{
+	char line[TRUTH_LINE_MAX], comm[17];
+	size_t len = 0;
+
+	if (truth_fd < 0)
+		return;
+	truth_comm(comm);
+	truth_put(line, sizeof(line), &len,
+		  "{\"prog\":\"%s\",\"role\":\"server\",\"comm\":\"%s\",\"pid\":%ld,"
+		  "\"stats\":\"queued\",\"peer_port\":%u,\"requests\":%" PRIu64
+		  ",\"waited_ns\":%" PRIu64 ",\"queued_ns\":%" PRIu64 "}\n",
+		  WL_NAME, comm, (long)getpid(), port, requests, waited_ns, queued_ns);
+	truth_write_line(line, len, sizeof(line));
+}
+
+/*
  * Finish: take the wall time and, with @cpu_ns (the thread's CPU time, or
  * another clock's), if $RSP_TRUTH is open, append the line with a single
  * write(). The comm is read back from the

@@ -761,7 +761,6 @@ static void join_thread(struct pool_thread *t)
 static void queue_lines(void)
 {
 	struct qport all[QPORTS];
-	char line[TRUTH_LINE_MAX], comm[17];
 	size_t n = 0;
 
 	if (truth_fd < 0)
@@ -782,18 +781,8 @@ static void queue_lines(void)
 			all[j].waited_ns += p->waited_ns;
 			all[j].queued_ns += p->queued_ns;
 		}
-	truth_comm(comm);
-	for (size_t i = 0; i < n; i++) {
-		size_t len = 0;
-
-		truth_put(line, sizeof(line), &len,
-			  "{\"prog\":\"%s\",\"role\":\"server\",\"comm\":\"%s\",\"pid\":%ld,"
-			  "\"stats\":\"queued\",\"peer_port\":%u,\"requests\":%" PRIu64
-			  ",\"waited_ns\":%" PRIu64 ",\"queued_ns\":%" PRIu64 "}\n",
-			  WL_NAME, comm, (long)getpid(), all[i].port, all[i].requests,
-			  all[i].waited_ns, all[i].queued_ns);
-		truth_write_line(line, len, sizeof(line));
-	}
+	for (size_t i = 0; i < n; i++)
+		truth_queued_line(all[i].port, all[i].requests, all[i].waited_ns, all[i].queued_ns);
 }
 
 /* The stats line (README.md, "Stats lines"), then the queued lines and the server's line. */

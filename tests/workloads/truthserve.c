@@ -194,22 +194,9 @@ static void queue_note(const struct conn *c)
 
 static void queue_lines(void)
 {
-	char line[TRUTH_LINE_MAX], comm[17];
-
-	if (truth_fd < 0)
-		return;
-	truth_comm(comm);
-	for (size_t i = 0; i < n_qport; i++) {
-		size_t len = 0;
-
-		truth_put(line, sizeof(line), &len,
-			  "{\"prog\":\"%s\",\"role\":\"server\",\"comm\":\"%s\",\"pid\":%ld,"
-			  "\"stats\":\"queued\",\"peer_port\":%u,\"requests\":%" PRIu64
-			  ",\"waited_ns\":%" PRIu64 ",\"queued_ns\":%" PRIu64 "}\n",
-			  WL_NAME, comm, (long)getpid(), qport[i].port, qport[i].requests,
-			  qport[i].waited_ns, qport[i].queued_ns);
-		truth_write_line(line, len, sizeof(line));
-	}
+	for (size_t i = 0; i < n_qport; i++)
+		truth_queued_line(qport[i].port, qport[i].requests, qport[i].waited_ns,
+				  qport[i].queued_ns);
 }
 
 void serve_parse(const unsigned char *req);
