@@ -26,7 +26,7 @@ status=0
 # client in this one (two hosts' stacks on one machine; veth delivers as loopback
 # does, in a softirq inside the sender's send)
 ns=rsp-req-$$ va=rspa$$ vb=rspb$$ net=10.231.$(($$ % 250))
-trap 'ip netns del $ns 2>/dev/null; ip link del $va 2>/dev/null; rm -rf "$T"' EXIT
+trap 'ip netns del $ns 2>/dev/null || true; ip link del $va 2>/dev/null || true; rm -rf "$T"' EXIT
 for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "truthserve 2 --udp" \
   "truthserve 1 early" "truthserve 1 veth"; do
   set -- $run
