@@ -814,6 +814,11 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 		 * its senders: another's requests are not this peer's) */
 		if (end->time <= q->pub.start_ns || (sender != RSP_NONE && sender != op->thread))
 			continue;
+		/* nor can the client send the request after the server replied to it: an
+		 * exchange that does is the next request's, and taking it would shift
+		 * every later request by one (seen once over a veth pair, by time) */
+		if (op->time >= q->pub.end_ns)
+			continue;
 		used[p] = last + 1;
 		q->pub.client_thread = end->thread;
 		q->pub.client_start_ns = op->time < arrived ? op->time : arrived;
