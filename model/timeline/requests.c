@@ -259,6 +259,67 @@ static int idle_times(struct rsp_requests *r, struct rsp_trace *t, const uint8_t
 }
 
 /*
+ * Items of one kind per socket, each socket's in time order (CSR over the
+ * sockets: the items of socket s are list[start[s]] .. list[start[s + 1] - 1],
+ * indexes in t->sockops or t->nets).
+ */
+struct sock_calls {
+	uint32_t *start;
+	uint32_t *list;
+};
+
+/* Item @i's socket: a socket call's (@nets false) or an arrival's, if @want
+ * (NULL: every socket) has a bit of @mask for it; else RSP_NONE. */
+static uint32_t item_sock(const struct rsp_trace *t, bool nets, size_t i, const uint8_t *want,
+			  uint8_t mask)
+{
+	uint32_t s = nets ? t->nets.v[i].sock : t->sockops.v[i].sock;
+
+	return s < t->socks.n && (!want || (want[s] & mask)) ? s : RSP_NONE;
+}
+
+/* The socket calls (@nets false) or the arrivals (@nets true) of the sockets
+ * item_sock() keeps. */
+static int by_socket(const struct rsp_trace *t, bool nets, const uint8_t *want, uint8_t mask,
+		     struct sock_calls *out)
+{
+	size_t n_items = nets ? t->nets.n : t->sockops.n, n = 0;
+	uint32_t *next = calloc(t->socks.n + 1, sizeof(*next));
+
+	out->start = calloc(t->socks.n + 1, sizeof(*out->start));
+	out->list = NULL;
+	if (!next || !out->start)
+		goto fail;
+	for (size_t i = 0; i < n_items; i++) {
+		uint32_t s = item_sock(t, nets, i, want, mask);
+
+		if (s != RSP_NONE) {
+			out->start[s + 1]++;
+			n++;
+		}
+	}
+	out->list = malloc((n ? n : 1) * sizeof(*out->list));
+	if (!out->list)
+		goto fail;
+	for (size_t k = 0; k < t->socks.n; k++)
+		out->start[k + 1] += out->start[k];
+	memcpy(next, out->start, t->socks.n * sizeof(*next));
+	for (size_t i = 0; i < n_items; i++) {
+		uint32_t s = item_sock(t, nets, i, want, mask);
+
+		if (s != RSP_NONE)
+			out->list[next[s]++] = (uint32_t)i;
+	}
+	free(next);
+	return 0;
+fail:
+	free(next);
+	free(out->start);
+	free(out->list);
+	return -ENOMEM;
+}
+
+/*
  * Per socket call, for a receive on a UDP socket: the socket its datagram was
  * sent from, RSP_NONE when unknown (sent from off this machine, or before the
  * recording), and when it was sent (net_sent(); 0: no arrival taken).  The socket's arrivals (sk_data_ready, one per datagram) are
@@ -269,7 +330,8 @@ static int idle_times(struct rsp_requests *r, struct rsp_trace *t, const uint8_t
 static int datagram_senders(const struct rsp_trace *t, struct dgram **out)
 {
 	struct dgram *from = NULL;
-	uint32_t *start = NULL, *list = NULL, *next = NULL;
+	struct sock_calls arr = { NULL, NULL };
+	uint32_t *start, *list, *next = NULL;
 	size_t n = 0;
 	int ret = -ENOMEM;
 
@@ -278,23 +340,16 @@ static int datagram_senders(const struct rsp_trace *t, struct dgram **out)
 		n += t->nets.v[i].from_sock != RSP_NONE;
 	if (!n)
 		return 0;
-	/* the arrivals on each socket, in time order (CSR) */
-	start = calloc(t->socks.n + 1, sizeof(*start));
-	next = calloc(t->socks.n + 1, sizeof(*next));
-	list = malloc(t->nets.n * sizeof(*list));
+	/* the arrivals on each socket, in time order */
+	if (by_socket(t, true, NULL, 0, &arr))
+		return -ENOMEM;
+	start = arr.start;
+	list = arr.list;
+	next = malloc((t->socks.n + 1) * sizeof(*next));
 	from = malloc(t->sockops.n * sizeof(*from));
-	if (!start || !next || !list || !from)
+	if (!next || !from)
 		goto out;
-	for (size_t i = 0; i < t->nets.n; i++)
-		if (t->nets.v[i].sock < t->socks.n)
-			start[t->nets.v[i].sock + 1]++;
-	for (size_t s = 0; s < t->socks.n; s++)
-		start[s + 1] += start[s];
-	memcpy(next, start, t->socks.n * sizeof(*next));
-	for (size_t i = 0; i < t->nets.n; i++)
-		if (t->nets.v[i].sock < t->socks.n)
-			list[next[t->nets.v[i].sock]++] = (uint32_t)i;
-	memcpy(next, start, t->socks.n * sizeof(*next)); /* now: each socket's next arrival */
+	memcpy(next, start, t->socks.n * sizeof(*next)); /* each socket's next arrival */
 	for (size_t i = 0; i < t->sockops.n; i++) {
 		const struct sock_op *op = &t->sockops.v[i];
 		uint32_t s = op->sock;
@@ -311,9 +366,9 @@ static int datagram_senders(const struct rsp_trace *t, struct dgram **out)
 	ret = 0;
 out:
 	free(from);
-	free(start);
 	free(next);
-	free(list);
+	free(arr.start);
+	free(arr.list);
 	return ret;
 }
 
@@ -493,80 +548,25 @@ void rsp_requests_stats(const struct rsp_requests *r, struct rsp_requests_stats 
 	stats_of(r->lat.v, r->lat.n, out);
 }
 
-/*
- * The socket calls of some sockets, each's in time order (CSR over the
- * sockets: the calls of socket s are list[start[s]] .. list[start[s + 1] - 1]).
- */
-struct sock_calls {
-	uint32_t *start;
-	uint32_t *list;
-};
-
-static int sock_calls_of(const struct rsp_trace *t, const uint8_t *want, struct sock_calls *out)
+/* The latest arrival of data on socket @s (its arrivals in @arr) at or before
+ * @time and after @after, NULL if none. */
+static const struct net_op *arrival_before(const struct rsp_trace *t, const struct sock_calls *arr,
+					   uint32_t s, uint64_t after, uint64_t time)
 {
-	uint32_t *next = calloc(t->socks.n + 1, sizeof(*next));
-	size_t n = 0;
-
-	out->start = calloc(t->socks.n + 1, sizeof(*out->start));
-	out->list = NULL;
-	if (!next || !out->start)
-		goto fail;
-	for (size_t i = 0; i < t->sockops.n; i++) {
-		uint32_t s = t->sockops.v[i].sock;
-
-		if (s < t->socks.n && want[s]) {
-			out->start[s + 1]++;
-			n++;
-		}
-	}
-	out->list = malloc((n ? n : 1) * sizeof(*out->list));
-	if (!out->list)
-		goto fail;
-	for (size_t s = 0; s < t->socks.n; s++)
-		out->start[s + 1] += out->start[s];
-	memcpy(next, out->start, t->socks.n * sizeof(*next));
-	for (size_t i = 0; i < t->sockops.n; i++) {
-		uint32_t s = t->sockops.v[i].sock;
-
-		if (s < t->socks.n && want[s])
-			out->list[next[s]++] = (uint32_t)i;
-	}
-	free(next);
-	return 0;
-fail:
-	free(next);
-	free(out->start);
-	free(out->list);
-	return -ENOMEM;
-}
-
-struct arrival {
-	uint64_t ready, sent; /* net_op.ready_time, net_sent() */
-	uint32_t sender; /* net_op.sender */
-};
-
-/*
- * The latest arrival of data on socket @s at or before @time and after
- * @after, NULL if none.  The arrivals per socket: CSR as in struct
- * sock_calls, @start over the sockets, the arrivals in @at.
- */
-static const struct arrival *arrival_before(const uint32_t *start, const struct arrival *at,
-					    uint32_t s, uint64_t after, uint64_t time)
-{
-	size_t lo = start[s], hi = start[s + 1];
+	size_t lo = arr->start[s], hi = arr->start[s + 1];
 
 	/* the first arrival after @time */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (at[mid].ready <= time)
+		if (t->nets.v[arr->list[mid]].ready_time <= time)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == start[s] || at[lo - 1].ready <= after)
+	if (lo == arr->start[s] || t->nets.v[arr->list[lo - 1]].ready_time <= after)
 		return NULL;
-	return &at[lo - 1];
+	return &t->nets.v[arr->list[lo - 1]];
 }
 
 /*
@@ -703,28 +703,23 @@ static bool match_by_bytes(const struct rsp_trace *t, const struct sock_calls *c
 int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp_requests_stats *out)
 {
 	uint8_t *want = NULL; /* 1: a client's socket (its calls), 2: a served TCP socket (arrivals) */
-	uint32_t *astart = NULL, *anext = NULL;
-	struct arrival *at = NULL;
 	uint64_t *prev_start = NULL;
 	size_t *used = NULL; /* per client socket: one past the last exchange matched */
 	size_t *send_cur = NULL, *recv_cur = NULL; /* per client socket: match_by_bytes()'s */
 	uint64_t *off = NULL;
 	uint8_t *lens_ok = NULL;
-	struct sock_calls calls = { NULL, NULL };
-	size_t na = 0;
+	struct sock_calls calls = { NULL, NULL }, arr = { NULL, NULL };
 	int ret = -ENOMEM;
 
 	if (r->clients_done)
 		goto done;
 	want = calloc(t->socks.n + 1, 1);
-	astart = calloc(t->socks.n + 1, sizeof(*astart));
-	anext = calloc(t->socks.n + 1, sizeof(*anext));
 	used = calloc(t->socks.n + 1, sizeof(*used));
 	send_cur = calloc(t->socks.n + 1, sizeof(*send_cur));
 	recv_cur = calloc(t->socks.n + 1, sizeof(*recv_cur));
 	lens_ok = calloc(t->socks.n + 1, 1);
 	prev_start = calloc(r->conns.n + 1, sizeof(*prev_start));
-	if (!want || !astart || !anext || !used || !send_cur || !recv_cur || !lens_ok || !prev_start)
+	if (!want || !used || !send_cur || !recv_cur || !lens_ok || !prev_start)
 		goto out;
 	for (size_t i = 0; i < r->reqs.n; i++) {
 		const struct req *q = &r->reqs.v[i];
@@ -737,33 +732,10 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 			want[s] |= 2;
 		}
 	}
-	/* the arrivals on the served TCP sockets, in time order */
-	for (size_t i = 0; i < t->nets.n; i++) {
-		uint32_t s = t->nets.v[i].sock;
-
-		if (s < t->socks.n && (want[s] & 2)) {
-			astart[s + 1]++;
-			na++;
-		}
-	}
-	at = malloc((na ? na : 1) * sizeof(*at));
-	if (!at)
-		goto out;
-	for (size_t s = 0; s < t->socks.n; s++)
-		astart[s + 1] += astart[s];
-	memcpy(anext, astart, t->socks.n * sizeof(*anext));
-	for (size_t i = 0; i < t->nets.n; i++) {
-		uint32_t s = t->nets.v[i].sock;
-
-		if (s < t->socks.n && (want[s] & 2))
-			at[anext[s]++] = (struct arrival){ t->nets.v[i].ready_time,
-							   net_sent(&t->nets.v[i]),
-							   t->nets.v[i].sender };
-	}
-	/* the served sockets' calls too, for their byte offsets */
-	for (size_t s = 0; s < t->socks.n; s++)
-		want[s] = !!want[s];
-	if (sock_calls_of(t, want, &calls) || stream_offsets(t, &calls, &off, lens_ok))
+	/* the arrivals on the served sockets; the calls of both ends (the served
+	 * ones' for their byte offsets) */
+	if (by_socket(t, true, want, 2, &arr) || by_socket(t, false, want, 3, &calls) ||
+	    stream_offsets(t, &calls, &off, lens_ok))
 		goto out;
 	/* in the order they began: each connection's requests in turn */
 	for (size_t i = 0; i < r->reqs.n; i++) {
@@ -778,12 +750,12 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 		if (q->pub.from_socket != RSP_NO_INDEX) {
 			p = (uint32_t)q->pub.from_socket;
 		} else if (t->socks.v[s].protocol != 17 && t->socks.v[s].peer != RSP_NONE) {
-			const struct arrival *a = arrival_before(astart, at, s, prev_start[q->pub.conn],
-								 t->sockops.v[q->first_op].time);
+			const struct net_op *a = arrival_before(t, &arr, s, prev_start[q->pub.conn],
+								t->sockops.v[q->first_op].time);
 
 			p = t->socks.v[s].peer;
-			arrived = a ? a->sent : 0;
-			ready = a ? a->ready : 0;
+			arrived = a ? net_sent(a) : 0;
+			ready = a ? a->ready_time : 0;
 			sender = a ? a->sender : RSP_NONE;
 		} else {
 			continue;
@@ -836,9 +808,8 @@ out:
 	if (ret)
 		vec_free(&r->client_lat);
 	free(want);
-	free(astart);
-	free(anext);
-	free(at);
+	free(arr.start);
+	free(arr.list);
 	free(used);
 	free(send_cur);
 	free(recv_cur);
