@@ -38,6 +38,7 @@ void rsp_requests_free(struct rsp_requests *r);
 struct rsp_request_info {
 	size_t conn; /* rsp_requests_conn() */
 	size_t thread; /* the thread that received it */
+	size_t reply_thread; /* the one that began its reply (its first send) */
 	uint64_t start_ns; /* its first receive returned */
 	uint64_t end_ns; /* its reply's last send returned */
 	uint32_t n_recv, n_send;

@@ -59,37 +59,6 @@ static int by_thread_order(const void *x, const void *y)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
-struct op_query {
-	const struct rsp_trace *t;
-	uint64_t time;
-};
-
-static bool op_before(const void *ctx, size_t i)
-{
-	const struct op_query *q = ctx;
-
-	return q->t->sockops.v[i].time < q->time;
-}
-
-/*
- * The thread of @sel that began the reply of a request received at @start on
- * socket @sock (the first send there from then on), RSP_NONE if none did.
- */
-static uint32_t replier(const struct rsp_trace *t, const uint8_t *sel, uint32_t sock,
-			uint64_t start, uint64_t end)
-{
-	struct op_query q = { t, start };
-
-	for (size_t i = _rsp_gallop(t->sockops.n, 0, op_before, &q);
-	     i < t->sockops.n && t->sockops.v[i].time <= end; i++) {
-		const struct sock_op *op = &t->sockops.v[i];
-
-		if (op->send && op->sock == sock && op->thread < t->threads.n && sel[op->thread])
-			return op->thread;
-	}
-	return RSP_NONE;
-}
-
 /*
  * When @th, a worker that replied at @end to a request handed off to it,
  * took the request (from @from: its receive, or @th's previous reply): after
@@ -187,7 +156,7 @@ static int process_windows(struct rsp_analysis *an, uint32_t thread)
 					   (uint32_t)(q.from_socket != RSP_NO_INDEX ? q.from_socket :
 										      c.socket) };
 		if (q.flags & RSP_REQ_HANDED_OFF) {
-			s.thread = replier(t, selected, (uint32_t)c.socket, q.start_ns, q.end_ns);
+			s.thread = (uint32_t)q.reply_thread;
 			s.handed = true;
 			if (s.thread == RSP_NONE)
 				continue;

@@ -34,6 +34,7 @@ struct conn {
 	uint8_t role; /* 0: not known yet */
 	uint8_t phase;
 	uint32_t thread; /* of the current request's first receive */
+	uint32_t reply_thread; /* of its reply's first send */
 	uint32_t from; /* UDP: the socket its first datagram came from, RSP_NONE */
 	uint64_t arrived; /* UDP: when that datagram was sent (net_sent()), 0 */
 	uint64_t start;
@@ -107,6 +108,7 @@ static bool emit(struct rsp_trace *t, struct rsp_requests *r, struct conn *c, ui
 	memset(&q, 0, sizeof(q));
 	q.conn = ci;
 	q.thread = c->thread;
+	q.reply_thread = c->reply_thread;
 	q.start_ns = c->start;
 	/* when the reply's last send returned in the kernel: the reply is then
 	 * on its way (over loopback, delivered).  A preemption on the way back to
@@ -437,6 +439,7 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 			if (open[c->thread])
 				open[c->thread]--;
 			c->phase = PH_REPLYING;
+			c->reply_thread = op->thread;
 			/* fall through */
 		case PH_REPLYING:
 			c->last_send_op = i;
