@@ -26,7 +26,7 @@ status=0
 # client in this one (two hosts' stacks on one machine; veth delivers as loopback
 # does, in a softirq inside the sender's send)
 ns=rsp-req-$$ va=rspa$$ vb=rspb$$ net=10.231.$(($$ % 250))
-trap 'ip netns del $ns 2>/dev/null || true; ip link del $va 2>/dev/null || true; rm -rf "$T"' EXIT
+trap 'ip netns del $ns 2>/dev/null || true; ip link del $va 2>/dev/null || true; [ -n "${RSP_TEST_KEEP-}" ] || rm -rf "$T"' EXIT
 for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "truthserve 2 --udp" \
   "truthserve 1 early" "truthserve 1 veth"; do
   set -- $run
@@ -53,7 +53,7 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   pids=""
   if [ -n "$early" ]; then
     for c in $(seq $clients); do
-      RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" --go "$d/go" "$d/port" $N \
+      RSP_TRUTH_EACH="$d/each.txt" RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" --go "$d/go" "$d/port" $N \
         >"$d/client$c.out" 2>&1 &
       pids="$pids $!"
     done
@@ -74,7 +74,7 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
     touch "$d/go"
   else
     for c in $(seq $clients); do
-      RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" $opt "$d/port" $N >"$d/client$c.out" 2>&1 &
+      RSP_TRUTH_EACH="$d/each.txt" RSP_TRUTH="$d/client.jsonl" timeout 60 "$WL/truthclient" $opt "$d/port" $N >"$d/client$c.out" 2>&1 &
       pids="$pids $!"
     done
   fi
@@ -87,7 +87,8 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   # SIGTERM: the server writes its side file and exits 0
   kill -TERM $server
   wait $server || { cat "$d/serve.out"; fail "$daemon did not stop cleanly"; }
-  "$RSP" report "$d/s.data" --requests --format json --top 3 >"$d/req.json" ||
+  # --top 0: every contributor (the fdatasync share sums the CPU ones in it)
+  "$RSP" report "$d/s.data" --requests --format json --top 0 >"$d/req.json" ||
     fail "rsp report --requests failed"
   "$RSP" report "$d/s.data" --requests >"$d/req.txt" || fail "rsp report --requests (text) failed"
   note "$daemon${opt:+ $opt}, $clients client(s)${early:+, connected before the recording}${veth:+, over a veth pair from another network namespace}:"

@@ -40,6 +40,9 @@
  *     (README.md, "Stats lines");
  *   role "client" comm truthclient: no functions; waits call (each
  *     client_call(): send + recv of the whole reply; count = REQUESTS).
+ * With $RSP_TRUTH_EACH set, also one line per request to that file:
+ *   "PID REQNO START_NS END_NS" (CLOCK_MONOTONIC around client_call(), the
+ *   clock of rsp's recordings): to compare request by request.
  *
  * Processes / threads: truthclient (one thread).
  *
@@ -84,6 +87,7 @@ static const char usage[] =
 
 static struct truth tr;
 static uint64_t *latency_ns; /* one per request */
+static uint64_t *start_ns; /* one per request, with $RSP_TRUTH_EACH */
 static unsigned local_port; /* of its connection: the daemon's lines name it */
 
 void client_call(int fd, unsigned char *msg, uint64_t reqno);
@@ -127,6 +131,8 @@ WL_STACK_FN void client_run(int fd, unsigned long requests)
 		ns = truth_mono() - t0;
 		truth_wait_add(&tr, TRUTH_CALL, ns);
 		latency_ns[i] = ns;
+		if (start_ns)
+			start_ns[i] = t0;
 	}
 }
 
@@ -163,6 +169,25 @@ static void write_stats_line(size_t count)
 
 	snprintf(extra, sizeof(extra), "\"local_port\":%u,", local_port);
 	truth_stats("client", "latency", "latency_ns", latency_ns, count, extra);
+}
+
+/* $RSP_TRUTH_EACH: each request's start and end, appended (O_APPEND: two
+ * clients may share the file; each writes its lines in one write each) */
+static void write_each(const char *path, size_t count)
+{
+	char line[96];
+	int fd, n;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		wl_die("open $RSP_TRUTH_EACH");
+	for (size_t i = 0; i < count; i++) {
+		n = snprintf(line, sizeof(line), "%d %zu %" PRIu64 " %" PRIu64 "\n",
+			     (int)getpid(), i, start_ns[i], start_ns[i] + latency_ns[i]);
+		if (write(fd, line, (size_t)n) != n)
+			wl_die("write $RSP_TRUTH_EACH");
+	}
+	close(fd);
 }
 
 static unsigned long parse_requests(const char *arg)
@@ -223,7 +248,9 @@ int main(int argc, char **argv)
 	truth_begin(&tr, "client");
 	truth_measures(&tr, TRUTH_CALL);
 	latency_ns = calloc(requests, sizeof(*latency_ns));
-	if (!latency_ns)
+	if (getenv("RSP_TRUTH_EACH"))
+		start_ns = calloc(requests, sizeof(*start_ns));
+	if (!latency_ns || (getenv("RSP_TRUTH_EACH") && !start_ns))
 		wl_fail("out of memory (%lu latencies)", requests);
 
 	port = read_port(argv[a]);
@@ -264,8 +291,11 @@ int main(int argc, char **argv)
 	}
 	if (close(fd) < 0)
 		wl_die("close socket");
+	if (start_ns) /* before the stats line: it sorts latency_ns */
+		write_each(getenv("RSP_TRUTH_EACH"), requests);
 	write_stats_line(requests);
 	truth_finish(&tr);
 	free(latency_ns);
+	free(start_ns);
 	return 0;
 }

@@ -85,6 +85,9 @@
  *     before the send() that completed the reply began (key "to_send_ns";
  *     as truthserve's: the service time less that send(), the reply's
  *     delivery and any preemption on the way back from it);
+ *   a stats line {"stats":"from_recv", ...}: the same requests from just
+ *     before the recv() that completed the request began (key
+ *     "from_recv_ns"; as truthserve's);
  *   a stats line {"stats":"service", ...} (README.md, "Stats lines"):
  *     requests served and the distribution of their service time
  *     (CLOCK_MONOTONIC from just after the recv() that completed the
@@ -204,6 +207,7 @@ struct conn {
 	size_t in_len;		/* bytes of the current request received */
 	size_t out_len, out_off;
 	uint64_t recv_done_ns;	/* CLOCK_MONOTONIC when the request was complete */
+	uint64_t recv_begin_ns;	/* ... before the recv() that completed it began */
 	uint64_t send_begin_ns;	/* ... before the reply's last send() began */
 	uint64_t queued_ns;	/* CLOCK_MONOTONIC when it was queued */
 	uint64_t sent_ns;	/* the client's CLOCK_MONOTONIC at its send */
@@ -239,6 +243,7 @@ struct pool_thread {
 	struct truth tr;
 	struct daemon_times service; /* one per reply this thread completed */
 	struct daemon_times to_send; /* the same, to the start of the reply's last send() */
+	struct daemon_times from_recv; /* from the start of the recv() that completed it */
 	uint64_t replied_ns;	/* when its last complete reply's send() returned */
 	struct qwin served[QWIN]; /* the last QWIN requests it served */
 	size_t n_served;
@@ -469,6 +474,7 @@ WL_STACK_FN int pool_reply(struct pool_thread *me, struct conn *c)
 		return 1;
 	daemon_times_add(&me->service, me->replied_ns - c->recv_done_ns);
 	daemon_times_add(&me->to_send, c->send_begin_ns - c->recv_done_ns);
+	daemon_times_add(&me->from_recv, me->replied_ns - c->recv_begin_ns);
 	conn_arm_read(c);
 	return 1;
 }
@@ -599,6 +605,7 @@ WL_STACK_FN void pool_push(struct conn *c)
  */
 WL_STACK_FN int pool_readable(struct conn *c)
 {
+	uint64_t before = truth_mono();
 	ssize_t n;
 
 	do
@@ -626,6 +633,7 @@ WL_STACK_FN int pool_readable(struct conn *c)
 		return 0;
 	}
 	c->recv_done_ns = truth_mono();
+	c->recv_begin_ns = before;
 	c->sent_ns = get_u64(c->in + 8);
 	c->in_len = 0;
 	if (get_u64(c->in) == STOP_REQUEST) {
@@ -788,7 +796,7 @@ static void queue_lines(void)
 /* The stats line (README.md, "Stats lines"), then the queued lines and the server's line. */
 static void write_server_lines(struct truth *srv)
 {
-	struct daemon_times all = { 0 }, to_send = { 0 };
+	struct daemon_times all = { 0 }, to_send = { 0 }, from_recv = { 0 };
 	char extra[96];
 	unsigned int f, k;
 	int i;
@@ -797,6 +805,8 @@ static void write_server_lines(struct truth *srv)
 		daemon_times_add(&all, io_thread.service.v[j]);
 	for (size_t j = 0; j < io_thread.to_send.n; j++)
 		daemon_times_add(&to_send, io_thread.to_send.v[j]);
+	for (size_t j = 0; j < io_thread.from_recv.n; j++)
+		daemon_times_add(&from_recv, io_thread.from_recv.v[j]);
 	for (i = 0; i < nworkers; i++) {
 		struct pool_thread *w = &workers[i];
 
@@ -804,6 +814,8 @@ static void write_server_lines(struct truth *srv)
 			daemon_times_add(&all, w->service.v[j]);
 		for (size_t j = 0; j < w->to_send.n; j++)
 			daemon_times_add(&to_send, w->to_send.v[j]);
+		for (size_t j = 0; j < w->from_recv.n; j++)
+			daemon_times_add(&from_recv, w->from_recv.v[j]);
 		for (f = 0; f < srv->nfn; f++) {
 			srv->fn[f].ns += w->tr.fn[f].ns;
 			srv->fn[f].count += w->tr.fn[f].count;
@@ -815,12 +827,14 @@ static void write_server_lines(struct truth *srv)
 		 "\"connections\":%" PRIu64 ",\"workers\":%d,", accepted,
 		 nworkers);
 	truth_stats("server", "to_send", "to_send_ns", to_send.v, to_send.n, extra);
+	truth_stats("server", "from_recv", "from_recv_ns", from_recv.v, from_recv.n, extra);
 	truth_stats("server", "service", "service_ns", all.v, all.n, extra);
 	queue_lines();
 	truth_finish_cpu(srv, truth_clock(CLOCK_PROCESS_CPUTIME_ID,
 					  "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)"));
 	free(all.v);
 	free(to_send.v);
+	free(from_recv.v);
 }
 
 static int parse_workers(const char *arg)
@@ -892,9 +906,11 @@ int main(int argc, char **argv)
 	write_server_lines(&srv);
 	free(io_thread.service.v);
 	free(io_thread.to_send.v);
+	free(io_thread.from_recv.v);
 	for (i = 0; i < nworkers; i++) {
 		free(workers[i].service.v);
 		free(workers[i].to_send.v);
+		free(workers[i].from_recv.v);
 	}
 	return 0;
 }

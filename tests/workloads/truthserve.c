@@ -56,6 +56,10 @@
  *     request's service time less that send() (the reply's delivery, and
  *     any preemption on the way back from it, as by the client the reply
  *     woke);
+ *   a stats line {"stats":"from_recv", ...}: the same requests from just
+ *     before the recv() that completed the request began (key
+ *     "from_recv_ns"): each request's service time and that recv() (a
+ *     preemption on its way back, which the server's clock cannot see);
  *   a stats line {"stats":"service", ...}: the number of requests served
  *     and the distribution of their service time (CLOCK_MONOTONIC from the
  *     recv() that completed the request to the send() that completed the
@@ -135,6 +139,7 @@ struct conn {
 	size_t in_len;		/* bytes of the current request received */
 	size_t out_len, out_off;
 	uint64_t recv_done_ns;	/* CLOCK_MONOTONIC when the request was complete */
+	uint64_t recv_begin_ns;	/* ... before the recv() that completed it began */
 	uint64_t send_begin_ns;	/* ... before the reply's last send() began */
 	uint64_t sent_ns;	/* the client's CLOCK_MONOTONIC at its send */
 	unsigned port;		/* the client's port */
@@ -152,6 +157,7 @@ static int stopping;
 static uint64_t accepted;	   /* connections accepted */
 static struct daemon_times service; /* one per request served */
 static struct daemon_times to_send; /* the same, to the start of the reply's last send() */
+static struct daemon_times from_recv; /* from the start of the recv() that completed it */
 static struct truth tr;
 static int fn_parse, fn_compute;
 
@@ -306,6 +312,7 @@ WL_STACK_FN int serve_reply(struct conn *c)
 
 		daemon_times_add(&service, now - c->recv_done_ns);
 		daemon_times_add(&to_send, c->send_begin_ns - c->recv_done_ns);
+		daemon_times_add(&from_recv, now - c->recv_begin_ns);
 		qwin[n_qwin % QWIN].s = c->recv_done_ns;
 		qwin[n_qwin % QWIN].e = now;
 		qwin[n_qwin % QWIN].port = c->port;
@@ -348,6 +355,7 @@ WL_STACK_FN void serve_request(struct conn *c)
 WL_STACK_FN void serve_readable(struct conn *c)
 {
 	socklen_t plen = sizeof(c->peer);
+	uint64_t before = truth_mono();
 	ssize_t n;
 
 	do
@@ -380,6 +388,7 @@ WL_STACK_FN void serve_readable(struct conn *c)
 	if (c->in_len < MSG_SIZE)
 		return;
 	c->recv_done_ns = truth_mono();
+	c->recv_begin_ns = before;
 	c->sent_ns = get_u64(c->in + 8);
 	c->in_len = 0;
 	if (get_u64(c->in) != STOP_REQUEST)
@@ -467,6 +476,7 @@ static void write_stats_line(void)
 	else
 		snprintf(extra, sizeof(extra), "\"connections\":%" PRIu64 ",", accepted);
 	truth_stats("server", "to_send", "to_send_ns", to_send.v, to_send.n, extra);
+	truth_stats("server", "from_recv", "from_recv_ns", from_recv.v, from_recv.n, extra);
 	truth_stats("server", "service", "service_ns", service.v, service.n, extra);
 }
 
@@ -524,5 +534,6 @@ int main(int argc, char **argv)
 	truth_finish(&tr);
 	free(service.v);
 	free(to_send.v);
+	free(from_recv.v);
 	return 0;
 }
