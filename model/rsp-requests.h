@@ -52,7 +52,8 @@ struct rsp_request_info {
 	 * rsp_requests_clients() found the client's exchange (its sends of the
 	 * request, then its receives of the reply): from the client's send (its
 	 * end, or the request's arrival at the server when that came first,
-	 * inside the client's send) to the end of its last receive of the reply.
+	 * inside the client's send) to the end of its last receive of the reply
+	 * (or, preempted before that call returned to it, to when it ran again).
 	 * client_thread RSP_NO_INDEX and both times 0 when not known.
 	 */
 	size_t client_thread;

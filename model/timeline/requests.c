@@ -703,6 +703,56 @@ static bool match_by_bytes(const struct rsp_trace *t, const struct sock_calls *c
 	return *first != SIZE_MAX && *last != SIZE_MAX;
 }
 
+/* The first user frame of @stack (its user IP), 0 if none. */
+static uint64_t user_leaf(struct rsp_trace *t, uint32_t stack, int pid, uint64_t time)
+{
+	size_t n = stack ? rsp_stack_n_frames(t, stack) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct rsp_frame_info f;
+
+		rsp_stack_frame(t, stack, i, pid, time, &f);
+		if (!f.kernel)
+			return f.addr;
+	}
+	return 0;
+}
+
+/*
+ * When the client's receive at @time, by @thread, returned to it: a thread
+ * that slept in the call (the run holding the receive began by waking from a
+ * sleep) and is preempted before the call returns (switched out runnable at
+ * the same user address, the syscall's) waits until it runs again, and the
+ * client's own clock counts that wait (the recorder's threads, preempting it
+ * on a busy machine, have stretched a reply by 0.74 ms).  A preemption once it
+ * is back in user space (another address) is not the call's.
+ */
+static uint64_t client_returned(struct rsp_trace *t, uint32_t thread, uint64_t time)
+{
+	size_t i = rsp_thread_find_slice(t, thread, time), n = rsp_thread_n_slices(t, thread);
+	struct rsp_thread_info th;
+	struct rsp_slice_info s;
+	uint64_t end = time, ip;
+
+	if (i == RSP_NO_INDEX || i == 0)
+		return time;
+	rsp_thread_slice(t, thread, i, &s);
+	if (s.kind != RSP_SLICE_RUN)
+		return time;
+	rsp_thread_slice(t, thread, i - 1, &s);
+	rsp_trace_thread(t, thread, &th);
+	if (s.kind != RSP_SLICE_SLEEP || !(ip = user_leaf(t, s.stack, th.pid, s.start_ns)))
+		return time;
+	for (i++; i < n; i += 2) {
+		rsp_thread_slice(t, thread, i, &s);
+		if (s.kind != RSP_SLICE_SLEEP || s.state != RSP_SLEEP_PREEMPTED ||
+		    (s.flags & RSP_SLICE_OPEN_END) || user_leaf(t, s.stack, th.pid, s.start_ns) != ip)
+			break;
+		end = s.end_ns;
+	}
+	return end;
+}
+
 int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp_requests_stats *out)
 {
 	uint8_t *want = NULL; /* 1: a client's socket (its calls), 2: a served TCP socket (arrivals) */
@@ -797,7 +847,7 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 		used[p] = last + 1;
 		q->pub.client_thread = end->thread;
 		q->pub.client_start_ns = op->time < arrived ? op->time : arrived;
-		q->pub.client_end_ns = end->time;
+		q->pub.client_end_ns = client_returned(t, end->thread, end->time);
 		if (!vec_push(&r->client_lat, q->pub.client_end_ns - q->pub.client_start_ns))
 			goto out;
 	}

@@ -828,6 +828,73 @@ static void test_client_pipelined(void)
 	srv_requests_free(s, t, r);
 }
 
+/*
+ * A client preempted before its receive returned to it (the recorder's threads
+ * did that on a busy machine): its own clock counts the wait, so does its
+ * latency.  cli sleeps in recv (user address 0x401000); request 1: woken, its
+ * receive ends at 1230, preempted at 1232 at the same user address (still in
+ * the call), runs again at 1300: 1100 -> 1300.  Request 2: its receive ends at
+ * 1530 and it is preempted at 1532 at another address (back in user space,
+ * not the call's): 1398 -> 1530.
+ */
+static void test_client_preempted_return(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_requests *r;
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	const uint64_t in_recv[] = { 0xffffffff81000010ull, 0x401000 };
+	const uint64_t in_user[] = { 0xffffffff81000020ull, 0x402000 };
+	const unsigned want[2][2] = { { 1100, 1300 }, { 1398, 1530 } };
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	existing(s, 700, 700, "oth");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
+	synth_sock_state(s, 1, US(1001), CLI, SK_C, lo, 40001, lo, 5432, 2 /* SYN_SENT */);
+	synth_sock_state(s, 1, US(1002), CLI, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
+	synth_sock_state(s, 1, US(1003), CLI, SK_C, lo, 40001, lo, 5432, 1 /* ESTABLISHED */);
+	synth_sock_state(s, 1, US(1004), CLI, SK_A, lo, 5432, lo, 40001, 1 /* ESTABLISHED */);
+	for (int k = 0; k < 2; k++) {
+		uint64_t b = k ? 300 : 0; /* request 2 sends at 1400, 2 us after its arrival */
+
+		synth_sk_ready(s, 1, US(1100 + b - (k ? 2 : 0)), CLI, SYN_SOFTIRQ, SK_A, 2);
+		synth_sock_send(s, 1, US(1102 + b), CLI, SK_C, 2, 64);
+		synth_switch_stack(s, 1, US(1105 + b), CLI, "cli", S_INT, 0, "swapper/1", in_recv, 2);
+		synth_sock_recv(s, 0, US(1110 + b), SRV, SK_A, 2, 64);
+		synth_sk_ready(s, 0, US(1199 + b), SRV, SYN_SOFTIRQ, SK_C, 2);
+		synth_sock_send(s, 0, US(1200 + b), SRV, SK_A, 2, 64);
+		synth_switch(s, 1, US(1210 + b), 0, "swapper/1", 0, CLI, "cli");
+		synth_sock_recv(s, 1, US(1230 + b), CLI, SK_C, 2, 64);
+		synth_switch_stack(s, 1, US(1232 + b), CLI, "cli", 0 /* R */, 700, "oth",
+				   k ? in_user : in_recv, 2);
+		synth_switch(s, 1, US(1300 + b), 700, "oth", S_INT, CLI, "cli");
+	}
+	synth_switch(s, 0, US(1700), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1700), CLI, "cli", S_INT, 0, "swapper/1");
+	if (srv_requests(s, &t, &r) && rsp_requests_n(r) == 2) {
+		struct rsp_requests_stats st;
+
+		CHECK(!rsp_requests_clients(r, t, &st) && st.count == 2 && st.sum_ns == NS(332),
+		      "preempted return: both seen, 200 + 132 us (got %zu, %" PRIu64 " ns)", st.count,
+		      st.sum_ns);
+		for (size_t i = 0; i < 2; i++) {
+			struct rsp_request_info q;
+
+			rsp_requests_get(r, i, &q);
+			CHECK(q.client_start_ns == US(want[i][0]) && q.client_end_ns == US(want[i][1]),
+			      "preempted return: request %zu seen by its client %u -> %u (got %" PRIu64
+			      " -> %" PRIu64 ")", i + 1, want[i][0], want[i][1],
+			      (uint64_t)(q.client_start_ns - US(0)) / 1000,
+			      (uint64_t)(q.client_end_ns - US(0)) / 1000);
+		}
+	} else {
+		CHECK(0, "preempted return: two requests");
+	}
+	srv_requests_free(s, t, r);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -856,5 +923,6 @@ int main(void)
 	test_unix_peers();
 	test_udp_preempted_sender();
 	test_client_pipelined();
+	test_client_preempted_return();
 	return tap_done();
 }
