@@ -127,7 +127,7 @@ static void json_coverage(struct json *j, struct rsp_trace *t)
 	json_end_object(j);
 }
 
-/* The files the stacks need and could not be read (rsp_trace_n_missing_files()) */
+/* The files the stacks need and could not be read or lack symbols (rsp_trace_n_missing_files()) */
 static void print_missing_files(struct rsp_trace *t)
 {
 	size_t n = rsp_trace_n_missing_files(t);
@@ -137,8 +137,9 @@ static void print_missing_files(struct rsp_trace *t)
 		       rsp_trace_n_targets(t) ? "target" : "trace");
 		return;
 	}
-	printf("files       %zu file%s the %s's stacks are in could not be read (--symfs, "
-	       "--debug-dir, `rsp archive` where it was recorded):\n",
+	printf("files       %zu file%s the %s's stacks are in could not be read or lack symbols "
+	       "(--symfs, --debug-dir, `rsp archive` where it was recorded; debug symbols: the "
+	       "package's -dbgsym, or DEBUGINFOD_URLS):\n",
 	       n, n == 1 ? "" : "s", rsp_trace_n_targets(t) ? "target" : "trace");
 	for (size_t i = 0; i < n; i++) {
 		printf("            ");

@@ -327,6 +327,9 @@ enum rsp_file_problem {
 	RSP_FILE_BUILD_ID_DIFFERS, /* a file at its path, of another build */
 	RSP_FILE_UNREADABLE, /* a file at its path that is not a usable ELF file */
 	RSP_FILE_NO_SYMBOLS, /* read, but without functions (stripped, no debug file) */
+	/* read, but only its exported functions have names (.dynsym: stripped of
+	 * .symtab, no debug file): frames in its static functions have none */
+	RSP_FILE_DYNAMIC_ONLY,
 };
 struct rsp_missing_file {
 	const char *path; /* as the trace names it */

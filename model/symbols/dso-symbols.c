@@ -297,6 +297,34 @@ static const struct _rsp_fsym *table_find(const struct _rsp_dso *d, uint64_t vad
 	return s;
 }
 
+/* The module's functions came from .dynsym alone: no .symtab in the file
+ * mapped, no separate debug file found, no MiniDebugInfo (.gnu_debugdata). */
+static bool only_dynamic(const struct _rsp_dso *d)
+{
+	const char *debugfile = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Addr bias;
+	size_t shstrndx;
+	Elf *e;
+
+	if (d->from_debug_dir ||
+	    !dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile) ||
+	    debugfile || !(e = dwfl_module_getelf(d->mod, &bias)) ||
+	    elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return false;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB || (name && !strcmp(name, ".gnu_debugdata")))
+			return false;
+	}
+	return true;
+}
+
 static bool dwfl_open(struct rsp_sym *sym, struct _rsp_dso *d)
 {
 	void **ud;
@@ -318,6 +346,7 @@ static bool dwfl_open(struct rsp_sym *sym, struct _rsp_dso *d)
 	*ud = d;
 	if (dwfl_report_end(d->dwfl, NULL, NULL) || build_table(d))
 		goto fail;
+	d->dynamic_only = !d->no_functions && only_dynamic(d);
 	return true;
 fail:
 	dwfl_close(sym, d);

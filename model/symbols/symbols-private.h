@@ -93,6 +93,9 @@ struct _rsp_dso {
 	bool counted_mismatch, counted_missing;
 	uint32_t index; /* in sym->files: rsp_sym_file()'s i */
 	bool no_functions; /* READY, but its symbol table has no function (stripped) */
+	/* READY, its functions from .dynsym alone (no .symtab, debug file or
+	 * MiniDebugInfo): the exported ones; its static functions have no name */
+	bool dynamic_only;
 
 	enum _rsp_dso_state state;
 	char *file; /* READY: what was mapped */

@@ -258,6 +258,7 @@ void rsp_sym_file(const struct rsp_sym *sym, size_t i, struct rsp_sym_file *out)
 		out->state = d->no_functions ? RSP_SYM_FILE_NO_SYMBOLS : RSP_SYM_FILE_READ;
 		out->read_from = d->file;
 		out->debug_file = d->from_debug_dir;
+		out->dynamic_only = d->dynamic_only;
 	} else if ((!d->openable && !d->deleted) || d->anon) {
 		out->state = RSP_SYM_FILE_NOT_A_FILE;
 	} else if (d->state == _RSP_DSO_NEW) {

@@ -170,6 +170,9 @@ struct rsp_sym_file {
 	enum rsp_sym_file_state state;
 	const char *read_from; /* READ, NO_SYMBOLS: the file read (an archive: "ARCHIVE:MEMBER") */
 	bool debug_file; /* what was read is a debug file: segments placed by a guess */
+	/* READ: only its exported functions (.dynsym) have names: no .symtab, no
+	 * debug file, no MiniDebugInfo (known once a lookup read its table) */
+	bool dynamic_only;
 };
 size_t rsp_sym_n_files(const struct rsp_sym *sym);
 void rsp_sym_file(const struct rsp_sym *sym, size_t i, struct rsp_sym_file *out);

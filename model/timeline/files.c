@@ -70,13 +70,17 @@ static const char *problem_why(enum rsp_file_problem p)
 		return "not a usable ELF file";
 	case RSP_FILE_NO_SYMBOLS:
 		return "no symbols";
+	case RSP_FILE_DYNAMIC_ONLY:
+		return "only its exported functions (.dynsym): no debug symbols";
 	}
 	return "?";
 }
 
-static enum rsp_file_problem problem_of(enum rsp_sym_file_state s)
+static enum rsp_file_problem problem_of(const struct rsp_sym_file *f)
 {
-	switch (s) {
+	switch (f->state) {
+	case RSP_SYM_FILE_READ:
+		return f->dynamic_only ? RSP_FILE_DYNAMIC_ONLY : 0;
 	case RSP_SYM_FILE_MISSING:
 		return RSP_FILE_MISSING;
 	case RSP_SYM_FILE_BUILD_ID_DIFFERS:
@@ -275,7 +279,7 @@ static const struct missing_files *missing(struct rsp_trace *t)
 		if (!mf->info.frames)
 			continue;
 		rsp_sym_file(t->sym, i, &sf);
-		p = problem_of(sf.state);
+		p = problem_of(&sf);
 		if (!p)
 			continue;
 		mf->info.path = sf.path;

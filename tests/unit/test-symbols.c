@@ -1023,6 +1023,56 @@ static void test_debug_file(const char *helper, const char *stripped, const char
 	rmdir(dir);
 }
 
+/*
+ * Which files name only their exported functions (rsp_sym_file().dynamic_only,
+ * for rsp info's "only its exported functions (.dynsym)"): the helper linked
+ * with -rdynamic and stripped names main, not its static rsp_helper_alpha; the
+ * helper itself, its MiniDebugInfo variant and the -rdynamic one unstripped
+ * name both; the stripped helper without exports names nothing (no symbols).
+ */
+static void test_dynamic_only(char (*helpers)[PATH_MAX])
+{
+	static const struct {
+		int file, addr_from; /* helpers[]: the file mapped, the one with its addresses */
+		bool main_named, alpha_named, dynamic_only;
+		enum rsp_sym_file_state state;
+	} c[] = {
+		{ 0, 0, true, true, false, RSP_SYM_FILE_READ },
+		{ 1, 0, true, true, false, RSP_SYM_FILE_READ },
+		{ 2, 0, false, false, false, RSP_SYM_FILE_NO_SYMBOLS },
+		{ 4, 4, true, true, false, RSP_SYM_FILE_READ },
+		{ 5, 4, true, false, true, RSP_SYM_FILE_READ },
+	};
+	uint64_t base = 0x555700000000ull;
+
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		const char *file = helpers[c[k].file], *from = helpers[c[k].addr_from];
+		uint64_t alpha = file_symbol(from, "rsp_helper_alpha", NULL, NULL);
+		uint64_t mainf = file_symbol(from, "main", NULL, NULL);
+		struct rsp_sym_opts opts = { .debug_dir = "/nonexistent" };
+		struct rsp_sym_frame fm, fa;
+		struct rsp_sym_file sf;
+		struct rsp_sym *sym;
+
+		if (!alpha || !mainf || rsp_sym_new(&sym, &opts)) {
+			CHECK(0, "dynamic only: %s: symbols of %s", file, from);
+			continue;
+		}
+		add_file_maps(sym, 50, 0, file, file, base, NULL, 0);
+		rsp_sym_lookup(sym, 50, 1, base + mainf, false, &fm);
+		rsp_sym_lookup(sym, 50, 1, base + alpha, false, &fa);
+		rsp_sym_file(sym, fa.file ? fa.file - 1 : 0, &sf);
+		CHECK((fm.func && !strcmp(fm.func, "main")) == c[k].main_named &&
+			      (fa.func && !strcmp(fa.func, "rsp_helper_alpha")) == c[k].alpha_named &&
+			      sf.state == c[k].state && sf.dynamic_only == c[k].dynamic_only,
+		      "dynamic only: %s: main %s, rsp_helper_alpha %s, state %d, only exported %d "
+		      "(want %d, %d, %d, %d)", strrchr(file, '/') + 1, func_or(&fm), func_or(&fa),
+		      sf.state, sf.dynamic_only, c[k].main_named, c[k].alpha_named, c[k].state,
+		      c[k].dynamic_only);
+		rsp_sym_free(sym);
+	}
+}
+
 /* Symbolized frames of an unwind, for the checks and the log. */
 static int unwind_names(struct rsp_sym *sym, const struct capture *c, const char **names,
 			const char **dsos, size_t max, uint64_t *ips)
@@ -1371,7 +1421,7 @@ static void test_costs(void)
 
 int main(int argc, char **argv)
 {
-	static char helpers[4][PATH_MAX];
+	static char helpers[6][PATH_MAX];
 	ssize_t len;
 
 	read_self_maps();
@@ -1392,14 +1442,14 @@ int main(int argc, char **argv)
 	read_self_maps();
 	elf_version(EV_CURRENT);
 
-	if (argc < 5) {
-		fprintf(stderr, "usage: %s HELPER HELPER-MINI HELPER-STRIPPED HELPER-DEBUG\n",
-			argv[0]);
+	if (argc < 7) {
+		fprintf(stderr, "usage: %s HELPER HELPER-MINI HELPER-STRIPPED HELPER-DEBUG "
+			"HELPER-EXPORT HELPER-EXPORT-STRIPPED\n", argv[0]);
 		CHECK(0, "helper files given");
 		return tap_done();
 	}
 	/* meson passes paths relative to the build directory; maps name absolute ones */
-	for (int i = 1; i < 5; i++) {
+	for (int i = 1; i < 7; i++) {
 		if (!realpath(argv[i], helpers[i - 1])) {
 			CHECK(0, "%s: %s", argv[i], strerror(errno));
 			return tap_done();
@@ -1412,6 +1462,7 @@ int main(int argc, char **argv)
 	test_archive(helpers[0]);
 	test_minidebuginfo(helpers[0], helpers[1]);
 	test_debug_file(helpers[0], helpers[2], helpers[3]);
+	test_dynamic_only(helpers);
 	test_unwind();
 	test_hostile();
 	test_costs();
