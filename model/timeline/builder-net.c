@@ -213,6 +213,13 @@ static bool in_senders_context(struct builder *b, uint32_t tid, uint64_t t)
 	return !comm || strncmp(comm, "ksoftirqd/", 10);
 }
 
+/* Thread @ti runs now on another CPU than @cpu. */
+static bool running(struct builder *b, uint32_t ti, uint32_t cpu)
+{
+	return ti != RSP_NONE && ti < b->t->threads.n && TH(b, ti)->st == TS_RUNNING &&
+	       TH(b, ti)->cpu != cpu;
+}
+
 /* An arrival on socket @si at @t, from nobody known yet. */
 static struct net_op net_op_at(uint64_t t, uint32_t si)
 {
@@ -364,6 +371,20 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 		 * then the previous message, already delivered, or none).
 		 */
 		op.sender = _rsp_builder_thread(b, ev->tid, 0, t);
+		op.send_time = t;
+		b->t->socks.v[s->peer].delivered_early = true;
+	} else if (s->peer != RSP_NONE && s->protocol == IPPROTO_TCP_ && ev->ctx == RSP_CTX_TASK &&
+		   running(b, b->t->socks.v[s->peer].last_sender, cpu)) {
+		/*
+		 * The receiver's backlog, taken as a thread of it released the
+		 * socket (it held it, sending on it) while the peer's last
+		 * sender runs on another CPU with its last send already
+		 * delivered: the data is that of the send it is in, whose
+		 * sock_send_length has not fired yet.  Naming its last send
+		 * instead put every later request of a pool's connection one
+		 * behind (its client's latency, one request longer).
+		 */
+		op.sender = b->t->socks.v[s->peer].last_sender;
 		op.send_time = t;
 		b->t->socks.v[s->peer].delivered_early = true;
 	} else if (s->peer != RSP_NONE && b->t->socks.v[s->peer].last_sender != RSP_NONE &&

@@ -895,6 +895,78 @@ static void test_client_preempted_return(void)
 	srv_requests_free(s, t, r);
 }
 
+/*
+ * A pool's worker holds the server's socket (sending a reply on it) when the
+ * client's next request comes: the segment waits in the socket's backlog and
+ * is delivered as the worker releases the socket, in the worker's context,
+ * while the client (on the other CPU) is still in its send.  That arrival is
+ * the send in progress, not the client's previous one (already delivered):
+ * naming the previous put this request and every later one a request behind.
+ *   cli (CPU 0) and srv's worker w (501, CPU 1); request 1 as usual: 1100 ->
+ *   1240; request 2: delivered at 1301 in w's context (task), cli's send ends
+ *   at 1302: 1301 -> 1420; request 3 as usual again: 1500 -> 1620.
+ */
+static void test_backlog_during_send(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_requests *r;
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	const unsigned want[3][2] = { { 1100, 1240 }, { 1301, 1420 }, { 1500, 1620 } };
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, SRV, 501, "w");
+	existing(s, CLI, CLI, "cli");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, CLI, "cli");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, 501, "w");
+	synth_sock_state(s, 0, US(1001), CLI, SK_C, lo, 40001, lo, 5432, 2 /* SYN_SENT */);
+	synth_sock_state(s, 0, US(1002), CLI, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
+	synth_sock_state(s, 0, US(1003), CLI, SK_C, lo, 40001, lo, 5432, 1 /* ESTABLISHED */);
+	synth_sock_state(s, 0, US(1004), CLI, SK_A, lo, 5432, lo, 40001, 1 /* ESTABLISHED */);
+	/* 1 */
+	synth_sk_ready(s, 0, US(1100), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_send(s, 0, US(1102), CLI, SK_C, 2, 64);
+	synth_sock_recv(s, 1, US(1110), 501, SK_A, 2, 64);
+	synth_sk_ready(s, 1, US(1199), 501, SYN_SOFTIRQ, SK_C, 2);
+	synth_sock_send(s, 1, US(1200), 501, SK_A, 2, 64);
+	synth_sock_recv(s, 0, US(1240), CLI, SK_C, 2, 64);
+	/* 2: the backlog, delivered in w's context during cli's send */
+	synth_sk_ready(s, 1, US(1301), 501, 0, SK_A, 2);
+	synth_sock_send(s, 0, US(1302), CLI, SK_C, 2, 64);
+	synth_sock_recv(s, 1, US(1310), 501, SK_A, 2, 64);
+	synth_sk_ready(s, 1, US(1399), 501, SYN_SOFTIRQ, SK_C, 2);
+	synth_sock_send(s, 1, US(1400), 501, SK_A, 2, 64);
+	synth_sock_recv(s, 0, US(1420), CLI, SK_C, 2, 64);
+	/* 3 */
+	synth_sk_ready(s, 0, US(1500), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_send(s, 0, US(1502), CLI, SK_C, 2, 64);
+	synth_sock_recv(s, 1, US(1510), 501, SK_A, 2, 64);
+	synth_sk_ready(s, 1, US(1599), 501, SYN_SOFTIRQ, SK_C, 2);
+	synth_sock_send(s, 1, US(1600), 501, SK_A, 2, 64);
+	synth_sock_recv(s, 0, US(1620), CLI, SK_C, 2, 64);
+	synth_switch(s, 0, US(1700), CLI, "cli", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1700), 501, "w", S_INT, 0, "swapper/1");
+	if (srv_requests(s, &t, &r) && rsp_requests_n(r) == 3) {
+		struct rsp_requests_stats st;
+
+		CHECK(!rsp_requests_clients(r, t, &st) && st.count == 3,
+		      "backlog during a send: three seen (got %zu)", st.count);
+		for (size_t i = 0; i < 3; i++) {
+			struct rsp_request_info q;
+
+			rsp_requests_get(r, i, &q);
+			CHECK(q.client_start_ns == US(want[i][0]) && q.client_end_ns == US(want[i][1]),
+			      "backlog during a send: request %zu seen by its client %u -> %u (got %"
+			      PRIu64 " -> %" PRIu64 ")", i + 1, want[i][0], want[i][1],
+			      (uint64_t)(q.client_start_ns - US(0)) / 1000,
+			      (uint64_t)(q.client_end_ns - US(0)) / 1000);
+		}
+	} else {
+		CHECK(0, "backlog during a send: three requests");
+	}
+	srv_requests_free(s, t, r);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -924,5 +996,6 @@ int main(void)
 	test_udp_preempted_sender();
 	test_client_pipelined();
 	test_client_preempted_return();
+	test_backlog_during_send();
 	return tap_done();
 }
