@@ -219,5 +219,29 @@ int main(int argc, char **argv)
 			return 1;
 		synth_free(s);
 	}
+	{
+		/* a TCP backlog delivered in a thread of the receiver (task context)
+		 * while the sender runs on the other CPU, inside its send */
+		const uint8_t lo[4] = { 127, 0, 0, 1 };
+		struct synth *s = synth_new(NULL);
+		size_t len;
+		const void *buf;
+
+		events(s);
+		synth_switch(s, 0, US(90), 0, "swapper/0", 0, 300, "cli");
+		synth_switch(s, 1, US(90), 0, "swapper/1", 0, 301, "srv");
+		synth_sock_state(s, 0, US(91), 300, 0x4000, lo, 5, lo, 6, 1);
+		synth_sock_state(s, 0, US(92), 300, 0x5000, lo, 6, lo, 5, 1);
+		synth_sk_ready(s, 0, US(93), 300, SYN_SOFTIRQ, 0x5000, 2);
+		synth_sock_send(s, 0, US(94), 300, 0x4000, 2, 64);
+		synth_sk_ready(s, 1, US(95), 301, 0, 0x5000, 2);
+		synth_sock_send(s, 0, US(96), 300, 0x4000, 2, 64);
+		synth_sock_recv(s, 1, US(97), 301, 0x5000, 2, 128);
+		synth_round(s);
+		buf = synth_finish(s, &len);
+		if (!put_file(dir, "synth-backlog-during-send.data", buf, len))
+			return 1;
+		synth_free(s);
+	}
 	return 0;
 }
