@@ -15,7 +15,8 @@ command -v perf >/dev/null || fail "perf not installed (setup.sh installs linux-
 : "${RSP:?RSP not set}"
 : "${WL:?WL not set}"
 T=$(mktemp -d /tmp/rsp-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# RSP_TEST_KEEP=1: the test's files stay (to read a failure's recordings)
+trap '[ -n "${RSP_TEST_KEEP-}" ] || rm -rf "$T"' EXIT
 export RSP_WL_DIR="$T"
 
 # The value of column $2 (kernel|recorded|perf|target|ftrace|missing) for
