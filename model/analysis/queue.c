@@ -19,7 +19,9 @@
  * together, and one received by an I/O thread and answered by a worker is
  * the worker's window (process_windows()); a worker that waits, inside such
  * a call, for another worker's wakeup (a lock it held) is checked against
- * that worker's windows below it (analysis_queue_server(), from analysis.c).
+ * that worker's windows below it (analysis_queue_server(), from analysis.c),
+ * and so is a server process woken by another that serves requests of its own
+ * (a process per connection: a backend waiting for another's lock).
  */
 #include "analysis/analysis-private.h"
 #include "base/search.h"
@@ -218,17 +220,19 @@ static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t
 }
 
 /*
- * The server thread whose windows a call into @thread, made inside a call into
- * server thread @q (an->q_thread), is checked against: @thread itself when it
- * is another thread of @q's process that serves requests (a pool's worker
- * holding a lock the one serving the target waits for), else @q.
+ * The server thread whose windows a call through a wakeup into @thread, made
+ * inside a call into server thread @q (an->q_thread), is checked against:
+ * @thread itself when it serves requests, a thread of @q's process (a pool's
+ * worker holding a lock the one serving the target waits for) or of another
+ * process (a process-per-connection server's backends, waiting on each
+ * other's locks in shared memory: PostgreSQL's), else @q.
  */
 uint32_t analysis_queue_server(struct rsp_analysis *an, uint32_t q, uint32_t thread)
 {
 	const struct server_windows *sw;
 
 	if (q == RSP_NONE || thread == q || thread >= an->t->threads.n ||
-	    !an->t->threads.v[q].pid || an->t->threads.v[thread].pid != an->t->threads.v[q].pid)
+	    !an->t->threads.v[q].pid || !an->t->threads.v[thread].pid)
 		return q;
 	sw = windows_of(an, thread);
 	return sw && sw->w.n ? thread : q;
