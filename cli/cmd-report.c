@@ -252,6 +252,50 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 	printf("  %-34s %19.1f%%\n", "Percent explained", pct(e->explained_ns, e->total_ns));
 }
 
+/* The thread that sent most of the data arriving on server socket @sock (the
+ * other connection's client; a server's own first messages, as PostgreSQL's
+ * postmaster handing a connection over, are a few), RSP_NO_INDEX when none on
+ * this machine is known.  Of the first 8 senders seen. */
+static size_t client_of(const struct rsp_trace *t, size_t sock)
+{
+	size_t who[8], count[8], n = 0, best = 0;
+
+	for (size_t i = 0; i < rsp_trace_n_nets(t); i++) {
+		struct rsp_net_info a;
+		size_t k;
+
+		rsp_trace_net(t, i, &a);
+		if (a.socket != sock || a.sender_thread == RSP_NO_INDEX)
+			continue;
+		for (k = 0; k < n && who[k] != a.sender_thread; k++)
+			;
+		if (k == n && n < 8) {
+			who[n] = a.sender_thread;
+			count[n++] = 0;
+		}
+		if (k < n)
+			count[k]++;
+	}
+	for (size_t k = 1; k < n; k++)
+		if (count[k] > count[best])
+			best = k;
+	return n ? who[best] : RSP_NO_INDEX;
+}
+
+/* " (from COMM, pid N)" for the client of server socket @sock, "" if not known */
+static const char *client_words(const struct rsp_trace *t, size_t sock, char *buf, size_t len)
+{
+	size_t th = client_of(t, sock);
+	struct rsp_thread_info ti;
+
+	buf[0] = '\0';
+	if (th == RSP_NO_INDEX)
+		return buf;
+	rsp_trace_thread(t, th, &ti);
+	snprintf(buf, len, " (from %s, pid %d)", ti.comm ? ti.comm : "?", ti.pid);
+	return buf;
+}
+
 /* Time the target waited while its servers served other connections, per connection
  * (most first), with what the server did meanwhile (its largest contributors). */
 static void print_queued(const struct report *r, const struct rsp_explanation *e)
@@ -261,6 +305,7 @@ static void print_queued(const struct report *r, const struct rsp_explanation *e
 	for (size_t i = 0; i < e->n_queued && i < 5; i++) {
 		struct rsp_socket_info si;
 		size_t sock, n = rsp_analysis_n_queued_what(r->an, i);
+		char who[96];
 		uint64_t ns;
 
 		rsp_analysis_queued(r->an, i, &sock, &ns, NULL);
@@ -271,9 +316,11 @@ static void print_queued(const struct report *r, const struct rsp_explanation *e
 			/* another peer of a UDP server: the socket it sent from */
 			printf("      behind the datagrams of UDP socket %#" PRIx64 ": %.3f ms, "
 			       "meanwhile:\n", si.sk, ns / 1e6);
-		else /* connected before the recording: no address seen */
-			printf("      behind the connection of socket %#" PRIx64 ": %.3f ms, meanwhile:\n",
-			       si.sk, ns / 1e6);
+		else /* a unix socket, or connected before the recording: no address
+		      * seen; its client when the data names it */
+			printf("      behind the connection of %ssocket %#" PRIx64 "%s: %.3f ms, "
+			       "meanwhile:\n", si.family == 1 ? "unix " : "", si.sk,
+			       client_words(r->t, sock, who, sizeof(who)), ns / 1e6);
 		for (size_t k = 0; k < n && k < 3; k++) {
 			enum rsp_category c;
 			const char *what;
@@ -520,7 +567,7 @@ static void print_json(const struct report *r, bool threads)
 		uint64_t cat[RSP_CAT__COUNT], ns;
 		struct rsp_socket_info si;
 		char sk[24];
-		size_t sock;
+		size_t sock, client;
 
 		rsp_analysis_queued(r->an, i, &sock, &ns, cat);
 		rsp_trace_socket(r->t, sock, &si);
@@ -528,6 +575,14 @@ static void print_json(const struct report *r, bool threads)
 		json_string(&j, "peer", si.remote);
 		snprintf(sk, sizeof(sk), "%#" PRIx64, si.sk);
 		json_string(&j, "socket", sk);
+		client = client_of(r->t, sock);
+		if (client != RSP_NO_INDEX) {
+			struct rsp_thread_info ti;
+
+			rsp_trace_thread(r->t, client, &ti);
+			json_string(&j, "client_comm", ti.comm ? ti.comm : "");
+			json_i64(&j, "client_pid", ti.pid);
+		}
 		json_u64(&j, "ns", ns);
 		json_begin_object(&j, "categories");
 		for (int c = 0; c < RSP_CAT__COUNT; c++)
