@@ -371,11 +371,15 @@ int _rsp_drain_all(struct recorder *r, bool all)
 			ret = -ENOMEM;
 		}
 	}
-	/* a partial drain (no room) ends no round: the rings' older records come
-	 * next time, and perf's reader sorts only within what a round covers */
+	/* a partial drain ends no round: the rings' older records come next time,
+	 * and perf's reader sorts only within what a round (and the one before)
+	 * covers.  Partial for want of room, or an ftrace ring left with more than
+	 * a pass reads: a reader kept off its CPU (another real-time task) fell a
+	 * ring behind and ended rounds anyway, and perf script read 17053 records
+	 * out of order */
 	if (r->starved)
 		r->st->starved_drains++;
-	else
+	else if (!r->ftrace_more)
 		rsp_writer_round(r->w);
 	return ret;
 }
