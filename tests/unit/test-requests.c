@@ -57,6 +57,18 @@ static void existing(struct synth *s, int pid, int tid, const char *comm)
 	synth_comm(s, 0, pid, tid, comm, false);
 }
 
+/* cli's connection C (127.0.0.1:40001) to srv's A (:5432), set up inside the
+ * trace on CPU @cpu at 1001-1004: peers by their 4-tuples, both streams whole */
+static void connect_lo(struct synth *s, int cpu)
+{
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+
+	synth_sock_state(s, cpu, US(1001), CLI, SK_C, lo, 40001, lo, 5432, 2 /* SYN_SENT */);
+	synth_sock_state(s, cpu, US(1002), CLI, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
+	synth_sock_state(s, cpu, US(1003), CLI, SK_C, lo, 40001, lo, 5432, 1 /* ESTABLISHED */);
+	synth_sock_state(s, cpu, US(1004), CLI, SK_A, lo, 5432, lo, 40001, 1 /* ESTABLISHED */);
+}
+
 static struct rsp_trace *build(struct synth *s)
 {
 	struct rsp_trace_opts o = { .no_symbols = true };
@@ -478,17 +490,13 @@ static void test_client_latency(void)
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
 	struct rsp_requests *r;
-	const uint8_t lo[4] = { 127, 0, 0, 1 };
 	const unsigned want[4][2] = { { 1100, 1240 }, { 1300, 1420 }, { 0, 0 }, { 1498, 1580 } };
 
 	existing(s, SRV, SRV, "srv");
 	existing(s, CLI, CLI, "cli");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
 	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
-	synth_sock_state(s, 1, US(1001), CLI, SK_C, lo, 40001, lo, 5432, 2 /* SYN_SENT */);
-	synth_sock_state(s, 1, US(1002), CLI, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
-	synth_sock_state(s, 1, US(1003), CLI, SK_C, lo, 40001, lo, 5432, 1 /* ESTABLISHED */);
-	synth_sock_state(s, 1, US(1004), CLI, SK_A, lo, 5432, lo, 40001, 1 /* ESTABLISHED */);
+	connect_lo(s, 1);
 	/* 1 */
 	synth_sk_ready(s, 1, US(1100), CLI, SYN_SOFTIRQ, SK_A, 2);
 	synth_sock_send(s, 1, US(1102), CLI, SK_C, 2, 64);
@@ -842,7 +850,6 @@ static void test_client_preempted_return(void)
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
 	struct rsp_requests *r;
-	const uint8_t lo[4] = { 127, 0, 0, 1 };
 	const uint64_t in_recv[] = { 0xffffffff81000010ull, 0x401000 };
 	const uint64_t in_user[] = { 0xffffffff81000020ull, 0x402000 };
 	const unsigned want[2][2] = { { 1100, 1300 }, { 1398, 1530 } };
@@ -852,10 +859,7 @@ static void test_client_preempted_return(void)
 	existing(s, 700, 700, "oth");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
 	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
-	synth_sock_state(s, 1, US(1001), CLI, SK_C, lo, 40001, lo, 5432, 2 /* SYN_SENT */);
-	synth_sock_state(s, 1, US(1002), CLI, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
-	synth_sock_state(s, 1, US(1003), CLI, SK_C, lo, 40001, lo, 5432, 1 /* ESTABLISHED */);
-	synth_sock_state(s, 1, US(1004), CLI, SK_A, lo, 5432, lo, 40001, 1 /* ESTABLISHED */);
+	connect_lo(s, 1);
 	for (int k = 0; k < 2; k++) {
 		uint64_t b = k ? 300 : 0; /* request 2 sends at 1400, 2 us after its arrival */
 
@@ -911,7 +915,6 @@ static void test_backlog_during_send(void)
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
 	struct rsp_requests *r;
-	const uint8_t lo[4] = { 127, 0, 0, 1 };
 	const unsigned want[3][2] = { { 1100, 1240 }, { 1301, 1420 }, { 1500, 1620 } };
 
 	existing(s, SRV, SRV, "srv");
@@ -919,10 +922,7 @@ static void test_backlog_during_send(void)
 	existing(s, CLI, CLI, "cli");
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, CLI, "cli");
 	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, 501, "w");
-	synth_sock_state(s, 0, US(1001), CLI, SK_C, lo, 40001, lo, 5432, 2 /* SYN_SENT */);
-	synth_sock_state(s, 0, US(1002), CLI, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
-	synth_sock_state(s, 0, US(1003), CLI, SK_C, lo, 40001, lo, 5432, 1 /* ESTABLISHED */);
-	synth_sock_state(s, 0, US(1004), CLI, SK_A, lo, 5432, lo, 40001, 1 /* ESTABLISHED */);
+	connect_lo(s, 0);
 	/* 1 */
 	synth_sk_ready(s, 0, US(1100), CLI, SYN_SOFTIRQ, SK_A, 2);
 	synth_sock_send(s, 0, US(1102), CLI, SK_C, 2, 64);
