@@ -860,8 +860,9 @@ static void print_requests_text(struct req_report *q)
 		       ms(c->p50_ns), ms(c->p90_ns), ms(c->p99_ns), ms(c->max_ns),
 		       ms(c->sum_ns / c->count));
 		if (c->count < st.count)
-			printf("  (%zu of %zu requests: the others' clients are not on this machine, "
-			       "use unix sockets, or send before a reply)\n",
+			printf("  (%zu of %zu requests: the others' clients are not on this machine, or "
+			       "their calls could not be told apart: sent before the recording or "
+			       "before the previous reply, a datagram's sender not known)\n",
 			       c->count, st.count);
 	}
 	rsp_analysis_explanation(q->all, &e);
