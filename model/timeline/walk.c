@@ -126,24 +126,45 @@ struct opq {
 	_Alignas(64) size_t tail_local, head_seen; /* the second's */
 };
 
+/* The second stage's counts of an attr's events (into t->counts after the walk). */
+struct attr_count {
+	uint64_t n, copies_merged, with_stack;
+};
+
+/*
+ * A walk's state in three parts, each on cache lines of its own: what both
+ * stages read and neither writes while the walk goes on, then each stage's.
+ * (The first stage read t->nr_cpus on the cache line of t->n_events, which
+ * the second adds to at every event: the line went back and forth between
+ * the CPUs at every record; likewise the other fields of struct rsp_trace
+ * the builder writes, and t->counts.)
+ */
 struct walk {
+	/* read by both */
 	struct rsp_trace *t;
-	/* the first stage's */
-	bool bad_layout; /* a sample was skipped (warned at the end) */
+	struct rsp_reader *rd; /* t's, for the first stage: it reads no line of t */
+	const struct rsp_decoder *dec; /* t->dec */
+	struct rsp_sym *sym; /* t->sym */
+	uint32_t nr_cpus; /* t->nr_cpus */
 	struct idx *idx; /* its pages behind the walk are given back */
 	size_t n_idx;
 	size_t *seg_last; /* per segment of the stream: 1 + its last record's index, 0: none */
 	uint8_t *seg_state; /* per segment: 0, SEG_LOADING, SEG_HELD or SEG_FAILED (atomic) */
+	bool *multi; /* per attr: its tracepoint comes from several attrs */
+	uint64_t (*uips)[MAX_USER_FRAMES]; /* OPQ_UIPS slots: unwound user frames */
+	struct opq *q; /* NULL: one stage after the other */
+	uint64_t *bytes; /* per attr: bytes of its samples (the first stage's, below) */
+	/* the first stage's */
+	_Alignas(64) bool bad_layout; /* a sample was skipped (warned at the end) */
 	size_t seg_failed; /* records of segments that could not be inflated again */
 	size_t first_at; /* the record the first stage is at, now and then (atomic) */
 	/* the second's: segments in the order the first needs them, to inflate ahead of it */
-	uint32_t *sched;
+	_Alignas(64) uint32_t *sched;
 	size_t *seg_first; /* per segment: its first record's index */
 	size_t n_sched, sched_next;
 	/* the second's */
 	uint64_t cbuf[512];
 	struct builder *b;
-	bool *multi; /* per attr: its tracepoint comes from several attrs */
 	struct dup (*ring)[DUP_RING];
 	/* per CPU: the slots of its ring a second copy may still match (bit k: not
 	 * matched, a payload kept), so that a lookup skips the others unread */
@@ -151,12 +172,10 @@ struct walk {
 	uint32_t ncpu_ring;
 	unsigned *pos;
 	uint32_t *count_of; /* per attr: index in t->counts */
-	uint64_t *bytes; /* per attr: bytes of its samples (the first stage's) */
-	uint64_t (*uips)[MAX_USER_FRAMES]; /* per OPQ_UIPS ops of the ring: unwound user frames */
+	struct attr_count *counts; /* per attr */
+	uint64_t n_events, n_dup_merged; /* into t's after the walk */
 	struct rsp_sample s; /* rsp_decode's: raw, raw_size and tid set per op */
-	/* between them */
-	struct opq *q; /* NULL: one stage after the other */
-	struct op one; /* then the op being made */
+	struct op one; /* one stage after the other: the op being made */
 };
 
 static void apply(struct walk *w, const struct op *o);
@@ -417,7 +436,7 @@ static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_deco
 				d->stack = m;
 			}
 		}
-		w->t->n_dup_merged++;
+		w->n_dup_merged++;
 		return true;
 	}
 	return false;
@@ -456,7 +475,7 @@ static void remember(struct walk *w, const struct op *o, uint64_t tp, uint32_t s
 
 static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
 {
-	struct event_count *c = &w->t->counts.v[w->count_of[attr]];
+	struct attr_count *c = &w->counts[attr];
 
 	if (merged) {
 		c->copies_merged++;
@@ -474,13 +493,12 @@ static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
  */
 static void unwind_copy(struct walk *w, const struct rsp_sample *s, struct op *o)
 {
-	struct rsp_trace *t = w->t;
 	uint64_t filled = rsp_reader_sample_stack_filled(s);
 
 	o->uempty = !filled;
 	o->unwound = -1;
-	if (filled && t->sym)
-		o->unwound = rsp_sym_unwind(t->sym, (int32_t)o->pid, o->time, s->regs,
+	if (filled && w->sym)
+		o->unwound = rsp_sym_unwind(w->sym, (int32_t)o->pid, o->time, s->regs,
 					    s->regs_mask, s->stack, filled, op_uips(w, o),
 					    MAX_USER_FRAMES);
 }
@@ -585,19 +603,18 @@ static void op_dev(const struct rsp_decoder *d, const struct op *o, struct rsp_d
 /* The first stage's part of a sample: parse it (and unwind its copy). */
 static void walk_sample(struct walk *w, const struct perf_event_header *h, uint64_t off)
 {
-	struct rsp_trace *t = w->t;
 	struct rsp_sample s;
 	const struct rsp_decoder *d;
 	struct op *o;
 	uint32_t cpu;
 
-	if (rsp_reader_parse_sample_fast(t->reader, h, &s)) {
+	if (rsp_reader_parse_sample_fast(w->rd, h, &s)) {
 		w->bad_layout = true;
 		return;
 	}
-	d = &t->dec[s.attr->index];
+	d = &w->dec[s.attr->index];
 	cpu = s.has_cpu ? s.cpu : 0;
-	if (cpu >= t->nr_cpus || d->is_tracking)
+	if (cpu >= w->nr_cpus || d->is_tracking)
 		return;
 	w->bytes[s.attr->index] += h->size;
 	o = op_begin(w);
@@ -656,7 +673,7 @@ static void build_sample(struct walk *w, const struct op *o)
 		if (!rsp_decode(d, &w->s, &ev))
 			return;
 	}
-	t->n_events++;
+	w->n_events++;
 	builder_event(w->b, o->time, o->cpu, &ev, stack, o->off);
 	if (w->multi[o->attr] && o->raw)
 		remember(w, o, d->tp_id, stack);
@@ -668,7 +685,7 @@ static void build_sample(struct walk *w, const struct op *o)
  */
 static void sym_record(struct walk *w, const struct perf_event_header *h, uint64_t time)
 {
-	struct rsp_sym *sym = w->t->sym;
+	struct rsp_sym *sym = w->sym;
 
 	if (!sym)
 		return;
@@ -726,7 +743,7 @@ static void sym_record(struct walk *w, const struct perf_event_header *h, uint64
 /* The first stage: a record. */
 static void walk_record(struct walk *w, const struct idx *e)
 {
-	const struct perf_event_header *h = rsp_reader_record_at(w->t->reader, e->off);
+	const struct perf_event_header *h = rsp_reader_record_at(w->rd, e->off);
 	struct op *o;
 
 	if (!h)
@@ -832,7 +849,7 @@ static void apply(struct walk *w, const struct op *o)
 
 		build_record(w, &e);
 	} else if (o->kind == OP_DROP) {
-		rsp_reader_segment_drop(w->t->reader, o->off);
+		rsp_reader_segment_drop(w->rd, o->off);
 	}
 }
 
@@ -849,7 +866,7 @@ static uint8_t seg_take(struct walk *w, size_t s, int who)
 
 	if (__atomic_compare_exchange_n(&w->seg_state[s], &st, SEG_LOADING, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		st = rsp_reader_segment_load(w->t->reader, s, who) ? SEG_FAILED : SEG_HELD;
+		st = rsp_reader_segment_load(w->rd, s, who) ? SEG_FAILED : SEG_HELD;
 		__atomic_store_n(&w->seg_state[s], st, __ATOMIC_RELEASE);
 	}
 	return st;
@@ -925,7 +942,7 @@ static void *first_stage(void *arg)
 		if (i % 4096 == 0 && __atomic_load_n(&w->q->stop, __ATOMIC_RELAXED))
 			break;
 		if (i + PREFETCH_AHEAD < w->n_idx)
-			rsp_reader_prefetch(w->t->reader, w->idx[i + PREFETCH_AHEAD].off);
+			rsp_reader_prefetch(w->rd, w->idx[i + PREFETCH_AHEAD].off);
 		walk_one(w, i);
 		if (i % IDX_RELEASE == IDX_RELEASE - 1)
 			_rsp_release(w->idx, (i + 1) * sizeof(*w->idx));
@@ -962,6 +979,12 @@ static int count_index(struct rsp_trace *t, const char *name)
 	return (int)(t->counts.n - 1);
 }
 
+/* @n bytes rounded up to whole cache lines (aligned_alloc's size), one at least */
+static size_t cache_lines(size_t n)
+{
+	return (n / 64 + 1) * 64;
+}
+
 /* Every attr's decoder, and which tracepoints several attrs deliver (copies to merge). */
 static int decoders_init(struct walk *w)
 {
@@ -971,9 +994,13 @@ static int decoders_init(struct walk *w)
 	t->dec = calloc(na, sizeof(*t->dec));
 	w->multi = calloc(na, sizeof(*w->multi));
 	w->count_of = calloc(na, sizeof(*w->count_of));
-	w->bytes = calloc(na, sizeof(*w->bytes));
-	if (!t->dec || !w->multi || !w->count_of || !w->bytes)
+	/* each stage's counts on cache lines of their own */
+	w->bytes = aligned_alloc(64, cache_lines(na * sizeof(*w->bytes)));
+	w->counts = aligned_alloc(64, cache_lines(na * sizeof(*w->counts)));
+	if (!t->dec || !w->multi || !w->count_of || !w->bytes || !w->counts)
 		return -ENOMEM;
+	memset(w->bytes, 0, na * sizeof(*w->bytes));
+	memset(w->counts, 0, na * sizeof(*w->counts));
 	for (size_t i = 0; i < na; i++) {
 		int ci;
 
@@ -1053,6 +1080,10 @@ int _rsp_walk(struct rsp_trace *t, const struct rsp_trace_opts *o, struct idx *i
 	ret = decoders_init(&w);
 	if (ret)
 		goto out;
+	w.rd = t->reader;
+	w.dec = t->dec;
+	w.sym = t->sym;
+	w.nr_cpus = t->nr_cpus;
 	w.ring = calloc(t->nr_cpus, sizeof(*w.ring));
 	w.pos = calloc(t->nr_cpus, sizeof(*w.pos));
 	w.live = calloc(t->nr_cpus, sizeof(*w.live));
@@ -1117,8 +1148,16 @@ int _rsp_walk(struct rsp_trace *t, const struct rsp_trace_opts *o, struct idx *i
 		}
 	}
 	builder_finish(w.b);
-	for (size_t i = 0; i < rsp_reader_n_attrs(t->reader); i++)
-		t->counts.v[w.count_of[i]].bytes += w.bytes[i];
+	for (size_t i = 0; i < rsp_reader_n_attrs(t->reader); i++) {
+		struct event_count *c = &t->counts.v[w.count_of[i]];
+
+		c->n += w.counts[i].n;
+		c->copies_merged += w.counts[i].copies_merged;
+		c->with_stack += w.counts[i].with_stack;
+		c->bytes += w.bytes[i];
+	}
+	t->n_events += w.n_events;
+	t->n_dup_merged += w.n_dup_merged;
 	thread_totals(t);
 	if (w.seg_failed)
 		trace_warn(t, "%zu records skipped: their part of the compressed trace could not be "
@@ -1146,6 +1185,7 @@ out:
 	free(w.live);
 	free(w.multi);
 	free(w.count_of);
+	free(w.counts);
 	free(w.bytes);
 	return ret;
 }
