@@ -79,6 +79,8 @@ static void dead_append(struct _rsp_proc *p, const struct _rsp_map *m, uint64_t 
 	p->dead[p->n_dead] = *m;
 	p->dead[p->n_dead++].t1 = t1;
 	p->dead_dirty = true;
+	if (t1 > p->tmax)
+		p->tmax = t1;
 }
 
 /* First live map that ends after @addr (live ends are sorted too). */
@@ -134,6 +136,10 @@ static int live_insert(struct _rsp_proc *p, const struct _rsp_map *m)
 	memmove(p->live + i + n_new, p->live + j, (p->n_live - j) * sizeof(*p->live));
 	memcpy(p->live + i, repl, n_new * sizeof(*repl));
 	p->n_live = p->n_live - (j - i) + n_new;
+	if (m->t0 > p->tmax)
+		p->tmax = m->t0;
+	if (m->t1 != _RSP_TIME_END && m->t1 > p->tmax)
+		p->tmax = m->t1;
 	return 0;
 }
 
@@ -281,6 +287,22 @@ int _rsp_proc_maps_at(struct _rsp_proc *p, uint64_t time, struct _rsp_map **out,
 	*n = 0;
 	*from = 0;
 	*until = _RSP_TIME_END;
+	if (time >= p->tmax && time != _RSP_TIME_END) {
+		/*
+		 * After its last change (loading's walk asks so, in time order): the
+		 * live maps (sorted by start), from that change on.  A process that
+		 * maps anew all the time (a reader's buffers: 238 k maps in 4 s) made
+		 * each unwinder read every map it ever had.
+		 */
+		v = malloc((p->n_live + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memcpy(v, p->live, p->n_live * sizeof(*v));
+		*from = p->tmax;
+		*out = v;
+		*n = p->n_live;
+		return 0;
+	}
 	v = malloc((p->n_live + p->n_dead + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;

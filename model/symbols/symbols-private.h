@@ -187,6 +187,9 @@ struct _rsp_proc {
 	uint64_t *dead_tree; /* segment tree: max end over dead[] ranges */
 	size_t dead_leaves;
 	bool dead_dirty;
+	/* at least every t0 and every t1 but _RSP_TIME_END of its maps: from then on, its
+	 * maps are the live ones (_rsp_proc_maps_at() need not read the dead) */
+	uint64_t tmax;
 };
 
 struct _rsp_proc *_rsp_proc_get(struct rsp_sym *sym, int pid);

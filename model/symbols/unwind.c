@@ -33,7 +33,7 @@
  * CFA from other registers (none on the x86-64 frames seen) would defeat
  * the key; the reads check the frames themselves.
  */
-#define MEMO_SLOTS 64
+#define MEMO_SLOTS 64 /* at most 64: a bit each in memo_valid */
 #define MEMO_READS 48
 #define MEMO_IPS 48
 
@@ -43,7 +43,6 @@ struct memo {
 	uint64_t absent; /* bit i: read i fell outside the copy */
 	uint64_t ips[MEMO_IPS];
 	uint8_t nreads, n;
-	bool valid;
 };
 
 struct _rsp_unwinder {
@@ -66,8 +65,16 @@ struct _rsp_unwinder {
 	/* the reads of the unwind in progress, for its memo entry */
 	struct memo rec;
 	bool rec_overflow;
-	struct memo memo[MEMO_SLOTS];
+	/*
+	 * MEMO_SLOTS entries (76 KB), made at the first to keep and not cleared:
+	 * a trace of many processes makes an unwinder for most of its few copies
+	 * each (25 k for 39 k copies), and clearing each one's memo took longer
+	 * than its unwinds
+	 */
+	struct memo *memo;
+	uint64_t memo_valid; /* bit per slot */
 };
+_Static_assert(MEMO_SLOTS <= 64, "a bit per memo slot");
 
 /* perf_regs.h x86 order -> DWARF x86-64 numbers; -1: not a DWARF register here */
 static int dwarf_regno(unsigned perf_reg)
@@ -168,9 +175,13 @@ static size_t memo_find(const struct _rsp_unwinder *u, const uint64_t *dregs,
 			const unsigned char *stack, size_t len, uint64_t *ips, size_t max)
 {
 	uint64_t ip = dregs[DWARF_IP], sp = dregs[DWARF_SP], bp = dregs[6];
-	const struct memo *m = &u->memo[memo_slot(ip, sp, bp)];
+	size_t slot = memo_slot(ip, sp, bp);
+	const struct memo *m;
 
-	if (!m->valid || m->ip != ip || m->sp != sp || m->bp != bp || m->n > max)
+	if (!(u->memo_valid >> slot & 1))
+		return 0;
+	m = &u->memo[slot];
+	if (m->ip != ip || m->sp != sp || m->bp != bp || m->n > max)
 		return 0;
 	for (size_t i = 0; i < m->nreads; i++) {
 		uint64_t v;
@@ -280,6 +291,7 @@ static void unwinder_free(struct _rsp_unwinder *u)
 		return;
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
+	free(u->memo);
 	free(u);
 }
 
@@ -447,7 +459,9 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 	}
 	memcpy(u->regs, dregs, sizeof(dregs));
 	u->have = have;
-	memset(&u->rec, 0, sizeof(u->rec));
+	/* what memory_read() adds to (the rest is written before it is read) */
+	u->rec.nreads = 0;
+	u->rec.absent = 0;
 	u->rec_overflow = false;
 	u->stack = stack;
 	u->len = stack ? stack_len : 0;
@@ -465,16 +479,22 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 		sym->stats.unwinds_ok++;
 		sym->stats.unwind_frames += u->n;
 		/* remember it, unless cut short by @max or its reads did not fit */
-		if (!u->rec_overflow && u->n < max && u->n <= MEMO_IPS) {
-			struct memo *m = &u->memo[memo_slot(dregs[DWARF_IP], dregs[DWARF_SP], dregs[6])];
+		if (!u->rec_overflow && u->n < max && u->n <= MEMO_IPS &&
+		    (u->memo || (u->memo = malloc(MEMO_SLOTS * sizeof(*u->memo))))) {
+			size_t slot = memo_slot(dregs[DWARF_IP], dregs[DWARF_SP], dregs[6]);
+			struct memo *m = &u->memo[slot];
 
-			*m = u->rec;
+			/* the reads it made, not the whole record */
+			m->nreads = u->rec.nreads;
+			m->absent = u->rec.absent;
+			memcpy(m->addr, u->rec.addr, u->rec.nreads * sizeof(*m->addr));
+			memcpy(m->val, u->rec.val, u->rec.nreads * sizeof(*m->val));
 			m->ip = dregs[DWARF_IP];
 			m->sp = dregs[DWARF_SP];
 			m->bp = dregs[6];
 			m->n = (uint8_t)u->n;
 			memcpy(m->ips, ips, u->n * sizeof(*ips));
-			m->valid = true;
+			u->memo_valid |= 1ull << slot;
 		}
 		return (int)u->n;
 	}

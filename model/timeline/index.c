@@ -101,12 +101,16 @@ static inline uint64_t key(uint64_t time, uint64_t base)
 }
 
 /*
- * Stable LSD radix sort on time, 11 bits a pass, skipping the digits every
- * key shares, on up to SORT_THREADS threads: each counts the digits of its
- * part of the array, then scatters it to its own offsets in each bucket
- * (after the parts before it: stable).
+ * Stable LSD radix sort on time, on the bits where keys differ only (from
+ * the lowest to the highest that differs), in as few passes of at most
+ * RADIX_MAX_BITS as they need, of equal width: 33 bits (a 5 s trace) in 3
+ * passes of 11, 35 bits (20 s) in 3 of 12, not 4 of 11.  On up to
+ * SORT_THREADS threads: each counts the digits of its part of the array, then
+ * scatters it to its own offsets in each bucket (after the parts before it:
+ * stable).
  */
-#define RADIX_PASSES 6 /* 6 x 11 bits >= 64 */
+#define RADIX_MAX_BITS 12
+#define RADIX_BUCKETS (1u << RADIX_MAX_BITS)
 #define SORT_THREADS 2
 #define SORT_PAR_MIN 65536 /* entries: fewer are sorted on one thread */
 
@@ -118,7 +122,7 @@ struct sorter {
 	pthread_barrier_t bar;
 	uint64_t and_[SORT_THREADS], or_[SORT_THREADS];
 	bool sorted[SORT_THREADS];
-	size_t cnt[SORT_THREADS][2048];
+	size_t cnt[SORT_THREADS][RADIX_BUCKETS];
 	struct idx *result;
 };
 
@@ -138,6 +142,7 @@ static void sort_part(struct sorter *so, int t)
 	size_t lo = so->n * (size_t)t / (size_t)so->nt, hi = so->n * (size_t)(t + 1) / (size_t)so->nt;
 	struct idx *a = so->v, *b = so->spare;
 	uint64_t and_ = ~0ull, or_ = 0, differ = 0;
+	int low, bits, passes, width;
 	bool sorted = lo == 0 || a[lo - 1].time <= a[lo].time;
 
 	/* fresh pages for the other buffer, each thread its part */
@@ -167,19 +172,30 @@ static void sort_part(struct sorter *so, int t)
 		return;
 	}
 	differ = and_ ^ or_;
-	for (int p = 0; p < RADIX_PASSES; p++) {
-		int shift = 11 * p;
-		size_t *c = so->cnt[t], off[2048], sum = 0;
+	if (!differ) {
+		/* one key for all (not sorted: cannot be) */
+		if (t == 0)
+			so->result = a;
+		return;
+	}
+	low = __builtin_ctzll(differ);
+	bits = 64 - __builtin_clzll(differ) - low;
+	passes = (bits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS;
+	width = (bits + passes - 1) / passes;
+	for (int p = 0; p < passes; p++) {
+		int shift = low + width * p;
+		uint64_t mask = (1ull << width) - 1;
+		size_t *c = so->cnt[t], off[RADIX_BUCKETS], sum = 0, nb = (size_t)1 << width;
 		struct idx *tmp;
 
-		if (!((differ >> shift) & 2047))
+		if (!((differ >> shift) & mask))
 			continue; /* every key has the same digit here */
-		memset(c, 0, sizeof(so->cnt[t]));
+		memset(c, 0, nb * sizeof(*c));
 		for (size_t i = lo; i < hi; i++)
-			c[(key(a[i].time, so->base) >> shift) & 2047]++;
+			c[(key(a[i].time, so->base) >> shift) & mask]++;
 		sort_sync(so);
 		/* bucket k of part t: after all of buckets < k, and after the parts < t in k */
-		for (size_t k = 0; k < 2048; k++) {
+		for (size_t k = 0; k < nb; k++) {
 			size_t before = 0, all = 0;
 
 			for (int u = 0; u < so->nt; u++) {
@@ -190,7 +206,7 @@ static void sort_part(struct sorter *so, int t)
 			sum += all;
 		}
 		for (size_t i = lo; i < hi; i++)
-			b[off[(key(a[i].time, so->base) >> shift) & 2047]++] = a[i];
+			b[off[(key(a[i].time, so->base) >> shift) & mask]++] = a[i];
 		sort_sync(so);
 		tmp = a;
 		a = b;

@@ -10,16 +10,34 @@
 #include <errno.h>
 #include <string.h>
 
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
+}
+
+/*
+ * In four lanes, each frame into one: a lane's multiply waits for its own
+ * previous one only (one chain over every frame was most of interning).
+ * Where a stack lands in the table is all it decides: not its id.
+ */
 static uint64_t hash_ips(const uint64_t *ips, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	uint64_t a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full, c = 0x165667b19e3779f9ull,
+		 d = 0x27d4eb2f165667c5ull;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		h ^= ips[i];
-		h *= 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
+	for (; i + 4 <= n; i += 4) {
+		a = mix(a, ips[i]);
+		b = mix(b, ips[i + 1]);
+		c = mix(c, ips[i + 2]);
+		d = mix(d, ips[i + 3]);
 	}
-	return h;
+	for (; i < n; i++)
+		a = mix(a, ips[i]);
+	a = mix(a, b);
+	c = mix(c, d);
+	return mix(a, c);
 }
 
 int stacks_init(struct stacks *s)

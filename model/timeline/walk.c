@@ -29,7 +29,7 @@
  */
 #define DUP_WINDOW_NS 1000000
 #define KERNEL_START 0xffff800000000000ull
-#define DUP_RING 32
+#define DUP_RING 32 /* slots per CPU: at most 32 (a mask of them, struct walk.live) */
 #define DUP_RAW 256 /* payload bytes a remembered event keeps in place (more: on the heap) */
 
 struct dup {
@@ -40,6 +40,8 @@ struct dup {
 	uint32_t stack;
 	struct product prod;
 	bool matched;
+	bool pid_ok; /* its common_pid, read by its own attr's decoder when remembered */
+	uint64_t pid;
 	_Alignas(8) unsigned char raw[DUP_RAW];
 	unsigned char *big; /* a larger payload's copy (an exec's long file name) */
 	uint32_t big_cap;
@@ -75,6 +77,7 @@ struct op {
 	uint32_t attr, cpu, tid, pid, raw_size, callchain_nr;
 	int unwound; /* its user frames in op_uips() (rsp_sym_unwind()'s result) */
 	uint32_t dtid; /* a decoded event's tid (below) */
+	uint16_t uslot; /* where op_uips() is, if unwound */
 	uint8_t kind;
 	bool copy; /* a user-stack copy came with it */
 	bool ucopy; /* one to unwind (with registers, not empty) */
@@ -95,8 +98,13 @@ struct op {
  * sockets took 3.05 s with 1024, 2.60 s with 8192.
  */
 #define OPQ 8192
-/* unwound user stacks beside the ring (MAX_USER_FRAMES each, 2 KiB): at most this many ops
- * in flight when one that has such a stack is written; a power of two, <= OPQ */
+/*
+ * Unwound user stacks beside the ring (MAX_USER_FRAMES each, 2 KiB): at most
+ * this many in flight, in slots taken in turn; a power of two, <= 65536.  (A
+ * slot per place in the ring modulo this made the first stage wait, at each
+ * copy, for the second to come within this many ops: with few copies among
+ * many records, as in a trace of sockets, the stages then took turns.)
+ */
 #define OPQ_UIPS 1024
 #define PIPELINE_MIN 65536 /* records: fewer are walked on one thread, and sorted on it */
 #define OPQ_BATCH 32 /* published this many at a time */
@@ -112,48 +120,70 @@ struct opq {
 	_Alignas(64) size_t head; /* ops written, published (atomic) */
 	_Alignas(64) size_t tail; /* ops applied, published (atomic) */
 	_Alignas(64) size_t head_local, tail_seen; /* the first stage's */
+	size_t uhead; /* the first stage's: unwound stacks' slots taken */
+	size_t fill_seen; /* the first stage's: when it reads tail again (op_decode_here()) */
+	size_t *uop; /* per slot: 1 + the op that took it last (done when tail passed it) */
 	_Alignas(64) size_t tail_local, head_seen; /* the second's */
 };
 
+/* The second stage's counts of an attr's events (into t->counts after the walk). */
+struct attr_count {
+	uint64_t n, copies_merged, with_stack;
+};
+
+/*
+ * A walk's state in three parts, each on cache lines of its own: what both
+ * stages read and neither writes while the walk goes on, then each stage's.
+ * (The first stage read t->nr_cpus on the cache line of t->n_events, which
+ * the second adds to at every event: the line went back and forth between
+ * the CPUs at every record; likewise the other fields of struct rsp_trace
+ * the builder writes, and t->counts.)
+ */
 struct walk {
+	/* read by both */
 	struct rsp_trace *t;
-	/* the first stage's */
-	bool bad_layout; /* a sample was skipped (warned at the end) */
+	struct rsp_reader *rd; /* t's, for the first stage: it reads no line of t */
+	const struct rsp_decoder *dec; /* t->dec */
+	struct rsp_sym *sym; /* t->sym */
+	uint32_t nr_cpus; /* t->nr_cpus */
 	struct idx *idx; /* its pages behind the walk are given back */
 	size_t n_idx;
 	size_t *seg_last; /* per segment of the stream: 1 + its last record's index, 0: none */
 	uint8_t *seg_state; /* per segment: 0, SEG_LOADING, SEG_HELD or SEG_FAILED (atomic) */
+	bool *multi; /* per attr: its tracepoint comes from several attrs */
+	uint64_t (*uips)[MAX_USER_FRAMES]; /* OPQ_UIPS slots: unwound user frames */
+	struct opq *q; /* NULL: one stage after the other */
+	uint64_t *bytes; /* per attr: bytes of its samples (the first stage's, below) */
+	/* the first stage's */
+	_Alignas(64) bool bad_layout; /* a sample was skipped (warned at the end) */
 	size_t seg_failed; /* records of segments that could not be inflated again */
 	size_t first_at; /* the record the first stage is at, now and then (atomic) */
 	/* the second's: segments in the order the first needs them, to inflate ahead of it */
-	uint32_t *sched;
+	_Alignas(64) uint32_t *sched;
 	size_t *seg_first; /* per segment: its first record's index */
 	size_t n_sched, sched_next;
 	/* the second's */
 	uint64_t cbuf[512];
 	struct builder *b;
-	bool *multi; /* per attr: its tracepoint comes from several attrs */
 	struct dup (*ring)[DUP_RING];
+	/* per CPU: the slots of its ring a second copy may still match (bit k: not
+	 * matched, a payload kept), so that a lookup skips the others unread */
+	uint32_t *live;
 	uint32_t ncpu_ring;
 	unsigned *pos;
 	uint32_t *count_of; /* per attr: index in t->counts */
-	uint64_t *bytes; /* per attr: bytes of its samples (the first stage's) */
-	uint64_t (*uips)[MAX_USER_FRAMES]; /* per OPQ_UIPS ops of the ring: unwound user frames */
+	struct attr_count *counts; /* per attr */
+	uint64_t n_events, n_dup_merged; /* into t's after the walk */
 	struct rsp_sample s; /* rsp_decode's: raw, raw_size and tid set per op */
-	/* between them */
-	struct opq *q; /* NULL: one stage after the other */
-	struct op one; /* then the op being made */
+	struct op one; /* one stage after the other: the op being made */
 };
 
 static void apply(struct walk *w, const struct op *o);
 
-/*
- * An op's unwound user frames: beside the ring, at the op's place in it
- * modulo OPQ_UIPS (op_uips_room() made sure the op OPQ_UIPS before is done).
- */
+/* An op's unwound user frames: beside the ring, in the slot op_uips_room() gave it. */
 static uint64_t *op_uips(struct walk *w, const struct op *o)
 {
-	return w->uips[w->q ? (size_t)(o - w->q->v) & (OPQ_UIPS - 1) : 0];
+	return w->uips[o->uslot];
 }
 
 /* ---- the ring between the stages ----------------------------------------------------------- */
@@ -181,22 +211,28 @@ static struct op *op_begin(struct walk *w)
 }
 
 /*
- * The first stage, about to unwind into the op op_begin() gave: wait until
- * fewer than OPQ_UIPS ops are in flight, so that the one whose frames share
- * its place beside the ring is done.
+ * The first stage, about to unwind into op @o (op_begin()'s): the next slot
+ * for its frames, once the op that had it last is done.
  */
-static void op_uips_room(struct walk *w)
+static void op_uips_room(struct walk *w, struct op *o)
 {
 	struct opq *q = w->q;
 	unsigned spins = 0;
+	size_t slot, need;
 
-	if (!q)
+	if (!q) {
+		o->uslot = 0;
 		return;
-	while (q->head_local - q->tail_seen >= OPQ_UIPS) {
+	}
+	slot = q->uhead++ & (OPQ_UIPS - 1);
+	need = q->uop[slot];
+	while (q->tail_seen < need) {
 		q->tail_seen = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
-		if (q->head_local - q->tail_seen >= OPQ_UIPS)
+		if (q->tail_seen < need)
 			relax(&spins);
 	}
+	q->uop[slot] = q->head_local + 1;
+	o->uslot = (uint16_t)slot;
 }
 
 static void op_commit(struct walk *w)
@@ -327,17 +363,40 @@ static uint32_t merge_stacks(struct rsp_trace *t, uint32_t a, uint32_t b)
 /* The perf and ftrace copies of one event carry the same payload and pid but
  * may differ in the context bytes of the common header (the preempt count is
  * one higher inside perf's handler), so those are not compared. */
-static bool same_event(const struct rsp_decoder *dec, const struct dup *d, const struct op *o)
+/* Do two decoders read common_pid alike? (Two attrs of one tracepoint do.) */
+static bool same_pid_field(const struct rsp_decoder *a, const struct rsp_decoder *b)
+{
+	const struct rsp_field *x = &a->common_pid, *y = &b->common_pid;
+
+	return a == b || (x->offset == y->offset && x->size == y->size && x->found == y->found &&
+			  x->is_signed == y->is_signed && x->is_dynamic == y->is_dynamic &&
+			  x->is_relative == y->is_relative);
+}
+
+/*
+ * @b_ok and @b: @o's common_pid, read once by the caller; @d's was read when it
+ * was remembered, by its own attr's decoder (@ddec): used when it reads the
+ * field as @dec does.
+ */
+static bool same_event(const struct rsp_decoder *dec, const struct rsp_decoder *ddec,
+		       const struct dup *d, const struct op *o, bool b_ok, uint64_t b)
 {
 	uint32_t off = dec->payload_off, n;
-	uint64_t a, b;
+	uint64_t a;
+	bool a_ok;
 
 	if (d->raw_size > o->raw_size + 7 || o->raw_size > d->raw_size + 7)
 		return false;
 	n = d->raw_size < o->raw_size ? d->raw_size : o->raw_size;
-	if (!off || off > n ||
-	    !rsp_field_u64(&dec->common_pid, dup_raw(d), d->raw_size, &a) ||
-	    !rsp_field_u64(&dec->common_pid, o->raw, o->raw_size, &b))
+	if (!off || off > n)
+		return !memcmp(dup_raw(d), o->raw, n);
+	if (same_pid_field(dec, ddec)) {
+		a_ok = d->pid_ok;
+		a = d->pid;
+	} else {
+		a_ok = rsp_field_u64(&dec->common_pid, dup_raw(d), d->raw_size, &a);
+	}
+	if (!a_ok || !b_ok)
 		return !memcmp(dup_raw(d), o->raw, n);
 	return a == b && !memcmp(dup_raw(d) + off, (const char *)o->raw + off, n - off);
 }
@@ -348,17 +407,26 @@ static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_deco
 		       uint32_t stack, bool *gained)
 {
 	struct dup *ring = w->ring[o->cpu];
+	uint64_t b = 0;
+	bool b_ok = false, b_read = false;
 
-	for (int k = 0; k < DUP_RING; k++) {
+	/* the live slots in the ring's order: the first that matches, as a scan of all would */
+	for (uint32_t live = w->live[o->cpu]; live; live &= live - 1) {
+		int k = __builtin_ctz(live);
 		struct dup *d = &ring[k];
 
-		if (d->matched || d->tp != dec->tp_id || d->attr == o->attr || !d->raw_size)
+		if (d->tp != dec->tp_id || d->attr == o->attr)
 			continue;
 		if ((o->time > d->time ? o->time - d->time : d->time - o->time) > DUP_WINDOW_NS)
 			continue;
-		if (!same_event(dec, d, o))
+		if (!b_read) {
+			b_ok = rsp_field_u64(&dec->common_pid, o->raw, o->raw_size, &b);
+			b_read = true;
+		}
+		if (!same_event(dec, &w->t->dec[d->attr], d, o, b_ok, b))
 			continue;
 		d->matched = true;
+		w->live[o->cpu] &= ~(1u << k);
 		*gained = stack && !d->stack;
 		if (stack) {
 			uint32_t m = merge_stacks(w->t, d->stack, stack);
@@ -368,7 +436,7 @@ static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_deco
 				d->stack = m;
 			}
 		}
-		w->t->n_dup_merged++;
+		w->n_dup_merged++;
 		return true;
 	}
 	return false;
@@ -376,7 +444,8 @@ static bool merged_dup(struct walk *w, const struct op *o, const struct rsp_deco
 
 static void remember(struct walk *w, const struct op *o, uint64_t tp, uint32_t stack)
 {
-	struct dup *d = &w->ring[o->cpu][w->pos[o->cpu]++ % DUP_RING];
+	unsigned k = w->pos[o->cpu]++ % DUP_RING;
+	struct dup *d = &w->ring[o->cpu][k];
 
 	d->time = o->time;
 	d->tp = tp;
@@ -397,11 +466,16 @@ static void remember(struct walk *w, const struct op *o, uint64_t tp, uint32_t s
 	d->stack = stack;
 	d->prod = builder_last_product(w->b);
 	d->matched = false;
+	d->pid_ok = rsp_field_u64(&w->t->dec[o->attr].common_pid, dup_raw(d), d->raw_size, &d->pid);
+	if (d->raw_size)
+		w->live[o->cpu] |= 1u << k;
+	else
+		w->live[o->cpu] &= ~(1u << k);
 }
 
 static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
 {
-	struct event_count *c = &w->t->counts.v[w->count_of[attr]];
+	struct attr_count *c = &w->counts[attr];
 
 	if (merged) {
 		c->copies_merged++;
@@ -419,13 +493,12 @@ static void count_event(struct walk *w, unsigned attr, bool merged, bool stack)
  */
 static void unwind_copy(struct walk *w, const struct rsp_sample *s, struct op *o)
 {
-	struct rsp_trace *t = w->t;
 	uint64_t filled = rsp_reader_sample_stack_filled(s);
 
 	o->uempty = !filled;
 	o->unwound = -1;
-	if (filled && t->sym)
-		o->unwound = rsp_sym_unwind(t->sym, (int32_t)o->pid, o->time, s->regs,
+	if (filled && w->sym)
+		o->unwound = rsp_sym_unwind(w->sym, (int32_t)o->pid, o->time, s->regs,
 					    s->regs_mask, s->stack, filled, op_uips(w, o),
 					    MAX_USER_FRAMES);
 }
@@ -471,10 +544,33 @@ _Static_assert(sizeof(((struct rsp_dev *)0)->u.runtime) <= sizeof(((struct op *)
 	       "an op carries a decoded runtime");
 
 /*
+ * Ops in the ring from which the first stage decodes the events it may
+ * (op_decode()): fewer, and the second stage is ahead (it would wait for
+ * ops), so the first leaves them to it.  Which stage decodes an event
+ * changes nothing else.
+ */
+#define OPQ_DECODE_FILL (OPQ / 8)
+
+/* The first stage: is the second far enough behind that it should decode? */
+static bool op_decode_here(struct walk *w)
+{
+	struct opq *q = w->q;
+
+	if (!q)
+		return true;
+	if (q->head_local >= q->fill_seen) {
+		q->tail_seen = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+		q->fill_seen = q->head_local + OPQ_BATCH;
+	}
+	return q->head_local - q->tail_seen >= OPQ_DECODE_FILL;
+}
+
+/*
  * The first stage: decode sample @s into op @o if its event is of a small
  * kind and comes from one attr only (a second copy to merge is compared by
- * its payload: the second stage reads that, and decodes it then).  The second
- * stage then does not read the payload: the record was read here.
+ * its payload: the second stage reads that, and decodes it then), unless the
+ * second stage is the less busy one.  The second stage then does not read the
+ * payload: the record was read here.
  */
 static void op_decode(struct walk *w, const struct rsp_decoder *d, const struct rsp_sample *s,
 		      struct op *o)
@@ -483,7 +579,7 @@ static void op_decode(struct walk *w, const struct rsp_decoder *d, const struct 
 	struct rsp_dev ev;
 
 	o->decoded = false;
-	if (d->is_sampler || !n || w->multi[o->attr])
+	if (d->is_sampler || !n || w->multi[o->attr] || !op_decode_here(w))
 		return;
 	o->decoded = true;
 	o->dec_ok = rsp_decode(d, s, &ev);
@@ -507,19 +603,18 @@ static void op_dev(const struct rsp_decoder *d, const struct op *o, struct rsp_d
 /* The first stage's part of a sample: parse it (and unwind its copy). */
 static void walk_sample(struct walk *w, const struct perf_event_header *h, uint64_t off)
 {
-	struct rsp_trace *t = w->t;
 	struct rsp_sample s;
 	const struct rsp_decoder *d;
 	struct op *o;
 	uint32_t cpu;
 
-	if (rsp_reader_parse_sample_fast(t->reader, h, &s)) {
+	if (rsp_reader_parse_sample_fast(w->rd, h, &s)) {
 		w->bad_layout = true;
 		return;
 	}
-	d = &t->dec[s.attr->index];
+	d = &w->dec[s.attr->index];
 	cpu = s.has_cpu ? s.cpu : 0;
-	if (cpu >= t->nr_cpus || d->is_tracking)
+	if (cpu >= w->nr_cpus || d->is_tracking)
 		return;
 	w->bytes[s.attr->index] += h->size;
 	o = op_begin(w);
@@ -538,7 +633,7 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	o->pid = s.pid;
 	op_decode(w, d, &s, o);
 	if (o->ucopy) {
-		op_uips_room(w);
+		op_uips_room(w, o);
 		unwind_copy(w, &s, o);
 	}
 	op_commit(w);
@@ -578,7 +673,7 @@ static void build_sample(struct walk *w, const struct op *o)
 		if (!rsp_decode(d, &w->s, &ev))
 			return;
 	}
-	t->n_events++;
+	w->n_events++;
 	builder_event(w->b, o->time, o->cpu, &ev, stack, o->off);
 	if (w->multi[o->attr] && o->raw)
 		remember(w, o, d->tp_id, stack);
@@ -590,7 +685,7 @@ static void build_sample(struct walk *w, const struct op *o)
  */
 static void sym_record(struct walk *w, const struct perf_event_header *h, uint64_t time)
 {
-	struct rsp_sym *sym = w->t->sym;
+	struct rsp_sym *sym = w->sym;
 
 	if (!sym)
 		return;
@@ -648,7 +743,7 @@ static void sym_record(struct walk *w, const struct perf_event_header *h, uint64
 /* The first stage: a record. */
 static void walk_record(struct walk *w, const struct idx *e)
 {
-	const struct perf_event_header *h = rsp_reader_record_at(w->t->reader, e->off);
+	const struct perf_event_header *h = rsp_reader_record_at(w->rd, e->off);
 	struct op *o;
 
 	if (!h)
@@ -754,7 +849,7 @@ static void apply(struct walk *w, const struct op *o)
 
 		build_record(w, &e);
 	} else if (o->kind == OP_DROP) {
-		rsp_reader_segment_drop(w->t->reader, o->off);
+		rsp_reader_segment_drop(w->rd, o->off);
 	}
 }
 
@@ -771,7 +866,7 @@ static uint8_t seg_take(struct walk *w, size_t s, int who)
 
 	if (__atomic_compare_exchange_n(&w->seg_state[s], &st, SEG_LOADING, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		st = rsp_reader_segment_load(w->t->reader, s, who) ? SEG_FAILED : SEG_HELD;
+		st = rsp_reader_segment_load(w->rd, s, who) ? SEG_FAILED : SEG_HELD;
 		__atomic_store_n(&w->seg_state[s], st, __ATOMIC_RELEASE);
 	}
 	return st;
@@ -847,7 +942,7 @@ static void *first_stage(void *arg)
 		if (i % 4096 == 0 && __atomic_load_n(&w->q->stop, __ATOMIC_RELAXED))
 			break;
 		if (i + PREFETCH_AHEAD < w->n_idx)
-			rsp_reader_prefetch(w->t->reader, w->idx[i + PREFETCH_AHEAD].off);
+			rsp_reader_prefetch(w->rd, w->idx[i + PREFETCH_AHEAD].off);
 		walk_one(w, i);
 		if (i % IDX_RELEASE == IDX_RELEASE - 1)
 			_rsp_release(w->idx, (i + 1) * sizeof(*w->idx));
@@ -884,6 +979,12 @@ static int count_index(struct rsp_trace *t, const char *name)
 	return (int)(t->counts.n - 1);
 }
 
+/* @n bytes rounded up to whole cache lines (aligned_alloc's size), one at least */
+static size_t cache_lines(size_t n)
+{
+	return (n / 64 + 1) * 64;
+}
+
 /* Every attr's decoder, and which tracepoints several attrs deliver (copies to merge). */
 static int decoders_init(struct walk *w)
 {
@@ -893,9 +994,13 @@ static int decoders_init(struct walk *w)
 	t->dec = calloc(na, sizeof(*t->dec));
 	w->multi = calloc(na, sizeof(*w->multi));
 	w->count_of = calloc(na, sizeof(*w->count_of));
-	w->bytes = calloc(na, sizeof(*w->bytes));
-	if (!t->dec || !w->multi || !w->count_of || !w->bytes)
+	/* each stage's counts on cache lines of their own */
+	w->bytes = aligned_alloc(64, cache_lines(na * sizeof(*w->bytes)));
+	w->counts = aligned_alloc(64, cache_lines(na * sizeof(*w->counts)));
+	if (!t->dec || !w->multi || !w->count_of || !w->bytes || !w->counts)
 		return -ENOMEM;
+	memset(w->bytes, 0, na * sizeof(*w->bytes));
+	memset(w->counts, 0, na * sizeof(*w->counts));
 	for (size_t i = 0; i < na; i++) {
 		int ci;
 
@@ -975,10 +1080,15 @@ int _rsp_walk(struct rsp_trace *t, const struct rsp_trace_opts *o, struct idx *i
 	ret = decoders_init(&w);
 	if (ret)
 		goto out;
+	w.rd = t->reader;
+	w.dec = t->dec;
+	w.sym = t->sym;
+	w.nr_cpus = t->nr_cpus;
 	w.ring = calloc(t->nr_cpus, sizeof(*w.ring));
 	w.pos = calloc(t->nr_cpus, sizeof(*w.pos));
+	w.live = calloc(t->nr_cpus, sizeof(*w.live));
 	w.b = builder_new(t);
-	if (!w.ring || !w.pos || !w.b) {
+	if (!w.ring || !w.pos || !w.live || !w.b) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -988,13 +1098,16 @@ int _rsp_walk(struct rsp_trace *t, const struct rsp_trace_opts *o, struct idx *i
 	if (n >= PIPELINE_MIN && _rsp_usable_cpus() > 1) {
 		q.v = malloc(OPQ * sizeof(*q.v));
 		w.uips = malloc(OPQ_UIPS * sizeof(*w.uips));
+		q.uop = calloc(OPQ_UIPS, sizeof(*q.uop));
 		w.q = &q;
-		piped = q.v && w.uips && pthread_create(&first, NULL, first_stage, &w) == 0;
+		piped = q.v && w.uips && q.uop && pthread_create(&first, NULL, first_stage, &w) == 0;
 		if (!piped) {
 			free(q.v);
 			free(w.uips);
+			free(q.uop);
 			q.v = NULL;
 			w.uips = NULL;
+			q.uop = NULL;
 			w.q = NULL;
 		}
 	}
@@ -1035,8 +1148,16 @@ int _rsp_walk(struct rsp_trace *t, const struct rsp_trace_opts *o, struct idx *i
 		}
 	}
 	builder_finish(w.b);
-	for (size_t i = 0; i < rsp_reader_n_attrs(t->reader); i++)
-		t->counts.v[w.count_of[i]].bytes += w.bytes[i];
+	for (size_t i = 0; i < rsp_reader_n_attrs(t->reader); i++) {
+		struct event_count *c = &t->counts.v[w.count_of[i]];
+
+		c->n += w.counts[i].n;
+		c->copies_merged += w.counts[i].copies_merged;
+		c->with_stack += w.counts[i].with_stack;
+		c->bytes += w.bytes[i];
+	}
+	t->n_events += w.n_events;
+	t->n_dup_merged += w.n_dup_merged;
 	thread_totals(t);
 	if (w.seg_failed)
 		trace_warn(t, "%zu records skipped: their part of the compressed trace could not be "
@@ -1054,14 +1175,17 @@ out:
 	free(w.seg_first);
 	free(w.sched);
 	free(q.v);
+	free(q.uop);
 	free(w.uips);
 	for (size_t c = 0; w.ring && c < t->nr_cpus; c++)
 		for (int k = 0; k < DUP_RING; k++)
 			free(w.ring[c][k].big);
 	free(w.ring);
 	free(w.pos);
+	free(w.live);
 	free(w.multi);
 	free(w.count_of);
+	free(w.counts);
 	free(w.bytes);
 	return ret;
 }

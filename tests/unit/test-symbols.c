@@ -1237,6 +1237,23 @@ static void test_unwind(void)
 	n = rsp_sym_unwind(sym, getpid(), 100, cap_levels.regs, cap_levels.mask, cap_levels.stack,
 			   cap_levels.stack_len, ips, 64);
 	CHECK(n >= 4, "unwind: before exec still works (%d)", n);
+	/* mapped again at 300, and a map of nothing at 400: after each change its maps are
+	 * the live ones (read without the dead), before it those of their time */
+	add_self_maps(sym, getpid(), 300, NULL, NULL, 0);
+	n = rsp_sym_unwind(sym, getpid(), 350, cap_levels.regs, cap_levels.mask, cap_levels.stack,
+			   cap_levels.stack_len, ips, 64);
+	CHECK(n >= 4, "unwind: mapped again, after it (%d)", n);
+	rsp_sym_add_map(sym, getpid(), 400, 0x1000, 0x1000, 0, PROT_EXEC, "/nonexistent/x", NULL,
+			0);
+	n = rsp_sym_unwind(sym, getpid(), 450, cap_levels.regs, cap_levels.mask, cap_levels.stack,
+			   cap_levels.stack_len, ips, 64);
+	CHECK(n >= 4, "unwind: after a later map elsewhere (%d)", n);
+	n = rsp_sym_unwind(sym, getpid(), 250, cap_levels.regs, cap_levels.mask, cap_levels.stack,
+			   cap_levels.stack_len, ips, 64);
+	CHECK(n < 0, "unwind: between exec and the new maps, none (%d)", n);
+	n = rsp_sym_unwind(sym, getpid(), 350, cap_levels.regs, cap_levels.mask, cap_levels.stack,
+			   cap_levels.stack_len, ips, 64);
+	CHECK(n >= 4, "unwind: mapped again, asked out of order (%d)", n);
 	rsp_sym_free(sym);
 }
 
