@@ -575,7 +575,10 @@ static void print_json(const struct report *r, bool threads)
 		json_string(&j, "peer", si.remote);
 		snprintf(sk, sizeof(sk), "%#" PRIx64, si.sk);
 		json_string(&j, "socket", sk);
-		client = client_of(r->t, sock);
+		/* a UDP entry's socket is the other peer's own (its datagrams came
+		 * from it): what arrives there is the server's */
+		client = (si.family == 2 || si.family == 10) && si.protocol == 17 ?
+				 RSP_NO_INDEX : client_of(r->t, sock);
 		if (client != RSP_NO_INDEX) {
 			struct rsp_thread_info ti;
 

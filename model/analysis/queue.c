@@ -223,16 +223,23 @@ static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t
  * The server thread whose windows a call through a wakeup into @thread, made
  * inside a call into server thread @q (an->q_thread), is checked against:
  * @thread itself when it serves requests, a thread of @q's process (a pool's
- * worker holding a lock the one serving the target waits for) or of another
- * process (a process-per-connection server's backends, waiting on each
- * other's locks in shared memory: PostgreSQL's), else @q.
+ * worker holding a lock the one serving the target waits for) or another
+ * process of the same name (a process-per-connection server's backends,
+ * waiting on each other's locks in shared memory: PostgreSQL's), else @q.
  */
 uint32_t analysis_queue_server(struct rsp_analysis *an, uint32_t q, uint32_t thread)
 {
 	const struct server_windows *sw;
+	struct rsp_thread_info a, b;
 
 	if (q == RSP_NONE || thread == q || thread >= an->t->threads.n ||
 	    !an->t->threads.v[q].pid || !an->t->threads.v[thread].pid)
+		return q;
+	rsp_trace_thread(an->t, q, &a);
+	rsp_trace_thread(an->t, thread, &b);
+	/* another process: of the same program (a client of the server, whose
+	 * socket calls look like requests too, is no other backend of it) */
+	if (a.pid != b.pid && (!a.comm || !b.comm || strcmp(a.comm, b.comm)))
 		return q;
 	sw = windows_of(an, thread);
 	return sw && sw->w.n ? thread : q;

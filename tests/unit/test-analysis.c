@@ -2257,17 +2257,19 @@ static void test_queued_behind_pool(void)
 
 /*
  * Queueing behind another connection of a process-per-connection server (as
- * PostgreSQL's backends, which wait on each other's locks): backend a (pid
- * 200, CPU 1) serves client c's connection (8080 <-> 40000), backend b (pid
- * 300, CPU 2) client d's (8080 <-> 40001).  b reads d's request at 850 and
- * runs, holding a lock, until 1250.  c (the target, CPU 0 from 700) sends at
- * 1100 and waits at 1110; a reads it at 1120, runs 30 us and waits for the
- * lock from 1150; b releases it at 1250 (waking a), answers d at 1260; a runs
- * from 1255 and answers c at 1300 (c woken at 1302).  a's wait is a call into
- * b, whose run [1150,1250] serves d's request: c queued 100 us behind d's
- * connection, b's CPU, as in a thread pool.
+ * PostgreSQL's backends, which wait on each other's locks): backend a (comm
+ * pg, pid 200, CPU 1) serves client c's connection (8080 <-> 40000), backend
+ * b (comm @bname, pid 300, CPU 2) client d's (8080 <-> 40001).  b reads d's
+ * request at 850 and runs, holding a lock, until 1250.  c (the target, CPU 0
+ * from 700) sends at 1100 and waits at 1110; a reads it at 1120, runs 30 us
+ * and waits for the lock from 1150; b releases it at 1250 (waking a), answers
+ * d at 1260; a runs from 1255 and answers c at 1300 (c woken at 1302).  a's
+ * wait is a call into b, whose run [1150,1250] serves d's request: c queued
+ * 100 us behind d's connection, b's CPU, as in a thread pool; none when b is
+ * another program (a client of the server, whose socket calls look like
+ * requests too).
  */
-static void test_queued_behind_other_process(void)
+static void test_queued_behind_other_process(const char *bname, uint64_t want_us)
 {
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
@@ -2275,33 +2277,33 @@ static void test_queued_behind_other_process(void)
 	const uint8_t lo[4] = { 127, 0, 0, 1 };
 
 	existing(s, 100, 100, "c");
-	existing(s, 200, 200, "a");
-	existing(s, 300, 300, "b");
+	existing(s, 200, 200, "pg");
+	existing(s, 300, 300, bname);
 	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
-	synth_switch(s, 1, US(700), 0, "swapper/1", 0, 200, "a");
-	synth_switch(s, 2, US(700), 0, "swapper/2", 0, 300, "b");
-	synth_switch(s, 1, US(705), 200, "a", S_INT, 0, "swapper/1");
-	synth_switch(s, 2, US(705), 300, "b", S_INT, 0, "swapper/2");
+	synth_switch(s, 1, US(700), 0, "swapper/1", 0, 200, "pg");
+	synth_switch(s, 2, US(700), 0, "swapper/2", 0, 300, bname);
+	synth_switch(s, 1, US(705), 200, "pg", S_INT, 0, "swapper/1");
+	synth_switch(s, 2, US(705), 300, bname, S_INT, 0, "swapper/2");
 	synth_sock_state(s, 1, US(801), 0, 0xffff2000, lo, 8080, lo, 40000, 1);
 	synth_sock_state(s, 0, US(802), 100, 0xffff1000, lo, 40000, lo, 8080, 1);
 	synth_sock_state(s, 2, US(803), 0, 0xffff4000, lo, 8080, lo, 40001, 1);
-	synth_switch(s, 2, US(845), 0, "swapper/2", 0, 300, "b");
+	synth_switch(s, 2, US(845), 0, "swapper/2", 0, 300, bname);
 	synth_sock_recv(s, 2, US(850), 300, 0xffff4000, 2, 64);
 	synth_sock_send(s, 0, US(1100), 100, 0xffff1000, 2, 64);
 	synth_sk_ready(s, 0, US(1101), 100, SYN_SOFTIRQ, 0xffff2000, 2);
-	synth_waking(s, 0, US(1102), 100, SYN_SOFTIRQ, 200, "a", 1, false, NULL, 0);
-	synth_switch(s, 1, US(1105), 0, "swapper/1", 0, 200, "a");
+	synth_waking(s, 0, US(1102), 100, SYN_SOFTIRQ, 200, "pg", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1105), 0, "swapper/1", 0, 200, "pg");
 	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
 	synth_sock_recv(s, 1, US(1120), 200, 0xffff2000, 2, 64);
-	synth_switch(s, 1, US(1150), 200, "a", S_INT, 0, "swapper/1");
-	synth_waking(s, 2, US(1250), 300, 0, 200, "a", 1, false, NULL, 0);
-	synth_switch(s, 1, US(1255), 0, "swapper/1", 0, 200, "a");
+	synth_switch(s, 1, US(1150), 200, "pg", S_INT, 0, "swapper/1");
+	synth_waking(s, 2, US(1250), 300, 0, 200, "pg", 1, false, NULL, 0);
+	synth_switch(s, 1, US(1255), 0, "swapper/1", 0, 200, "pg");
 	synth_sock_send(s, 2, US(1260), 300, 0xffff4000, 2, 64);
-	synth_switch(s, 2, US(1270), 300, "b", S_INT, 0, "swapper/2");
+	synth_switch(s, 2, US(1270), 300, bname, S_INT, 0, "swapper/2");
 	synth_sock_send(s, 1, US(1300), 200, 0xffff2000, 2, 64);
 	synth_sk_ready(s, 0, US(1301), 0, SYN_SOFTIRQ, 0xffff1000, 2);
 	synth_waking(s, 0, US(1302), 0, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
-	synth_switch(s, 1, US(1308), 200, "a", S_INT, 0, "swapper/1");
+	synth_switch(s, 1, US(1308), 200, "pg", S_INT, 0, "swapper/1");
 	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
 	synth_exit(s, US(1400), 100, 100);
 	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
@@ -2318,10 +2320,12 @@ static void test_queued_behind_other_process(void)
 			rsp_analysis_queued(a, 0, &sock, &ns, cat);
 		if (sock != RSP_NO_INDEX)
 			rsp_trace_socket(t, sock, &si);
-		CHECK(e.queued_ns == NS(100) && e.n_queued == 1 && ns == NS(100) &&
-			      !strcmp(si.remote, "127.0.0.1:40001"),
-		      "another process's lock: c queued 100 us behind d's connection (%.3f us, %zu "
-		      "connections, %s)", e.queued_ns / 1e3, e.n_queued, si.remote);
+		CHECK(want_us ? e.queued_ns == NS(want_us) && e.n_queued == 1 &&
+					ns == NS(want_us) && !strcmp(si.remote, "127.0.0.1:40001") :
+				!e.queued_ns && !e.n_queued,
+		      "another process's lock, its holder %s: c queued %" PRIu64 " us behind d's "
+		      "connection (%.3f us, %zu connections, %s)", bname, want_us,
+		      e.queued_ns / 1e3, e.n_queued, si.remote);
 	}
 	rsp_analysis_free(a);
 	rsp_trace_free(t);
@@ -2664,7 +2668,8 @@ int main(void)
 	test_queued_behind_udp();
 	test_queued_behind();
 	test_queued_behind_pool();
-	test_queued_behind_other_process();
+	test_queued_behind_other_process("pg", 100);
+	test_queued_behind_other_process("other", 0);
 	test_queued_behind_pool_queue();
 	test_queued_not_preempted();
 	test_samples_only(false);
