@@ -731,13 +731,16 @@ static uint64_t client_returned(struct rsp_trace *t, uint32_t thread, uint64_t t
 {
 	size_t i = rsp_thread_find_slice(t, thread, time), n = rsp_thread_n_slices(t, thread);
 	struct rsp_thread_info th;
-	struct rsp_slice_info s;
+	struct rsp_slice_info s, next;
 	uint64_t end = time, ip;
 
-	if (i == RSP_NO_INDEX || i == 0)
+	if (i == RSP_NO_INDEX || i == 0 || i + 1 >= n)
 		return time;
 	rsp_thread_slice(t, thread, i, &s);
-	if (s.kind != RSP_SLICE_RUN)
+	rsp_thread_slice(t, thread, i + 1, &next);
+	/* most replies return at once: no stack read for them */
+	if (s.kind != RSP_SLICE_RUN || next.kind != RSP_SLICE_SLEEP ||
+	    next.state != RSP_SLEEP_PREEMPTED)
 		return time;
 	rsp_thread_slice(t, thread, i - 1, &s);
 	rsp_trace_thread(t, thread, &th);
