@@ -74,11 +74,22 @@ def read_each(path):
     return each
 
 
-def worst(own, mine):
+def worst(own, mine, every):
     """A diagnosis, not a check: the client's requests against rsp's, request by
     request (rsp's server-side start lies inside the client's request: one
-    request at a time), the three that differ most"""
+    request at a time), the three that differ most; and each request of the
+    client's that rsp did not give it, with rsp's request inside it (@every:
+    all of rsp's requests)"""
     starts = [s for s, _ in own]
+    got = set(bisect.bisect_right(starts, r['start_ns']) - 1 for r in mine)
+    for i in [i for i in range(len(own)) if i not in got][:3]:
+        s, e = own[i]
+        inside = [r for r in every if s <= r['start_ns'] < e]
+        print('# unseen: request %d of the client, %d to %d (%.1f us); rsp\'s requests in it: %s' %
+              (i, s, e, (e - s) / 1e3,
+               ', '.join('#%d at %d to %d, %.1f us, client %s' %
+                         (r['index'], r['start_ns'], r['end_ns'], r['latency_ns'] / 1e3,
+                          r['client_tid']) for r in inside) or 'none'))
     d = []
     for r in mine:
         i = bisect.bisect_right(starts, r['start_ns']) - 1
@@ -186,7 +197,8 @@ def main():
                                            ' (%d unseen: %.3f to %.3f)' % (unseen, lo / MS, hi / MS)
                                            if unseen else ''))
         if each:
-            worst(each.get(cl['pid'], []), [r for r in rq['requests'] if r['client_tid'] == cl['tid']])
+            worst(each.get(cl['pid'], []), [r for r in rq['requests'] if r['client_tid'] == cl['tid']],
+                  rq['requests'])
         if clients == 1:
             # the server's side: the client's latency less the round trip and its
             # wake-ups (reported: the client's tail holds its own wake-ups from idle)

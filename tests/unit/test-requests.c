@@ -967,6 +967,70 @@ static void test_backlog_during_send(void)
 	srv_requests_free(s, t, r);
 }
 
+/*
+ * A connection made before the trace (peers learned from the data: matched by
+ * time) whose client is preempted inside its send after the data went: the
+ * server receives and replies before the send's event (its end).  Still this
+ * request's exchange (the client received nothing since the server had the
+ * request); the next one (after the client's receive of this reply) is not.
+ *   request 1: 1100 data, 1102 send ends, 1110 recv, 1200 reply, 1240 client's
+ *   receive; request 2: 1300 data (cli preempted 1301 -> 1420 in the send),
+ *   1310 recv, 1400 reply, 1420 the send ends, 1440 the receive: 1300 -> 1440;
+ *   request 3 as request 1: 1500 -> 1640.
+ */
+static void test_client_preempted_send(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_requests *r;
+	const unsigned want[3][2] = { { 1100, 1240 }, { 1300, 1440 }, { 1500, 1640 } };
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	existing(s, 700, 700, "oth");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
+	for (int k = 0; k < 3; k++) {
+		uint64_t b = (uint64_t)k * 200;
+		unsigned late = k == 1 ? 318 : 0; /* request 2's send ends at 1420 */
+
+		synth_sk_ready(s, 1, US(1100 + b), CLI, SYN_SOFTIRQ, SK_A, 2);
+		if (late) {
+			synth_switch(s, 1, US(1301), CLI, "cli", 0 /* R */, 700, "oth");
+			synth_switch(s, 1, US(1419), 700, "oth", S_INT, CLI, "cli");
+		}
+		if (!late)
+			synth_sock_send(s, 1, US(1102 + b), CLI, SK_C, 2, 64);
+		synth_sock_recv(s, 0, US(1110 + b), SRV, SK_A, 2, 64);
+		synth_sk_ready(s, 0, US(1199 + b), SRV, SYN_SOFTIRQ, SK_C, 2);
+		synth_sock_send(s, 0, US(1200 + b), SRV, SK_A, 2, 64);
+		if (late)
+			synth_sock_send(s, 1, US(1420), CLI, SK_C, 2, 64);
+		synth_sock_recv(s, 1, US(1240 + b), CLI, SK_C, 2, 64);
+	}
+	synth_switch(s, 0, US(1700), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1700), CLI, "cli", S_INT, 0, "swapper/1");
+	if (srv_requests(s, &t, &r) && rsp_requests_n(r) == 3) {
+		struct rsp_requests_stats st;
+
+		CHECK(!rsp_requests_clients(r, t, &st) && st.count == 3,
+		      "preempted send: three seen (got %zu)", st.count);
+		for (size_t i = 0; i < 3; i++) {
+			struct rsp_request_info q;
+
+			rsp_requests_get(r, i, &q);
+			CHECK(q.client_start_ns == US(want[i][0]) && q.client_end_ns == US(want[i][1]),
+			      "preempted send: request %zu seen by its client %u -> %u (got %" PRIu64
+			      " -> %" PRIu64 ")", i + 1, want[i][0], want[i][1],
+			      (uint64_t)(q.client_start_ns - US(0)) / 1000,
+			      (uint64_t)(q.client_end_ns - US(0)) / 1000);
+		}
+	} else {
+		CHECK(0, "preempted send: three requests");
+	}
+	srv_requests_free(s, t, r);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -997,5 +1061,6 @@ int main(void)
 	test_client_pipelined();
 	test_client_preempted_return();
 	test_backlog_during_send();
+	test_client_preempted_send();
 	return tap_done();
 }
