@@ -991,7 +991,7 @@ static int ref_cmp(const void *x, const void *y)
  * keys: the sort's digits and passes follow the bits that differ).
  */
 static void check_sort(size_t n, int nseq, size_t chunk, bool shuffled, uint32_t seed,
-		       uint64_t mul)
+		       uint64_t mul, bool half)
 {
 	struct idx *v = malloc(n * sizeof(*v));
 	struct ref_ent *ref = malloc(n * sizeof(*ref));
@@ -1012,8 +1012,9 @@ static void check_sort(size_t n, int nseq, size_t chunk, bool shuffled, uint32_t
 			seed = seed * 1103515245u + 12345u;
 			/* steps of 0 to 3: ties within and across sequences */
 			next[q] += (seed >> 16) % 4;
-			v[i].time = mul * (shuffled ? (seed >> 8) % 5000
-			                            : next[q] + (i % 997 == 0 ? 0 : 900));
+			/* shuffled: all of it, or (@half) its second half only */
+			v[i].time = mul * (shuffled && (!half || i >= n / 2) ? (seed >> 8) % 5000
+			                                                     : next[q] + (i % 997 == 0 ? 0 : 900));
 			v[i].off = i;
 		}
 	}
@@ -1024,25 +1025,32 @@ static void check_sort(size_t n, int nseq, size_t chunk, bool shuffled, uint32_t
 	for (i = 0; i < n; i++)
 		bad += v[i].time != ref[i].e.time || v[i].off != ref[i].e.off;
 	CHECK(bad == 0, "%zu entries, %d sequences in chunks of up to %zu%s, times x%llu: %zu out "
-	      "of place", n, nseq, chunk, shuffled ? ", shuffled" : "", (unsigned long long)mul, bad);
+	      "of place", n, nseq, chunk, shuffled ? half ? ", its second half shuffled" : ", shuffled" : "",
+	      (unsigned long long)mul, bad);
 	free(v);
 	free(ref);
 }
 
 static void test_sort_index(void)
 {
-	check_sort(1000, 1, 1000, false, 1, 1); /* in order */
-	check_sort(5000, 2, 300, false, 2, 1); /* on one thread */
-	check_sort(70000, 2, 4000, false, 3, 1); /* on two */
-	check_sort(70000, 3, 50, false, 4, 1);
-	check_sort(70000, 9, 2000, false, 6, 1);
-	check_sort(70000, 4, 3, false, 7, 1);
-	check_sort(70000, 2, 1, true, 8, 1); /* shuffled */
+	check_sort(1000, 1, 1000, false, 1, 1, false); /* in order */
+	check_sort(5000, 2, 300, false, 2, 1, false); /* on one thread */
+	check_sort(70000, 2, 4000, false, 3, 1, false); /* on two */
+	check_sort(70000, 3, 50, false, 4, 1, false);
+	check_sort(70000, 9, 2000, false, 6, 1, false);
+	check_sort(70000, 4, 3, false, 7, 1, false);
+	check_sort(70000, 2, 1, true, 8, 1, false); /* shuffled */
 	/* wide keys: 3 passes of 12 bits from bit 18 (two threads, then one); 4 passes of 10
 	 * from bit 0 */
-	check_sort(70000, 2, 4000, false, 9, 3ull << 18);
-	check_sort(5000, 2, 300, false, 10, 3ull << 18);
-	check_sort(5000, 2, 1, true, 11, 40000001);
+	check_sort(70000, 2, 4000, false, 9, 3ull << 18, false);
+	check_sort(5000, 2, 300, false, 10, 3ull << 18, false);
+	check_sort(5000, 2, 1, true, 11, 40000001, false);
+	/* long runs merged (the merge first), then runs too short: the radix sort goes on from
+	 * the merged prefix; runs overlapping many before them (16 sequences); both sides of
+	 * a merge copied out (long runs, short and long overlaps) */
+	check_sort(70000, 2, 4000, true, 12, 1, true);
+	check_sort(70000, 16, 4000, false, 13, 1, false);
+	check_sort(300000, 2, 20000, false, 14, 7, false);
 }
 
 int main(void)
