@@ -20,13 +20,16 @@ reach() { # FILE KIND -> "user_samples reaching percent" of the folded KIND
 }
 
 # truthfork: parent and children -fomit-frame-pointer; cpustack: -O2
-# -fomit-frame-pointer, two threads and main through libc's qsort; xz from the
-# distribution (threads, liblzma), on 3 MB of text
+# -fomit-frame-pointer, two threads and main through libc's qsort; cpustack
+# deep: its main thread's work 10 KiB below main (as sqlite3's shell: the CPU
+# sampler's copies are 16 KiB; 8 KiB read 70% here); xz from the distribution
+# (threads, liblzma), on 3 MB of text
 head -c 2300000 /dev/urandom | base64 >"$T/in.txt"
 XZ=$(command -v xz) || skip "xz not installed"
 CPUSTACK=$WL/cpustack
 [ -x "$CPUSTACK" ] || fail "$CPUSTACK not built"
-for spec in "truthfork:$WL/truthfork" "cpustack:$CPUSTACK 1" "xz:$XZ -T2 -6 -c $T/in.txt"; do
+for spec in "truthfork:$WL/truthfork" "cpustack:$CPUSTACK 1" "cpustack-deep:$CPUSTACK 1 deep" \
+  "xz:$XZ -T2 -6 -c $T/in.txt"; do
   name=${spec%%:*}; cmd=${spec#*:}
   timeout 120 "$RSP" record -q -o "$T/$name.data" -- $cmd >/dev/null ||
     fail "rsp record -- $cmd"

@@ -6,7 +6,11 @@
  * a sort) so that a CPU sample's stack reaches main or start_thread only when
  * the unwinder follows the CFI.
  *
- *   usage: cpustack [SECONDS]      (default 3; prints "Total time: X s")
+ *   usage: cpustack [SECONDS [deep]]   (default 3; prints "Total time: X s")
+ *
+ * deep: the main thread runs its call trees below a frame of DEEP_KIB KiB of
+ * locals (as sqlite3's shell runs its statements some 10 KiB below main):
+ * its samples reach main only when the user-stack copy holds that much.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -109,15 +113,30 @@ static NOINLINE uint64_t main_loop(void)
 	return x;
 }
 
+#define DEEP_KIB 10
+
+/* main_loop() below DEEP_KIB KiB of this frame's locals */
+static NOINLINE uint64_t below(void)
+{
+	volatile char pad[DEEP_KIB * 1024];
+
+	pad[0] = 1;
+	pad[sizeof(pad) - 1] = 2;
+	return main_loop() + (uint64_t)pad[0] + (uint64_t)pad[sizeof(pad) - 1];
+}
+
 int main(int argc, char **argv)
 {
+	int deep = 0;
 	pthread_t th[2];
 	double t0 = now();
 
 	if (argc > 1)
 		seconds = atof(argv[1]);
-	if (!(seconds > 0 && seconds < 600)) {
-		fprintf(stderr, "usage: cpustack [SECONDS]   (0 < SECONDS < 600)\n");
+	if (argc > 2)
+		deep = !strcmp(argv[2], "deep") ? 1 : -1;
+	if (!(seconds > 0 && seconds < 600) || deep < 0) {
+		fprintf(stderr, "usage: cpustack [SECONDS [deep]]   (0 < SECONDS < 600)\n");
 		return 2;
 	}
 	for (int i = 0; i < 2; i++)
@@ -125,7 +144,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cpustack: pthread_create failed\n");
 			return 1;
 		}
-	sink = main_loop();
+	sink = deep ? below() : main_loop();
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
 	printf("Total time: %.3f s\n", now() - t0);
