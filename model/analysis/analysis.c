@@ -163,6 +163,36 @@ static uint64_t defacto_start(struct rsp_analysis *an, uint32_t th, uint32_t k, 
 	return start;
 }
 
+/*
+ * The last sleep of the de facto sleep that sleep @k of @th begins or
+ * continues (defacto_start()'s, forward): @k itself if the run after it is
+ * longer than the tolerance or the next sleep has another stack.
+ */
+static uint32_t defacto_last(struct rsp_analysis *an, uint32_t th, uint32_t k)
+{
+	const struct thread *t = &an->t->threads.v[th];
+	uint32_t stack = 0;
+	bool have = false;
+
+	while (k + 2 < t->slices.n) {
+		const struct slice *s = &t->slices.v[k], *r = &t->slices.v[k + 1],
+				   *n = &t->slices.v[k + 2];
+
+		if (s->link == RSP_NONE || an->t->links.v[s->link].kind != LINK_TIMER ||
+		    r->kind != SLICE_RUN || r->end - r->start > an->tol || n->kind != SLICE_SLEEP ||
+		    (n->flags & SL_PREEMPTED))
+			break;
+		if (!have) {
+			stack = analysis_stack_id(an, s->stack);
+			have = true;
+		}
+		if (analysis_stack_id(an, n->stack) != stack)
+			break;
+		k += 2;
+	}
+	return k;
+}
+
 /* Does the waker's run fit inside the sleep (the paper's test, with its tolerance)? */
 static bool fits(const struct rsp_analysis *an, const struct slice *run, uint64_t sleep_start,
 		 uint64_t sleep_end)
@@ -246,6 +276,94 @@ static bool handed_off(struct rsp_analysis *an, uint32_t th, const struct link *
 	f->post_end = hi;
 	f->post_parent = node;
 	f->post_slice = k;
+	return true;
+}
+
+/*
+ * A call: waker @w's activity inside sleep @k of @f's thread over [@lo,
+ * @wait_end] (its link @l, the waker's run @r), one layer up, in @child; the
+ * rest of the window, to @hi, after it.
+ */
+static void call_into(struct rsp_analysis *an, struct frame *f, struct frame *child, uint32_t node,
+		      uint32_t d, uint32_t k, uint32_t w, const struct link *l, const struct slice *r,
+		      uint64_t lo, uint64_t wait_end, uint64_t hi)
+{
+	memset(child, 0, sizeof(*child));
+	child->thread = w;
+	if (l->kind == LINK_NET && l->extra < an->t->nets.n) {
+		/* over a socket: the server's end of this connection */
+		const struct net_op *no = &an->t->nets.v[l->extra];
+
+		if (no->sender == w && no->sock < an->t->socks.n &&
+		    an->t->socks.v[no->sock].peer != RSP_NONE) {
+			child->q_thread = w;
+			child->q_sock = an->t->socks.v[no->sock].peer;
+			child->q_set = true;
+		} else if (no->sender == w && no->from_sock != RSP_NONE &&
+			   no->sock < an->t->socks.n) {
+			/* a UDP reply: the server's requests are told apart
+			 * by the socket that sent them, this one's (queue.c) */
+			child->q_thread = w;
+			child->q_sock = no->sock;
+			child->q_set = true;
+		}
+	}
+	child->q_woke = l->kind == LINK_WAKEUP;
+	child->a = lo;
+	child->b = wait_end;
+	child->parent = node;
+	child->depth = d;
+	child->cursor = lo;
+	/* the callee's overhangs, which fits() let it have: their waits are
+	 * part of the call (cut, not counted), their runs its own work */
+	child->claim_from = lo > an->tol ? lo - an->tol : 1;
+	child->claim_to = r->end > wait_end ? r->end : wait_end;
+	if (child->claim_to > wait_end + an->tol)
+		child->claim_to = wait_end + an->tol;
+	f->post = hi > wait_end;
+	f->post_start = wait_end;
+	f->post_end = hi;
+	f->post_parent = node;
+	f->post_slice = k;
+}
+
+/*
+ * Sleep @k of @f's thread timed out, and the thread waited again at the same
+ * place (runs within the tolerance between), until a wait that was woken:
+ * one de facto sleep (defacto_start()), ended by that wakeup, whose waker's
+ * activity explains this part too, as a call (in @child; true).  A periodic
+ * check inside a longer wait is no polling: PostgreSQL's lock wait times out
+ * after deadlock_timeout (1 s), checks for a deadlock and waits again until
+ * the holder commits.  False (a wait that timed out) when no later wait at
+ * the same place was woken (the paper's curl: every poll timed out), or its
+ * waker's run does not fit the de facto sleep.
+ */
+static bool timed_out_then_woken(struct rsp_analysis *an, struct frame *f, uint32_t k, uint64_t lo,
+				 uint64_t wait_end, uint64_t hi, uint32_t node, uint32_t d,
+				 struct frame *child)
+{
+	uint32_t last = defacto_last(an, f->thread, k), w;
+	const struct slice *ls, *r;
+	const struct link *l;
+	bool merged;
+
+	if (last == k)
+		return false;
+	ls = slice_at(an, f->thread, last);
+	l = ls && ls->link != RSP_NONE ? &an->t->links.v[ls->link] : NULL;
+	if (!l || (l->kind != LINK_WAKEUP && l->kind != LINK_NET) ||
+	    (l->kind == LINK_NET && l->extra < an->t->nets.n &&
+	     an->t->nets.v[l->extra].sender == RSP_NONE))
+		return false;
+	w = analysis_link_waker(an, l);
+	if (w == RSP_NONE || w == f->thread || an->on_stack[w] || analysis_own_path(an, w) ||
+	    d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes))
+		return false;
+	r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;
+	if (!ls || !fits(an, r, defacto_start(an, f->thread, last, &merged), ls->end))
+		return false;
+	analysis_node(an, node)->flags |= RSP_NODE_DEFACTO;
+	call_into(an, f, child, node, d, k, w, l, r, lo, wait_end, hi);
 	return true;
 }
 
@@ -371,44 +489,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 				an->n_bounded++;
 				break;
 			}
-			/* a call: the waker's activity inside this sleep, one layer up */
-			memset(child, 0, sizeof(*child));
-			child->thread = w;
-			if (l->kind == LINK_NET && l->extra < an->t->nets.n) {
-				/* over a socket: the server's end of this connection */
-				const struct net_op *no = &an->t->nets.v[l->extra];
-
-				if (no->sender == w && no->sock < an->t->socks.n &&
-				    an->t->socks.v[no->sock].peer != RSP_NONE) {
-					child->q_thread = w;
-					child->q_sock = an->t->socks.v[no->sock].peer;
-					child->q_set = true;
-				} else if (no->sender == w && no->from_sock != RSP_NONE &&
-					   no->sock < an->t->socks.n) {
-					/* a UDP reply: the server's requests are told apart
-					 * by the socket that sent them, this one's (queue.c) */
-					child->q_thread = w;
-					child->q_sock = no->sock;
-					child->q_set = true;
-				}
-			}
-			child->q_woke = l->kind == LINK_WAKEUP;
-			child->a = lo;
-			child->b = wait_end;
-			child->parent = node;
-			child->depth = d;
-			child->cursor = lo;
-			/* the callee's overhangs, which fits() let it have: their waits are
-			 * part of the call (cut, not counted), their runs its own work */
-			child->claim_from = lo > an->tol ? lo - an->tol : 1;
-			child->claim_to = r->end > wait_end ? r->end : wait_end;
-			if (child->claim_to > wait_end + an->tol)
-				child->claim_to = wait_end + an->tol;
-			f->post = hi > wait_end;
-			f->post_start = wait_end;
-			f->post_end = hi;
-			f->post_parent = node;
-			f->post_slice = k;
+			call_into(an, f, child, node, d, k, w, l, r, lo, wait_end, hi);
 			return true;
 		}
 		case LINK_IO: {
@@ -423,6 +504,10 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 		case LINK_TIMER: {
 			bool deliberate = analysis_is_deliberate(an, s->stack);
 			uint32_t n;
+
+			if (!deliberate && timed_out_then_woken(an, f, k, lo, wait_end, hi, node, d,
+								 child))
+				return true;
 
 			if (!deliberate && analysis_not_recorded(an, s, l)) {
 				/* a device's interrupt or the timer's: the trace cannot say */
