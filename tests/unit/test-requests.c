@@ -836,6 +836,21 @@ static void test_client_pipelined(void)
 	srv_requests_free(s, t, r);
 }
 
+/* Each of @r's first @n requests seen by its client from want[i][0] to want[i][1] (us). */
+static void check_client_times(const struct rsp_requests *r, const unsigned (*want)[2], size_t n,
+			       const char *what)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rsp_request_info q;
+
+		rsp_requests_get(r, i, &q);
+		CHECK(q.client_start_ns == US(want[i][0]) && q.client_end_ns == US(want[i][1]),
+		      "%s: request %zu seen by its client %u -> %u (got %" PRIu64 " -> %" PRIu64 ")",
+		      what, i + 1, want[i][0], want[i][1], (uint64_t)(q.client_start_ns - US(0)) / 1000,
+		      (uint64_t)(q.client_end_ns - US(0)) / 1000);
+	}
+}
+
 /*
  * A client preempted before its receive returned to it (the recorder's threads
  * did that on a busy machine): its own clock counts the wait, so does its
@@ -883,16 +898,7 @@ static void test_client_preempted_return(void)
 		CHECK(!rsp_requests_clients(r, t, &st) && st.count == 2 && st.sum_ns == NS(332),
 		      "preempted return: both seen, 200 + 132 us (got %zu, %" PRIu64 " ns)", st.count,
 		      st.sum_ns);
-		for (size_t i = 0; i < 2; i++) {
-			struct rsp_request_info q;
-
-			rsp_requests_get(r, i, &q);
-			CHECK(q.client_start_ns == US(want[i][0]) && q.client_end_ns == US(want[i][1]),
-			      "preempted return: request %zu seen by its client %u -> %u (got %" PRIu64
-			      " -> %" PRIu64 ")", i + 1, want[i][0], want[i][1],
-			      (uint64_t)(q.client_start_ns - US(0)) / 1000,
-			      (uint64_t)(q.client_end_ns - US(0)) / 1000);
-		}
+		check_client_times(r, want, 2, "preempted return");
 	} else {
 		CHECK(0, "preempted return: two requests");
 	}
@@ -951,16 +957,7 @@ static void test_backlog_during_send(void)
 
 		CHECK(!rsp_requests_clients(r, t, &st) && st.count == 3,
 		      "backlog during a send: three seen (got %zu)", st.count);
-		for (size_t i = 0; i < 3; i++) {
-			struct rsp_request_info q;
-
-			rsp_requests_get(r, i, &q);
-			CHECK(q.client_start_ns == US(want[i][0]) && q.client_end_ns == US(want[i][1]),
-			      "backlog during a send: request %zu seen by its client %u -> %u (got %"
-			      PRIu64 " -> %" PRIu64 ")", i + 1, want[i][0], want[i][1],
-			      (uint64_t)(q.client_start_ns - US(0)) / 1000,
-			      (uint64_t)(q.client_end_ns - US(0)) / 1000);
-		}
+		check_client_times(r, want, 3, "backlog during a send");
 	} else {
 		CHECK(0, "backlog during a send: three requests");
 	}
@@ -1015,16 +1012,7 @@ static void test_client_preempted_send(void)
 
 		CHECK(!rsp_requests_clients(r, t, &st) && st.count == 3,
 		      "preempted send: three seen (got %zu)", st.count);
-		for (size_t i = 0; i < 3; i++) {
-			struct rsp_request_info q;
-
-			rsp_requests_get(r, i, &q);
-			CHECK(q.client_start_ns == US(want[i][0]) && q.client_end_ns == US(want[i][1]),
-			      "preempted send: request %zu seen by its client %u -> %u (got %" PRIu64
-			      " -> %" PRIu64 ")", i + 1, want[i][0], want[i][1],
-			      (uint64_t)(q.client_start_ns - US(0)) / 1000,
-			      (uint64_t)(q.client_end_ns - US(0)) / 1000);
-		}
+		check_client_times(r, want, 3, "preempted send");
 	} else {
 		CHECK(0, "preempted send: three requests");
 	}
