@@ -525,23 +525,9 @@ uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t sl
 	const struct thread *th = &an->t->threads.v[thread];
 	size_t end, first = run_samples(th, slice, &end);
 
-	if (end > first) {
-		const struct slice *r = &th->slices.v[slice];
-		/* a part of the run (cut at its caller's start, or shared between two
-		 * windows): the samples in that part stand for it, when it has any;
-		 * the run's others are of code before or after it */
-		uint64_t t_lo = lo > r->start ? lo : 0, t_hi = hi < r->end ? hi : UINT64_MAX;
-		size_t n_in = 0;
-
-		if (t_lo || t_hi != UINT64_MAX)
-			for (size_t i = first; i < end; i++)
-				n_in += th->samples.v[i].time >= t_lo && th->samples.v[i].time <= t_hi;
-		if (n_in)
-			return sampled_leaf(an, thread, slice, first, end, t_lo, t_hi, n_in, lo, hi,
-					    parent, depth);
+	if (end > first)
 		return sampled_leaf(an, thread, slice, first, end, 0, UINT64_MAX, end - first, lo,
 				    hi, parent, depth);
-	}
 	pool_process(an, (int)th->pid);
 	return unsampled_leaf(an, thread, slice, site_of(an, thread, slice), lo, hi, parent, depth);
 }

@@ -2641,52 +2641,6 @@ static void test_samples_only(bool freq)
 	synth_free(s);
 }
 
-/*
- * A part of a sampled run stands for the samples in it.  main (CPU 0) sleeps
- * at 1010; worker (CPU 1) runs from 1002, before main waited (cut at 1010), in
- * f_work then f_loop's own code, and wakes main at 1300 (switches out at
- * 1305).  Samples: 1006 in f_work (before the cut), 1100 and 1200 in f_loop.
- * main's wait [1010, 1300] is the worker's run from 1010: the two samples in
- * it, f_loop's, 290 us; the one before the cut is of code main did not wait
- * for (all three shared it: f_work 96.7, f_loop 193.3, before).
- */
-static void test_cut_run_samples(void)
-{
-	struct synth_opts o = { .kallsyms = sites_kallsyms };
-	struct synth *s = synth_new(&o);
-	const uint64_t WORK[] = { 0xffffffff81000410ull, 0xffffffff81000330ull };
-	const uint64_t LOOP[] = { 0xffffffff81000330ull };
-	struct rsp_trace *t;
-	struct rsp_analysis *a;
-
-	existing(s, 100, 100, "main");
-	existing(s, 200, 200, "worker");
-	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "main");
-	synth_switch(s, 1, US(1002), 0, "swapper/1", 0, 200, "worker");
-	synth_sample(s, 1, US(1006), 200, 200, WORK, 2);
-	synth_switch(s, 0, US(1010), 100, "main", S_INT, 0, "swapper/0");
-	synth_sample(s, 1, US(1100), 200, 200, LOOP, 1);
-	synth_sample(s, 1, US(1200), 200, 200, LOOP, 1);
-	synth_waking(s, 1, US(1300), 200, 0, 100, "main", 0, false, NULL, 0);
-	synth_switch(s, 1, US(1305), 200, "worker", S_INT, 0, "swapper/1");
-	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "main");
-	synth_switch(s, 0, US(1400), 100, "main", S_INT, 0, "swapper/0");
-	t = open_synth_sym(s, true);
-	a = t ? analyze(t, 100, 100) : NULL;
-	if (a) {
-		uint64_t loop = contributor_ns(a, RSP_CAT_CPU, "worker: [kernel] f_loop", NULL, NULL);
-		uint64_t work = contributor_ns(a, RSP_CAT_CPU, "worker: [kernel] f_loop > f_work",
-					       NULL, NULL);
-
-		CHECK(loop == NS(290) && work == 0,
-		      "a run cut at its caller's start: the samples in the part (f_loop 290 us), not "
-		      "the one before it (got f_loop %.3f, f_work %.3f)", loop / 1e3, work / 1e3);
-	}
-	rsp_analysis_free(a);
-	rsp_trace_free(t);
-	synth_free(s);
-}
-
 int main(void)
 {
 	test_sort_claims();
@@ -2709,7 +2663,6 @@ int main(void)
 	test_names();
 	test_label_collision();
 	test_sites();
-	test_cut_run_samples();
 	test_sched_split();
 	test_async_overhang();
 	test_wakeup_not_ending_wait();
