@@ -131,66 +131,53 @@ static const struct slice *slice_at(const struct rsp_analysis *an, uint32_t th, 
 }
 
 /*
- * The de facto start of sleep @k of @th: consecutive sleeps with the same
- * stack, separated by runs shorter than the tolerance, all but the last
- * ending in a timeout, are one sleep (while (!done) poll(timeout)).
+ * Timed-out sleep @p, run @r and sleep @n, consecutive slices of one thread:
+ * one de facto sleep, the stacks aside (compared last: comparing them
+ * unwinds user-stack copies)?
  */
-static uint64_t defacto_start(struct rsp_analysis *an, uint32_t th, uint32_t k, bool *merged)
+static bool defacto_joined(const struct rsp_analysis *an, const struct slice *p,
+			   const struct slice *r, const struct slice *n)
+{
+	return p->kind == SLICE_SLEEP && p->link != RSP_NONE &&
+	       an->t->links.v[p->link].kind == LINK_TIMER && r->kind == SLICE_RUN &&
+	       r->end - r->start <= an->tol && n->kind == SLICE_SLEEP && !(n->flags & SL_PREEMPTED);
+}
+
+/*
+ * The first (@back) or the last sleep of the de facto sleep that sleep @k of
+ * @th is in: consecutive sleeps with the same stack, separated by runs
+ * shorter than the tolerance, all but the last ending in a timeout, are one
+ * sleep (while (!done) poll(timeout)).
+ */
+static uint32_t defacto_end(struct rsp_analysis *an, uint32_t th, uint32_t k, bool back)
 {
 	const struct thread *t = &an->t->threads.v[th];
 	uint32_t stack = 0;
 	bool have = false;
-	uint64_t start = t->slices.v[k].start;
 
-	*merged = false;
-	while (k >= 2) {
-		const struct slice *r = &t->slices.v[k - 1], *p = &t->slices.v[k - 2];
+	while (back ? k >= 2 : k + 2 < t->slices.n) {
+		uint32_t p = back ? k - 2 : k, n = p + 2;
 
-		if (r->kind != SLICE_RUN || r->end - r->start > an->tol || p->kind != SLICE_SLEEP ||
-		    p->link == RSP_NONE || an->t->links.v[p->link].kind != LINK_TIMER)
+		if (!defacto_joined(an, &t->slices.v[p], &t->slices.v[p + 1], &t->slices.v[n]))
 			break;
-		/* the stacks last: comparing them unwinds user-stack copies */
 		if (!have) {
 			stack = analysis_stack_id(an, t->slices.v[k].stack);
 			have = true;
 		}
-		if (analysis_stack_id(an, p->stack) != stack)
+		if (analysis_stack_id(an, t->slices.v[back ? p : n].stack) != stack)
 			break;
-		start = p->start;
-		*merged = true;
-		k -= 2;
-	}
-	return start;
-}
-
-/*
- * The last sleep of the de facto sleep that sleep @k of @th begins or
- * continues (defacto_start()'s, forward): @k itself if the run after it is
- * longer than the tolerance or the next sleep has another stack.
- */
-static uint32_t defacto_last(struct rsp_analysis *an, uint32_t th, uint32_t k)
-{
-	const struct thread *t = &an->t->threads.v[th];
-	uint32_t stack = 0;
-	bool have = false;
-
-	while (k + 2 < t->slices.n) {
-		const struct slice *s = &t->slices.v[k], *r = &t->slices.v[k + 1],
-				   *n = &t->slices.v[k + 2];
-
-		if (s->link == RSP_NONE || an->t->links.v[s->link].kind != LINK_TIMER ||
-		    r->kind != SLICE_RUN || r->end - r->start > an->tol || n->kind != SLICE_SLEEP ||
-		    (n->flags & SL_PREEMPTED))
-			break;
-		if (!have) {
-			stack = analysis_stack_id(an, s->stack);
-			have = true;
-		}
-		if (analysis_stack_id(an, n->stack) != stack)
-			break;
-		k += 2;
+		k = back ? p : n;
 	}
 	return k;
+}
+
+/* The de facto start of sleep @k of @th (*@merged: earlier sleeps are in it). */
+static uint64_t defacto_start(struct rsp_analysis *an, uint32_t th, uint32_t k, bool *merged)
+{
+	uint32_t first = defacto_end(an, th, k, true);
+
+	*merged = first != k;
+	return an->t->threads.v[th].slices.v[first].start;
 }
 
 /* Does the waker's run fit inside the sleep (the paper's test, with its tolerance)? */
@@ -330,7 +317,7 @@ static void call_into(struct rsp_analysis *an, struct frame *f, struct frame *ch
 /*
  * Sleep @k of @f's thread timed out, and the thread waited again at the same
  * place (runs within the tolerance between), until a wait that was woken:
- * one de facto sleep (defacto_start()), ended by that wakeup, whose waker's
+ * one de facto sleep (defacto_end()), ended by that wakeup, whose waker's
  * activity explains this part too, as a call (in @child; true).  A periodic
  * check inside a longer wait is no polling: PostgreSQL's lock wait times out
  * after deadlock_timeout (1 s), checks for a deadlock and waits again until
@@ -342,7 +329,7 @@ static bool timed_out_then_woken(struct rsp_analysis *an, struct frame *f, uint3
 				 uint64_t wait_end, uint64_t hi, uint32_t node, uint32_t d,
 				 struct frame *child)
 {
-	uint32_t last = defacto_last(an, f->thread, k), w;
+	uint32_t last = defacto_end(an, f->thread, k, false), w;
 	const struct slice *ls, *r;
 	const struct link *l;
 	bool merged;
@@ -360,7 +347,7 @@ static bool timed_out_then_woken(struct rsp_analysis *an, struct frame *f, uint3
 	    d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes))
 		return false;
 	r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;
-	if (!ls || !fits(an, r, defacto_start(an, f->thread, last, &merged), ls->end))
+	if (!fits(an, r, defacto_start(an, f->thread, last, &merged), ls->end))
 		return false;
 	analysis_node(an, node)->flags |= RSP_NODE_DEFACTO;
 	call_into(an, f, child, node, d, k, w, l, r, lo, wait_end, hi);

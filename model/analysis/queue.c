@@ -230,17 +230,20 @@ static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t
 uint32_t analysis_queue_server(struct rsp_analysis *an, uint32_t q, uint32_t thread)
 {
 	const struct server_windows *sw;
-	struct rsp_thread_info a, b;
 
 	if (q == RSP_NONE || thread == q || thread >= an->t->threads.n ||
 	    !an->t->threads.v[q].pid || !an->t->threads.v[thread].pid)
 		return q;
-	rsp_trace_thread(an->t, q, &a);
-	rsp_trace_thread(an->t, thread, &b);
-	/* another process: of the same program (a client of the server, whose
-	 * socket calls look like requests too, is no other backend of it) */
-	if (a.pid != b.pid && (!a.comm || !b.comm || strcmp(a.comm, b.comm)))
-		return q;
+	if (an->t->threads.v[thread].pid != an->t->threads.v[q].pid) {
+		struct rsp_thread_info a, b;
+
+		/* another process: of the same program (a client of the server, whose
+		 * socket calls look like requests too, is no other backend of it) */
+		rsp_trace_thread(an->t, q, &a);
+		rsp_trace_thread(an->t, thread, &b);
+		if (!a.comm || !b.comm || strcmp(a.comm, b.comm))
+			return q;
+	}
 	sw = windows_of(an, thread);
 	return sw && sw->w.n ? thread : q;
 }
