@@ -252,92 +252,6 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 	printf("  %-34s %19.1f%%\n", "Percent explained", pct(e->explained_ns, e->total_ns));
 }
 
-/* a queued connection's server socket, and its index (SIZE_MAX: UDP, no client) */
-struct queued_sock {
-	size_t sock, q;
-};
-
-static int by_sock(const void *x, const void *y)
-{
-	const struct queued_sock *a = x, *b = y;
-
-	return a->sock < b->sock ? -1 : a->sock > b->sock;
-}
-
-/* an arrival's queued connection and sender */
-struct queued_sender {
-	size_t q, thread;
-};
-
-static int by_q_thread(const void *x, const void *y)
-{
-	const struct queued_sender *a = x, *b = y;
-
-	if (a->q != b->q)
-		return a->q < b->q ? -1 : 1;
-	return a->thread < b->thread ? -1 : a->thread > b->thread;
-}
-
-/*
- * Per connection queued behind (rsp_analysis_queued()'s order), its client:
- * the thread that sent most of the data arriving on the server's socket (a
- * server's own first messages, as PostgreSQL's postmaster handing a
- * connection over, are a few).  RSP_NO_INDEX when none on this machine is
- * known, and for a UDP entry (its socket is the other peer's own: what
- * arrives there is the server's).  One pass over the arrivals; malloc'ed,
- * NULL without memory (then no client is named).
- */
-static size_t *queued_clients(const struct report *r, size_t n_queued)
-{
-	size_t n_nets = rsp_trace_n_nets(r->t), n = 0, most = 0;
-	struct queued_sock *socks = malloc((n_queued ? n_queued : 1) * sizeof(*socks));
-	struct queued_sender *sent = malloc((n_nets ? n_nets : 1) * sizeof(*sent));
-	size_t *out = malloc((n_queued ? n_queued : 1) * sizeof(*out));
-
-	if (!socks || !sent || !out) {
-		free(out);
-		out = NULL;
-		goto done;
-	}
-	for (size_t q = 0; q < n_queued; q++) {
-		struct rsp_socket_info si;
-		uint64_t ns;
-
-		out[q] = RSP_NO_INDEX;
-		rsp_analysis_queued(r->an, q, &socks[q].sock, &ns, NULL);
-		rsp_trace_socket(r->t, socks[q].sock, &si);
-		socks[q].q = (si.family == 2 || si.family == 10) && si.protocol == 17 ? SIZE_MAX : q;
-	}
-	qsort(socks, n_queued, sizeof(*socks), by_sock);
-	for (size_t i = 0; i < n_nets; i++) {
-		struct rsp_net_info a;
-		struct queued_sock key, *hit;
-
-		rsp_trace_net(r->t, i, &a);
-		key.sock = a.socket;
-		if (a.sender_thread != RSP_NO_INDEX &&
-		    (hit = bsearch(&key, socks, n_queued, sizeof(*socks), by_sock)) &&
-		    hit->q != SIZE_MAX)
-			sent[n++] = (struct queued_sender){ hit->q, a.sender_thread };
-	}
-	/* per connection, the sender of the longest run */
-	qsort(sent, n, sizeof(*sent), by_q_thread);
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i; j < n && sent[j].q == sent[i].q && sent[j].thread == sent[i].thread; j++)
-			;
-		if (!i || sent[i].q != sent[i - 1].q)
-			most = 0;
-		if (j - i > most) {
-			most = j - i;
-			out[sent[i].q] = sent[i].thread;
-		}
-	}
-done:
-	free(socks);
-	free(sent);
-	return out;
-}
-
 /* " (from COMM, pid N)" for client thread @th, "" if not known */
 static const char *client_words(const struct rsp_trace *t, size_t th, char *buf, size_t len)
 {
@@ -355,8 +269,6 @@ static const char *client_words(const struct rsp_trace *t, size_t th, char *buf,
  * (most first), with what the server did meanwhile (its largest contributors). */
 static void print_queued(const struct report *r, const struct rsp_explanation *e)
 {
-	size_t *client = queued_clients(r, e->n_queued);
-
 	printf("  queued behind other connections of its servers: %.3f ms (%.1f%% of total)\n",
 	       e->queued_ns / 1e6, e->total_ns ? 100.0 * e->queued_ns / e->total_ns : 0.0);
 	for (size_t i = 0; i < e->n_queued && i < 5; i++) {
@@ -377,7 +289,7 @@ static void print_queued(const struct report *r, const struct rsp_explanation *e
 		      * seen; its client when the data names it */
 			printf("      behind the connection of %ssocket %#" PRIx64 "%s: %.3f ms, "
 			       "meanwhile:\n", si.family == 1 ? "unix " : "", si.sk,
-			       client_words(r->t, client ? client[i] : RSP_NO_INDEX, who,
+			       client_words(r->t, rsp_analysis_queued_client(r->an, i), who,
 					    sizeof(who)),
 			       ns / 1e6);
 		for (size_t k = 0; k < n && k < 3; k++) {
@@ -393,7 +305,6 @@ static void print_queued(const struct report *r, const struct rsp_explanation *e
 	if (e->n_queued > 5)
 		printf("      ... %zu more connections (--format json lists all)\n",
 		       e->n_queued - 5);
-	free(client);
 }
 
 static void print_text(const struct report *r, bool threads)
@@ -611,7 +522,6 @@ static void json_head(struct json *j, const struct report *r)
 static void print_json(const struct report *r, bool threads)
 {
 	struct rsp_explanation e;
-	size_t *clients;
 	struct json j;
 
 	rsp_analysis_explanation(r->an, &e);
@@ -623,7 +533,6 @@ static void print_json(const struct report *r, bool threads)
 	json_u64(&j, "overflow_calls", e.n_overflow);
 	json_u64(&j, "overflow_ns", e.overflow_ns);
 	json_u64(&j, "queued_ns", e.queued_ns);
-	clients = queued_clients(r, e.n_queued);
 	json_begin_array(&j, "queued_behind");
 	for (size_t i = 0; i < e.n_queued; i++) {
 		uint64_t cat[RSP_CAT__COUNT], ns;
@@ -637,10 +546,10 @@ static void print_json(const struct report *r, bool threads)
 		json_string(&j, "peer", si.remote);
 		snprintf(sk, sizeof(sk), "%#" PRIx64, si.sk);
 		json_string(&j, "socket", sk);
-		if (clients && clients[i] != RSP_NO_INDEX) {
+		if (rsp_analysis_queued_client(r->an, i) != RSP_NO_INDEX) {
 			struct rsp_thread_info ti;
 
-			rsp_trace_thread(r->t, clients[i], &ti);
+			rsp_trace_thread(r->t, rsp_analysis_queued_client(r->an, i), &ti);
 			json_string(&j, "client_comm", ti.comm ? ti.comm : "");
 			json_i64(&j, "client_pid", ti.pid);
 		}
@@ -667,7 +576,6 @@ static void print_json(const struct report *r, bool threads)
 		json_end_object(&j);
 	}
 	json_end_array(&j);
-	free(clients);
 	json_u64(&j, "bounded_links", e.n_bounded);
 	json_expl(&j, r, &e, true);
 	json_begin_array(&j, "warnings");

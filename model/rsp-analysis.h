@@ -112,6 +112,10 @@ void rsp_analysis_path_explanation(const struct rsp_analysis *a, size_t path,
  * time, and that time by category (@cat_ns: RSP_CAT__COUNT entries, or NULL). */
 void rsp_analysis_queued(const struct rsp_analysis *a, size_t i, size_t *socket, uint64_t *ns,
 			 uint64_t *cat_ns);
+/* The client of the @i-th connection queued behind (rsp_trace_thread()): the
+ * thread that sent most of the data arriving on the server's socket; RSP_NO_INDEX
+ * when none on this machine is known, and for a UDP server's other peer. */
+size_t rsp_analysis_queued_client(const struct rsp_analysis *a, size_t i);
 /* What the server did while the target queued behind connection @i: its
  * contributors (category and label), most time first; a run without samples is
  * named by its site, a sampled run by its first sample's function. */

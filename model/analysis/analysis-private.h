@@ -65,6 +65,7 @@ struct queued_peer {
 	uint64_t ns;
 	uint64_t cat_ns[RSP_CAT__COUNT];
 	VEC(struct queued_what) what; /* by ns after analysis_queue_finish() */
+	uint32_t client; /* its client's thread, RSP_NONE (analysis_queue_finish()) */
 };
 
 /* How a contributor's time is known. */

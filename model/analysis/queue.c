@@ -348,6 +348,72 @@ static int what_by_ns(const void *x, const void *y)
 	return a->label < b->label ? -1 : a->label > b->label;
 }
 
+/* an arrival on a queued connection's socket: the connection and its sender */
+struct queued_sender {
+	uint32_t q, thread;
+};
+
+static int by_q_thread(const void *x, const void *y)
+{
+	const struct queued_sender *a = x, *b = y;
+
+	if (a->q != b->q)
+		return a->q < b->q ? -1 : 1;
+	return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+/*
+ * Each queued connection's client: the thread that sent most of the data
+ * arriving on the server's socket (a server's own first messages, as
+ * PostgreSQL's postmaster handing a connection over, are a few).  None when
+ * no sender on this machine is known, and for a UDP entry (its socket is the
+ * other peer's own: what arrives there is the server's).  One pass over the
+ * arrivals.
+ */
+static void queued_clients(struct rsp_analysis *an)
+{
+	const struct rsp_trace *t = an->t;
+	uint32_t *q_of = malloc((t->socks.n ? t->socks.n : 1) * sizeof(*q_of));
+	struct queued_sender *sent = malloc((t->nets.n ? t->nets.n : 1) * sizeof(*sent));
+	size_t n = 0, most = 0;
+
+	for (size_t q = 0; q < an->queued.n; q++)
+		an->queued.v[q].client = RSP_NONE;
+	if (!q_of || !sent) {
+		an->nomem = true;
+		goto done;
+	}
+	for (size_t s = 0; s < t->socks.n; s++)
+		q_of[s] = RSP_NONE;
+	for (size_t q = 0; q < an->queued.n; q++) {
+		const struct sock_info *si = &t->socks.v[an->queued.v[q].sock];
+
+		if (!((si->family == 2 || si->family == 10) && si->protocol == 17))
+			q_of[an->queued.v[q].sock] = (uint32_t)q;
+	}
+	for (size_t i = 0; i < t->nets.n; i++) {
+		const struct net_op *a = &t->nets.v[i];
+
+		if (a->sender != RSP_NONE && a->sock < t->socks.n && q_of[a->sock] != RSP_NONE)
+			sent[n++] = (struct queued_sender){ q_of[a->sock], a->sender };
+	}
+	/* per connection, the sender of the longest run */
+	qsort(sent, n, sizeof(*sent), by_q_thread);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && sent[j].q == sent[i].q && sent[j].thread == sent[i].thread; j++)
+			;
+		if (!i || sent[i].q != sent[i - 1].q)
+			most = 0;
+		if (j - i > most) {
+			most = j - i;
+			an->queued.v[sent[i].q].client = sent[i].thread;
+		}
+	}
+done:
+	free(q_of);
+	free(sent);
+}
+
 void analysis_queue_finish(struct rsp_analysis *an)
 {
 	if (an->queued.n > 1)
@@ -356,6 +422,8 @@ void analysis_queue_finish(struct rsp_analysis *an)
 		if (an->queued.v[i].what.n > 1)
 			qsort(an->queued.v[i].what.v, an->queued.v[i].what.n,
 			      sizeof(*an->queued.v[i].what.v), what_by_ns);
+	if (an->queued.n)
+		queued_clients(an);
 }
 
 void analysis_queue_free(struct rsp_analysis *an)
