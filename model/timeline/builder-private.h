@@ -110,7 +110,7 @@ void _rsp_open_run(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t start,
 		   uint8_t flags);
 void _rsp_open_sleep(struct builder *b, uint32_t ti, uint64_t start, uint8_t flags,
 		     uint32_t stack);
-void _rsp_open_unknown(struct builder *b, uint32_t ti, uint64_t start);
+void _rsp_open_unknown(struct builder *b, uint32_t ti, uint64_t start, bool lost);
 /* The thread is seen before any state: it existed before the trace. */
 void _rsp_first_sight_sleeping(struct builder *b, uint32_t ti);
 /*

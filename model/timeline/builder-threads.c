@@ -95,12 +95,12 @@ void _rsp_open_sleep(struct builder *b, uint32_t ti, uint64_t start, uint8_t fla
 	b->bt.v[ti].wake_cpu = -1;
 }
 
-void _rsp_open_unknown(struct builder *b, uint32_t ti, uint64_t start)
+void _rsp_open_unknown(struct builder *b, uint32_t ti, uint64_t start, bool lost)
 {
 	struct thread *th = TH(b, ti);
 
 	_rsp_close_slice(th, start);
-	_rsp_push_slice(th, SLICE_UNKNOWN, start, th->cpu, SL_LOST);
+	_rsp_push_slice(th, SLICE_UNKNOWN, start, th->cpu, lost ? SL_LOST : 0);
 	th->st = TS_UNKNOWN;
 	th->pending_link = RSP_NONE;
 }
@@ -152,7 +152,7 @@ void _rsp_infer_switch_in(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t
 
 		b->t->n_broken_chains++;
 		if (o->st == TS_RUNNING && o->cpu == cpu)
-			_rsp_open_unknown(b, cs->cur, start);
+			_rsp_open_unknown(b, cs->cur, start, false);
 	}
 	if (th->st == TS_NEW)
 		_rsp_first_sight_sleeping(b, ti);

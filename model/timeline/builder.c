@@ -87,14 +87,14 @@ static void on_switch(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	} else if (cs->cur != CPU_IDLE && cs->cur != CPU_UNKNOWN) {
 		/* idle -> next, but a thread was current here */
 		b->t->n_broken_chains++;
-		_rsp_open_unknown(b, cs->cur, t);
+		_rsp_open_unknown(b, cs->cur, t, false);
 	}
 	if (n != RSP_NONE) {
 		struct thread *th = TH(b, n);
 
 		if (th->st == TS_RUNNING && th->cpu != cpu) {
 			b->t->n_broken_chains++; /* its switch-out elsewhere is missing */
-			_rsp_open_unknown(b, n, t);
+			_rsp_open_unknown(b, n, t, false);
 		}
 		if (th->st == TS_NEW)
 			_rsp_first_sight_sleeping(b, n);
@@ -430,6 +430,14 @@ void builder_event(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp
 		return;
 	b->last = (struct product){ 0, 0, 0 };
 	b->cpus[cpu].last_time = t;
+	/*
+	 * An interrupt's record names the task it interrupted (perf's pid/tid,
+	 * ftrace's common_pid): that task is current here, even when its
+	 * switch-in is missing (the kernel omits some, not only idle's), and the
+	 * irq's wakeups are done in its time.
+	 */
+	if (ev->tid && ev->ctx != RSP_CTX_TASK && ev->kind != TP_SWITCH)
+		_rsp_builder_evidence(b, _rsp_builder_thread(b, ev->tid, 0, t), cpu, t);
 	switch (ev->kind) {
 	case TP_SWITCH:
 		on_switch(b, t, cpu, ev, stack);
@@ -657,7 +665,7 @@ void builder_lost(struct builder *b, uint64_t t, uint32_t cpu, uint64_t n, int s
 
 			if (s)
 				s->flags |= SL_LOST;
-			_rsp_open_unknown(b, cs->cur, ls.start);
+			_rsp_open_unknown(b, cs->cur, ls.start, true);
 		}
 	}
 	cs->cur = CPU_UNKNOWN;

@@ -116,6 +116,54 @@ static void test_missing_switch_in(void)
 	synth_free(s);
 }
 
+/*
+ * The kernel omits a switch *out of* a thread, not only idle's (on this
+ * machine, some threads' switch-outs are never recorded): the next task's
+ * interrupt names it current, and the interrupt's wakeup is done in its time;
+ * the thread left without a record is unknown from there, and not said to be
+ * lost records (none were lost).
+ */
+static void test_missing_switch_out(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+
+	synth_fork(s, 0, 100, 1, 100, 1); /* agent: its switch-outs go unrecorded */
+	synth_fork(s, 0, 200, 1, 200, 1); /* server */
+	synth_fork(s, 0, 300, 1, 300, 1); /* client */
+	synth_switch(s, 1, US(500), 0, "swapper/1", 0, 200, "server");
+	synth_switch(s, 1, US(600), 200, "server", S_INT, 300, "client");
+	synth_switch(s, 1, US(950), 300, "client", S_INT, 100, "agent");
+	/* the server is woken from cpu0's idle; agent -> server is not recorded */
+	synth_waking(s, 0, US(1050), 0, SYN_HARDIRQ, 200, "server", 1, false, NULL, 0);
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(1100), 200, 3);
+	synth_waking(s, 1, US(1101), 200, SYN_SOFTIRQ, 300, "client", 1, false, NULL, 0);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(1102), 200, 3);
+	synth_switch(s, 1, US(1200), 200, "server", S_INT, 300, "client");
+	synth_switch(s, 1, US(1300), 300, "client", S_INT, 0, "swapper/1");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens (%s)", t ? "" : err);
+	if (t) {
+		struct rsp_slice_info sl;
+		struct rsp_link_info l;
+
+		CHECK_STR(dump(t, 200), "S500-500 R500-600 S600-1050 R1050-1200i S1200-1300",
+			  "the server ran from its wakeup (its softirq said it was current)");
+		slice_of(t, 300, 3, &sl);
+		rsp_trace_link(t, sl.link, &l);
+		CHECK(l.waker_thread == thread_of(t, 200) && l.context == RSP_WAKE_SOFTIRQ,
+		      "the client was woken in the server's time, not the agent's");
+		CHECK_STR(dump(t, 100), "S500-950 R950-1050 ?1050-1300",
+			  "the agent: unknown from the server's run on");
+		slice_of(t, 100, 2, &sl);
+		CHECK(sl.kind == RSP_SLICE_UNKNOWN && !(sl.flags & RSP_SLICE_LOST),
+		      "a broken chain, not lost records");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
 static void test_lost(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -1060,6 +1108,7 @@ int main(void)
 	test_pingpong();
 	test_scrambled();
 	test_missing_switch_in();
+	test_missing_switch_out();
 	test_lost();
 	test_lost_samples_untimed();
 	test_pid_reuse_and_exec();
