@@ -173,6 +173,9 @@ enum rsp_node_kind {
  * from its site alone (its label) */
 #define RSP_NODE_ESTIMATED 0x08
 #define RSP_NODE_INFERRED 0x10
+/* a sampled run's part that stands for the samples taken in it only (a waker's
+ * run after its wakeup), not for every sample of the run */
+#define RSP_NODE_PART_SAMPLES 0x20
 
 struct rsp_node_info {
 	enum rsp_node_kind kind;
@@ -195,18 +198,21 @@ size_t rsp_analysis_n_nodes(const struct rsp_analysis *a);
 void rsp_analysis_node(const struct rsp_analysis *a, size_t i, struct rsp_node_info *out);
 
 /*
- * What a run without samples (RSP_NODE_ESTIMATED or RSP_NODE_INFERRED) is
- * taken to have run, as parts of its time: estimated, a sample's stack for
- * each function its site's samples hit, with the share the estimate gives
- * it; inferred, the site's own frames (root to the common one).  The shares
- * sum to 1.  Returns how many parts there are (at most @max are filled); 0
- * for any other node.  Stacks are rsp_stack_frame()'s, of the node's thread's
- * process at @time.
+ * What a run leaf is taken to have run, as parts of its time, as the table
+ * split it.  With samples: each sample's stack, with the time it stands for
+ * (one sampler period, docs/ANALYSIS.md), then the rest of the run estimated
+ * from its site as below.  Without (RSP_NODE_ESTIMATED or RSP_NODE_INFERRED):
+ * estimated, a sample's stack for each function its site's samples hit, with
+ * the share the estimate gives it; inferred, the site's own frames (root to
+ * the common one).  The shares sum to 1.  Returns how many parts there are (at
+ * most @max are filled); 0 for any other node.  Stacks are rsp_stack_frame()'s,
+ * of the node's thread's process at @time.
  */
 struct rsp_run_part {
 	uint32_t stack;
 	uint64_t time;
 	double share;
+	bool estimated; /* from its site's samples (else a sample's own, or inferred) */
 };
 size_t rsp_analysis_run_parts(const struct rsp_analysis *a, size_t node,
 			      struct rsp_run_part *out, size_t max);

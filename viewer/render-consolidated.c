@@ -259,6 +259,8 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 
 			for (unsigned k = 0; k < n->n_samples; k++) {
 				const struct _rsp_fstack *fs = &d->samples[n->samples + k];
+				/* a sampled run's rest: estimated from its site */
+				int kp = kinds | (d->guessed[n->samples + k] ? 4 : 0);
 				unsigned nf = m ? fs->n : fs->n_user;
 				uint32_t t = nf ? chain(c, d, pc, fs->off, nf, FRAME)
 						: child(c, pc, d->kernel_only, FRAME);
@@ -269,7 +271,7 @@ struct rsp_cons_tree *rsp_cons_tree_new(const struct rsp_flame_data *d, bool mer
 				if (part > dur - given)
 					part = dur - given;
 				given += part;
-				add_layer(c, below, t, part, kinds, cat);
+				add_layer(c, below, t, part, kp, cat);
 			}
 			top[i] = pc;
 		} else {

@@ -56,7 +56,7 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 	size_t nt = rsp_trace_n_threads(t), nn = rsp_analysis_n_nodes(a);
 	struct rsp_explanation ex;
 	struct rsp_trace_summary sum;
-	GArray *samples, *shares;
+	GArray *samples, *shares, *guessed;
 	uint32_t *fill;
 
 	*out = NULL;
@@ -106,6 +106,7 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 	d->kids = g_new(uint32_t, nn + 1);
 	samples = g_array_new(FALSE, FALSE, sizeof(struct _rsp_fstack));
 	shares = g_array_new(FALSE, FALSE, sizeof(float));
+	guessed = g_array_new(FALSE, FALSE, sizeof(uint8_t));
 	for (size_t i = 0; i < nn; i++) {
 		struct rsp_node_info ni;
 		struct _rsp_fnode *n = &d->nodes[i];
@@ -153,11 +154,13 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 				n->wake = li.time_ns;
 			}
 		} else if (ni.kind == RSP_NODE_RUN && n->thread != RSP_NONE32 &&
-			   (ni.flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED))) {
-			/* no sample: what it is estimated (or inferred) to have run, every
-			 * part, so that the parts' widths fill the run; none (a site without
-			 * frames): its label.  Never its slice's samples: the node may be
-			 * the part of a sampled run that has none */
+			   ((ni.flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED)) ||
+			    (have_slice && si.n_samples))) {
+			/* every part of what it ran, as the table split it: a sampled run's
+			 * samples, each the time it stands for, and the rest estimated from
+			 * its site; a run without samples, what its site's samples say
+			 * (or the site's own frames); none (a site without frames): its
+			 * label */
 			struct rsp_run_part few[32], *part = few;
 			size_t np = rsp_analysis_run_parts(a, i, few, G_N_ELEMENTS(few));
 
@@ -171,27 +174,14 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 				struct _rsp_fstack fs = _rsp_frames_get(
 				    &d->fc, part[k].stack, d->threads[n->thread].pid, part[k].time);
 				float sh = (float)part[k].share;
+				uint8_t g = part[k].estimated;
 
 				g_array_append_val(samples, fs);
 				g_array_append_val(shares, sh);
+				g_array_append_val(guessed, g);
 			}
 			if (part != few)
 				g_free(part);
-		} else if (ni.kind == RSP_NODE_RUN && have_slice && si.n_samples) {
-			float share = 1.0f / (float)clamp16(si.n_samples);
-
-			n->samples = samples->len;
-			n->n_samples = clamp16(si.n_samples);
-			for (size_t k = 0; k < n->n_samples; k++) {
-				struct rsp_sample_info sm;
-				struct _rsp_fstack fs;
-
-				rsp_thread_sample(t, n->thread, si.first_sample + k, &sm);
-				fs = _rsp_frames_get(&d->fc, sm.stack, d->threads[n->thread].pid,
-						     sm.time_ns);
-				g_array_append_val(samples, fs);
-				g_array_append_val(shares, share);
-			}
 		}
 		/* the layer's height: its process name, then its frames */
 		for (int m = 0; m < 2; m++) {
@@ -230,6 +220,7 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 	d->n_samples = samples->len;
 	d->samples = (struct _rsp_fstack *)(void *)g_array_free(samples, FALSE);
 	d->shares = (float *)(void *)g_array_free(shares, FALSE);
+	d->guessed = (uint8_t *)(void *)g_array_free(guessed, FALSE);
 	/* children lists and roots, each sorted by start */
 	{
 		uint32_t off = 0;
@@ -282,6 +273,7 @@ void rsp_flame_data_free(struct rsp_flame_data *d)
 	g_free(d->kspan);
 	g_free(d->samples);
 	g_free(d->shares);
+	g_free(d->guessed);
 	g_free(d->threads);
 	g_free(d->paths);
 	_rsp_frames_clear(&d->fc);
@@ -610,6 +602,8 @@ static void visit(struct flay *F, uint32_t ni, uint32_t parent_serial, unsigned 
 				double sx0 = x0 + (a - ta) * k_px, sx1 = x0 + (b - ta) * k_px;
 				unsigned nf = F->m ? fs->n : fs->n_user;
 				uint32_t s = base;
+				/* a sampled run's rest, estimated from its site, drawn as such */
+				uint8_t kp = kk == K_RUN && d->guessed[n->samples + k] ? K_EST : kk;
 
 				if (b <= a)
 					continue;
@@ -617,14 +611,14 @@ static void visit(struct flay *F, uint32_t ni, uint32_t parent_serial, unsigned 
 					continue;
 				last = (int)floor(sx0);
 				if (!nf) {
-					emit(F, L + 1, sx0, sx1, d->kernel_only, RSP_CLS_RUN, kk,
+					emit(F, L + 1, sx0, sx1, d->kernel_only, RSP_CLS_RUN, kp,
 					     base, ni, 1, n, flags_for(F, n, d->kernel_only));
 					continue;
 				}
 				for (unsigned f = 0; f < nf; f++) {
 					const char *name = _rsp_frame(&d->fc, fs->off + f);
 
-					s = emit(F, L + 1 + f, sx0, sx1, name, RSP_CLS_RUN, kk, s,
+					s = emit(F, L + 1 + f, sx0, sx1, name, RSP_CLS_RUN, kp, s,
 						 ni, f + 1, n, flags_for(F, n, name));
 				}
 			}
@@ -944,7 +938,7 @@ static void describe(const struct rsp_flame_data *d, size_t node, bool full, GSt
 					     "\nno sample in this run, nor at its place in the code: "
 					     "where it ran, inferred from the stacks around it");
 	for (unsigned k = 0; k < n->n_samples; k++) {
-		if (n->flags & RSP_NODE_ESTIMATED)
+		if ((n->flags & RSP_NODE_ESTIMATED) || d->guessed[n->samples + k])
 			g_string_append_printf(out, "\nestimated %.0f%%: ",
 					       100.0 * d->shares[n->samples + k]);
 		else if (n->flags & RSP_NODE_INFERRED)

@@ -133,6 +133,7 @@ struct rsp_flame_data {
 	} *kspan;
 	struct _rsp_fstack *samples;
 	float *shares; /* each sample's share of its run (estimated runs: unequal) */
+	uint8_t *guessed; /* each sample's: 1 if estimated from its site (a sampled run's rest) */
 	size_t n_samples;
 	struct _rsp_fthread *threads;
 	size_t n_threads;

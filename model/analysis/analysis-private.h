@@ -19,7 +19,7 @@
 struct anode {
 	uint64_t start, end;
 	uint32_t parent, thread, slice, io, net, link, other;
-	uint32_t site; /* RUN without samples: its site (runs.c), RSP_NONE */
+	uint32_t site; /* RUN: its site, if it has no samples or a rest (runs.c); RSP_NONE */
 	uint32_t path;
 	uint32_t label; /* string id */
 	uint32_t depth; /* chains can be deeper than 65535 */
@@ -92,6 +92,9 @@ struct run_site {
 	uint64_t time;
 	uint32_t pool, coarse; /* its samples: at this site; at its common frames */
 	uint64_t ns, count; /* the analysis' runs without samples here */
+	/* what the samples of its sampled runs do not stand for (runs.c, split_of()):
+	 * estimated from its pool like the runs without samples, as CPU time */
+	uint64_t rest_ns;
 };
 
 /* A run on a CPU (cpus.c). */
@@ -180,6 +183,7 @@ struct rsp_analysis {
 	struct _rsp_u64map pooled; /* pids whose runs are in the pools */
 	uint32_t *by_pid; /* thread indexes grouped by process */
 	struct _rsp_u64map pid_first; /* pid -> its first index in by_pid */
+	struct _rsp_u64map periods; /* pid -> the CPU time one of its samples stands for */
 
 	/* who held each CPU (cpus.c) */
 	VEC(struct cpu_run) *cpu_runs;

@@ -19,6 +19,15 @@
  * function in proportion to max(0, T * c_f / C - M_f), T the time of every
  * run at the site, C its samples, c_f those in the function and M_f its
  * measured time; where every term is 0, in proportion to c_f.
+ *
+ * What a sample measures.  Each sample of a run stands for one period of the
+ * samplers that sample its process (their rates add); the rest of the run goes
+ * to its site's estimate as above (split_of()).  Dividing a run equally among
+ * its samples (the paper's rule) is biased under a periodic sampler: a run of
+ * one or two periods holds one sample when the phase puts it in the middle,
+ * so the first and last functions of such runs read short (simulated, runs of
+ * 1.65 periods: -18% each, the middle one +18%).  Where the samples are more
+ * than the run holds, its time is still divided equally among them.
  */
 #include "analysis/analysis-private.h"
 
@@ -412,6 +421,88 @@ static bool index_pids(struct rsp_analysis *an)
 	return !an->nomem;
 }
 
+/* ---- what a sample stands for -------------------------------------------------------------- */
+
+#define MAX_SAMPLERS 16
+
+/*
+ * The CPU time one sample of process @pid stands for: one period of the
+ * samplers whose samples it has (their rates add: -F's on every CPU,
+ * --target-freq's on the target's threads); 0 if one of them has no known
+ * period (a perf.data with a sampler of unknown period).  Once per process.
+ */
+static uint64_t sample_period(struct rsp_analysis *an, int pid)
+{
+	size_t nd = rsp_reader_n_attrs(an->t->reader), ns = 0;
+	uint16_t seen[MAX_SAMPLERS];
+	bool unknown = false;
+	double rate = 0;
+	uint64_t period = 0;
+	uint32_t v, from;
+
+	if (_rsp_u64map_get(&an->periods, (uint32_t)pid, &v))
+		return v;
+	if (index_pids(an) && _rsp_u64map_get(&an->pid_first, (uint32_t)pid, &from)) {
+		for (size_t x = from; x < an->t->threads.n && !unknown; x++) {
+			const struct thread *th = &an->t->threads.v[an->by_pid[x]];
+
+			if ((int)th->pid != pid)
+				break;
+			for (size_t j = 0; j < th->samples.n && !unknown; j++) {
+				uint16_t a = th->samples.v[j].attr;
+				size_t k = 0;
+
+				while (k < ns && seen[k] != a)
+					k++;
+				if (k < ns)
+					continue;
+				if (ns == MAX_SAMPLERS || a >= nd || !an->t->dec[a].sample_ns)
+					unknown = true;
+				else
+					seen[ns++] = a;
+			}
+		}
+		for (size_t k = 0; k < ns && !unknown; k++)
+			rate += 1.0 / (double)an->t->dec[seen[k]].sample_ns;
+		if (!unknown && rate > 0 && 1.0 / rate < (double)UINT32_MAX)
+			period = (uint64_t)(1.0 / rate + 0.5);
+	}
+	if (_rsp_u64map_put(&an->periods, (uint32_t)pid, (uint32_t)period))
+		an->nomem = true;
+	return period;
+}
+
+/* sample_period() of a process whose samples were already counted; 0 if not */
+static uint64_t known_period(const struct rsp_analysis *an, int pid)
+{
+	uint32_t v;
+
+	return _rsp_u64map_get(&an->periods, (uint32_t)pid, &v) ? v : 0;
+}
+
+/*
+ * How @part of the time @basis in which @n samples were taken is split: each
+ * sample's @each (the first one's plus @first_extra), and the @rest that goes
+ * to the run's site, estimated.  Each stands for one @period (scaled to the
+ * part) while the samples are fewer than the time holds; else the time is
+ * divided equally among them, nothing left.
+ */
+struct split {
+	uint64_t each, first_extra, rest;
+};
+
+static struct split split_of(uint64_t period, uint64_t basis, uint64_t part, size_t n)
+{
+	struct split sp = { part / n, part % n, 0 };
+
+	if (!period || basis < part || period >= basis / n)
+		return sp;
+	sp.each = basis == part ? period : (uint64_t)((double)period * (double)part / (double)basis);
+	sp.first_extra = 0;
+	sp.rest = part - sp.each * n;
+	return sp;
+}
+
 /*
  * Every run of process @pid, trace-wide, to the pools of its site: its time,
  * and its samples with their share of it.  Once per process.
@@ -419,6 +510,7 @@ static bool index_pids(struct rsp_analysis *an)
 static void pool_process(struct rsp_analysis *an, int pid)
 {
 	uint32_t dummy, from;
+	uint64_t period;
 
 	if (_rsp_u64map_get(&an->pooled, (uint32_t)pid, &dummy))
 		return;
@@ -426,6 +518,7 @@ static void pool_process(struct rsp_analysis *an, int pid)
 		an->nomem = true;
 	if (!index_pids(an) || !_rsp_u64map_get(&an->pid_first, (uint32_t)pid, &from))
 		return;
+	period = sample_period(an, pid);
 	for (size_t x = from; x < an->t->threads.n && !an->nomem; x++) {
 		uint32_t ti = an->by_pid[x];
 		const struct thread *th = &an->t->threads.v[ti];
@@ -437,6 +530,7 @@ static void pool_process(struct rsp_analysis *an, int pid)
 		for (uint32_t k = 0; k < th->slices.n; k++) {
 			const struct slice *r = &th->slices.v[k];
 			uint64_t len = r->end - r->start;
+			struct split sp = { 0, 0, 0 };
 			size_t first, end;
 			uint32_t si;
 
@@ -449,9 +543,11 @@ static void pool_process(struct rsp_analysis *an, int pid)
 			if (an->sites.v[si].coarse != RSP_NONE)
 				an->pools.v[an->sites.v[si].coarse].run_ns += len;
 			first = run_samples(th, k, &end);
+			if (end > first)
+				sp = split_of(period, len, len, end - first);
 			for (size_t j = first; j < end; j++) {
 				const struct tsample *sm = &th->samples.v[j];
-				uint64_t share = len / (end - first) + (j == first ? len % (end - first) : 0);
+				uint64_t share = sp.each + (j == first ? sp.first_extra : 0);
 				uint32_t l = analysis_with_comm(
 					an, ti, analysis_cached_label(an, sm->stack, pid, sm->time, false));
 				const struct run_site *st = &an->sites.v[si];
@@ -484,17 +580,20 @@ static uint32_t unsampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_
 			       uint32_t site, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 
 /*
- * A leaf of [@lo, @hi] of run @slice, its time divided among the run's samples
- * in [@first, @end) taken in [@t_lo, @t_hi] (@n_in of them: the paper's rule).
+ * A leaf of [@lo, @hi] of run @slice, its time split among the run's samples in
+ * [@first, @end) taken in [@t_lo, @t_hi] (@n_in of them, taken in @basis of
+ * the run's time: split_of()); what they do not stand for goes to the run's
+ * site, estimated.
  */
 static uint32_t sampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			     size_t first, size_t end, uint64_t t_lo, uint64_t t_hi, size_t n_in,
-			     uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
+			     uint64_t basis, uint64_t lo, uint64_t hi, uint32_t parent,
+			     uint32_t depth)
 {
 	const struct thread *th = &an->t->threads.v[thread];
-	uint64_t share = (hi - lo) / n_in, rest = (hi - lo) % n_in;
+	struct split sp = split_of(sample_period(an, (int)th->pid), basis, hi - lo, n_in);
 	uint32_t n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, lo, hi, parent, depth, thread);
-	uint32_t best = 0;
+	uint32_t best = 0, site = RSP_NONE;
 
 	for (size_t i = first, k = 0; i < end && k < n_in; i++) {
 		uint32_t what, l;
@@ -505,18 +604,35 @@ static uint32_t sampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t 
 		what = analysis_cached_label(an, th->samples.v[i].stack, (int)th->pid,
 					     th->samples.v[i].time, false);
 		l = analysis_with_comm(an, thread, what);
-		ns = share + (k++ == 0 ? rest : 0);
+		ns = sp.each + (k++ == 0 ? sp.first_extra : 0);
 		analysis_contribute(an, RSP_CAT_CPU, l, ns, 1, RSP_SHARE_MEASURED);
 		if (what)
 			analysis_explained_ns(an, ns);
 		if (!best)
 			best = l;
 	}
+	if (sp.rest) {
+		pool_process(an, (int)th->pid);
+		site = site_of(an, thread, slice);
+		if (site != RSP_NONE) {
+			an->sites.v[site].rest_ns += sp.rest;
+			analysis_explained_ns(an, sp.rest);
+		}
+	}
 	if (n != RSP_NONE) {
 		analysis_node(an, n)->slice = slice;
 		analysis_node(an, n)->label = best;
+		analysis_node(an, n)->site = site;
 	}
 	return n;
+}
+
+/* The time run @slice of @th lasted, for a part [@lo, @hi] of it. */
+static uint64_t run_len(const struct thread *th, uint32_t slice, uint64_t lo, uint64_t hi)
+{
+	const struct slice *r = &th->slices.v[slice];
+
+	return r->end > r->start && r->end - r->start >= hi - lo ? r->end - r->start : hi - lo;
 }
 
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
@@ -526,8 +642,8 @@ uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t sl
 	size_t end, first = run_samples(th, slice, &end);
 
 	if (end > first)
-		return sampled_leaf(an, thread, slice, first, end, 0, UINT64_MAX, end - first, lo,
-				    hi, parent, depth);
+		return sampled_leaf(an, thread, slice, first, end, 0, UINT64_MAX, end - first,
+				    run_len(th, slice, lo, hi), lo, hi, parent, depth);
 	pool_process(an, (int)th->pid);
 	return unsampled_leaf(an, thread, slice, site_of(an, thread, slice), lo, hi, parent, depth);
 }
@@ -550,9 +666,14 @@ uint32_t analysis_tail_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t s
 		return analysis_run_leaf(an, thread, slice, lo, hi, parent, depth);
 	for (size_t i = first; i < end; i++)
 		n_in += th->samples.v[i].time >= lo && th->samples.v[i].time <= hi + SAMPLE_LATE_NS;
-	if (n_in)
-		return sampled_leaf(an, thread, slice, first, end, lo, hi + SAMPLE_LATE_NS, n_in, lo,
-				    hi, parent, depth);
+	if (n_in) {
+		uint32_t n = sampled_leaf(an, thread, slice, first, end, lo, hi + SAMPLE_LATE_NS,
+					  n_in, hi - lo, lo, hi, parent, depth);
+
+		if (n != RSP_NONE)
+			analysis_node(an, n)->flags |= RSP_NODE_PART_SAMPLES;
+		return n;
+	}
 	bounds(an, th, slice, &a, &b);
 	pool_process(an, (int)th->pid);
 	site = site_at(an, thread, from, lo, b, th->slices.v[slice].end, true);
@@ -833,6 +954,35 @@ static double weights(const struct rsp_analysis *an, uint32_t pool, size_t first
 	return sum;
 }
 
+/*
+ * @ns of a site's time in category @cat, divided among the functions of @pool
+ * (entries [@first, @end)) by the estimate; the rounding to the largest share.
+ * @w: room for end - first weights.
+ */
+static void spread(struct rsp_analysis *an, uint32_t pool, size_t first, size_t end, double *w,
+		   uint64_t ns, uint64_t count, enum rsp_category cat)
+{
+	double sum = weights(an, pool, first, end, w);
+	size_t top = first;
+	uint64_t given = 0;
+
+	for (size_t k = first; k < end; k++) {
+		uint64_t x = (uint64_t)((double)ns * w[k - first] / sum);
+
+		if (x > ns - given)
+			x = ns - given;
+		w[k - first] = (double)x;
+		given += x;
+		if (x > (uint64_t)w[top - first])
+			top = k;
+	}
+	w[top - first] += (double)(ns - given);
+	for (size_t k = first; k < end; k++)
+		if (w[k - first] >= 1)
+			analysis_contribute(an, cat, an->entries.v[k].label, (uint64_t)w[k - first],
+					    count, RSP_SHARE_ESTIMATED);
+}
+
 void analysis_runs_finish(struct rsp_analysis *an)
 {
 	double *w = NULL;
@@ -844,15 +994,18 @@ void analysis_runs_finish(struct rsp_analysis *an)
 		const struct run_site *s = &an->sites.v[i];
 		uint32_t pool = site_pool(an, s);
 		size_t first, end;
-		uint64_t given = 0;
-		double sum;
 
-		if (!s->ns)
+		if (!s->ns && !s->rest_ns)
 			continue;
 		if (pool == RSP_NONE) {
 			/* no sample at this site: the site itself */
-			analysis_contribute(an, RSP_CAT_CPU_UNSAMPLED, s->label, s->ns, s->count,
-					    s->named ? RSP_SHARE_INFERRED : RSP_SHARE_MEASURED);
+			if (s->ns)
+				analysis_contribute(an, RSP_CAT_CPU_UNSAMPLED, s->label, s->ns,
+						    s->count,
+						    s->named ? RSP_SHARE_INFERRED : RSP_SHARE_MEASURED);
+			if (s->rest_ns)
+				analysis_contribute(an, RSP_CAT_CPU, s->label, s->rest_ns, 0,
+						    RSP_SHARE_ESTIMATED);
 			continue;
 		}
 		entries_of(an, pool, &first, &end);
@@ -866,29 +1019,11 @@ void analysis_runs_finish(struct rsp_analysis *an)
 			w = g;
 			cap = end - first;
 		}
-		sum = weights(an, pool, first, end, w);
-		{
-			size_t top = first;
-
-			for (size_t k = first; k < end; k++) {
-				uint64_t ns = (uint64_t)((double)s->ns * w[k - first] / sum);
-
-				if (ns > s->ns - given)
-					ns = s->ns - given;
-				w[k - first] = (double)ns;
-				given += ns;
-				if (ns > (uint64_t)w[top - first])
-					top = k;
-			}
-			/* rounding: the rest to the largest share */
-			w[top - first] += (double)(s->ns - given);
-			for (size_t k = first; k < end; k++)
-				if (w[k - first] >= 1)
-					analysis_contribute(an, RSP_CAT_CPU_UNSAMPLED,
-							    an->entries.v[k].label,
-							    (uint64_t)w[k - first], s->count,
-							    RSP_SHARE_ESTIMATED);
-		}
+		if (s->ns)
+			spread(an, pool, first, end, w, s->ns, s->count, RSP_CAT_CPU_UNSAMPLED);
+		/* what the sampled runs' samples do not stand for: their functions' CPU */
+		if (s->rest_ns)
+			spread(an, pool, first, end, w, s->rest_ns, 0, RSP_CAT_CPU);
 	}
 	free(w);
 }
@@ -905,47 +1040,101 @@ void analysis_runs_free(struct rsp_analysis *an)
 	_rsp_u64map_free(&an->entry_index);
 	_rsp_u64map_free(&an->pooled);
 	_rsp_u64map_free(&an->pid_first);
+	_rsp_u64map_free(&an->periods);
 	free(an->by_pid);
 	an->by_pid = NULL;
 }
 
-size_t rsp_analysis_run_parts(const struct rsp_analysis *an, size_t node,
-			      struct rsp_run_part *out, size_t max)
+/*
+ * The parts of site @s's estimate, each @scale of its share, appended to @out
+ * from @got on (at most @max filled); the new count.
+ */
+static size_t site_parts(const struct rsp_analysis *an, const struct run_site *s, double scale,
+			 struct rsp_run_part *out, size_t max, size_t got)
 {
-	const struct anode *n;
-	const struct run_site *s;
-	uint32_t pool;
-	size_t first, end, got = 0;
+	uint32_t pool = site_pool(an, s);
+	size_t first, end;
 	double sum, *w;
 
-	if (an->summary || node >= an->nodes.n)
-		return 0;
-	n = &an->nodes.v[node];
-	if (n->kind != RSP_NODE_RUN || !(n->flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED)) ||
-	    n->site >= an->sites.n)
-		return 0;
-	s = &an->sites.v[n->site];
-	pool = site_pool(an, s);
 	if (pool == RSP_NONE) {
 		if (!s->stack)
-			return 0;
-		if (max)
-			out[0] = (struct rsp_run_part){ s->stack, s->time, 1.0 };
-		return 1;
+			return got;
+		if (got < max)
+			out[got] = (struct rsp_run_part){ s->stack, s->time, scale, false };
+		return got + 1;
 	}
 	entries_of(an, pool, &first, &end);
 	w = malloc((end - first) * sizeof(*w));
 	if (!w)
-		return 0;
+		return got;
 	sum = weights(an, pool, first, end, w);
 	for (size_t k = first; k < end && sum > 0; k++) {
 		if (w[k - first] <= 0)
 			continue;
 		if (got < max)
 			out[got] = (struct rsp_run_part){ an->entries.v[k].stack,
-							  an->entries.v[k].time, w[k - first] / sum };
+							  an->entries.v[k].time,
+							  scale * w[k - first] / sum, true };
 		got++;
 	}
 	free(w);
 	return got;
+}
+
+/* A sampled run's leaf @n: its samples' parts as sampled_leaf() split it, then its rest's. */
+static size_t sampled_parts(const struct rsp_analysis *an, const struct anode *n,
+			    struct rsp_run_part *out, size_t max)
+{
+	const struct thread *th = &an->t->threads.v[n->thread];
+	uint64_t part = n->end - n->start, t_lo = 0, t_hi = UINT64_MAX, basis;
+	size_t end, first, n_in = 0, got = 0;
+	struct split sp;
+
+	if (n->slice >= th->slices.n || !part)
+		return 0;
+	first = run_samples(th, n->slice, &end);
+	if (n->flags & RSP_NODE_PART_SAMPLES) {
+		t_lo = n->start;
+		t_hi = n->end + SAMPLE_LATE_NS;
+	}
+	for (size_t i = first; i < end; i++)
+		n_in += th->samples.v[i].time >= t_lo && th->samples.v[i].time <= t_hi;
+	if (!n_in)
+		return 0;
+	basis = n->flags & RSP_NODE_PART_SAMPLES ? part : run_len(th, n->slice, n->start, n->end);
+	sp = split_of(known_period(an, (int)th->pid), basis, part, n_in);
+	for (size_t i = first, k = 0; i < end; i++) {
+		const struct tsample *sm = &th->samples.v[i];
+
+		if (sm->time < t_lo || sm->time > t_hi)
+			continue;
+		if (got < max)
+			out[got] = (struct rsp_run_part){
+				sm->stack, sm->time,
+				(double)(sp.each + (k == 0 ? sp.first_extra : 0)) / (double)part, false
+			};
+		got++;
+		k++;
+	}
+	if (sp.rest && n->site < an->sites.n)
+		got = site_parts(an, &an->sites.v[n->site], (double)sp.rest / (double)part, out,
+				 max, got);
+	return got;
+}
+
+size_t rsp_analysis_run_parts(const struct rsp_analysis *an, size_t node,
+			      struct rsp_run_part *out, size_t max)
+{
+	const struct anode *n;
+
+	if (an->summary || node >= an->nodes.n)
+		return 0;
+	n = &an->nodes.v[node];
+	if (n->kind != RSP_NODE_RUN || n->thread >= an->t->threads.n)
+		return 0;
+	if (!(n->flags & (RSP_NODE_ESTIMATED | RSP_NODE_INFERRED)))
+		return sampled_parts(an, n, out, max);
+	if (n->site >= an->sites.n)
+		return 0;
+	return site_parts(an, &an->sites.v[n->site], 1.0, out, max, 0);
 }

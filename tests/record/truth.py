@@ -18,17 +18,11 @@ MS = 1e6
 # processes of a workload not in the target's tree: sampled by the system's 999 Hz only
 OUTSIDE_TARGET = {('truthserve', 'truthserve'), ('truthpool', 'tpool-w*'),
                   ('truthserve-udp', 'truthserve')}
-# functions rsp reads short in some runs: reported, not judged.  pool_store ends
-# the worker's run (then pwrite and fdatasync): a sampled run's time is divided
-# equally among its samples (the paper's rule), which a periodic sampler biases
-# against a run's first and last functions when runs are one or two periods
-# long (simulated, runs of 330 us at 200 us: -18% for the ends, +9.5% for the
-# middle; crediting each sample one period is unbiased).  The raw samples agree
-# with the worker's own clock (5 recordings: 77-99 samples of pool_store for
-# ~82 expected); rsp's table read -12.5% on average over 9 (issue 20's note)
-UNDER_READ = {('tpool-w*', 'pool_store'):
-              'read 9.3 of 15.9 ms in a fresh-clone CI run, -12.5% on average: the equal '
-              'division of a sampled run among its samples, biased at a run\'s ends'}
+# functions rsp reads wrong for a known reason: reported (TAP's TODO), not judged.
+# Empty since each sample stands for one sampler period (docs/ANALYSIS.md, "What a
+# sample measures"): truthpool's pool_store, the worker run's last function, read
+# -12.5% on average under the paper's equal division, -1.3% since (9 recordings).
+UNDER_READ = {}
 # threads whose CPU per function is compared summed (a pool's workers share its
 # requests at random: each one's share of a function is noise, their sum is not)
 POOLED = {'tpool-w0': 'tpool-w*', 'tpool-w1': 'tpool-w*'}

@@ -330,10 +330,9 @@ static size_t all_attrs(struct synth *s, struct perf_event_attr *a, uint64_t *id
 		ids[n++] = ID_EXEC2;
 	}
 	make_attr(&a[n], PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true);
-	if (s->o.clock_period) {
-		a[n].sample_period = s->o.clock_period;
-		a[n].freq = s->o.clock_freq;
-	}
+	/* a real sampler's order (1 ms: perf's and rsp's default rate) unless given */
+	a[n].sample_period = s->o.clock_period ? s->o.clock_period : 1000000;
+	a[n].freq = s->o.clock_period && s->o.clock_freq;
 	ids[n++] = ID_CLOCK;
 	return n;
 }

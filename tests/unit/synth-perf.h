@@ -52,7 +52,7 @@ struct synth_opts {
 	bool user_stack;
 	/* CPU samples only, as perf record -g: no tracepoint attrs (none may be written) */
 	bool samples_only;
-	/* cpu-clock: the sampling period in ns (0: 1), or with clock_freq the frequency */
+	/* cpu-clock: the sampling period in ns (0: 1 ms), or with clock_freq the frequency */
 	uint64_t clock_period;
 	bool clock_freq;
 };

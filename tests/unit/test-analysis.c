@@ -1198,13 +1198,92 @@ static void test_sites(void)
 				if (ni.flags & RSP_NODE_ESTIMATED)
 					n_est += np == 1 && part[0].share == 1.0 &&
 						 part[0].time == US(1200);
-				else if (np)
-					n_inf++;
+				else if (ni.flags & RSP_NODE_INFERRED)
+					n_inf += np > 0;
+				else if (ni.kind == RSP_NODE_RUN)
+					CHECK(np == 1 && part[0].share == 1.0 && part[0].time == US(1200),
+					      "the sampled run is drawn as its sample, whole (fewer periods "
+					      "than samples: the paper's rule)");
 			}
 			CHECK(n_est == 3 && !n_inf,
 			      "the estimated runs are drawn as f_work's sample; the inferred ones, "
 			      "with no frame in common, as nothing (%zu, %zu)",
 			      n_est, n_inf);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A sample stands for one sampler period (100 us here), the rest of its run goes
+ * to its site's estimate (docs/ANALYSIS.md, "Its error").  Two runs of 250 us at
+ * one site (between two calls of f_write from f_loop): R1 sampled in f_work and
+ * f_other, R2 once, in f_work.  Measured: f_work 200, f_other 100; the rest, 200,
+ * is what the site's samples say each is owed: f_work 500 * 2/3 - 200 = 133.3,
+ * f_other 500 * 1/3 - 100 = 66.7.  So f_work 333.3 and f_other 166.7 of CPU, the
+ * site's time by its samples; dividing each run among its samples (the paper's
+ * rule) would say 375 and 125.
+ */
+static void test_sample_period(void)
+{
+	struct synth_opts o = { .kallsyms = sites_kallsyms, .clock_period = NS(100) };
+	struct synth *s = synth_new(&o);
+	const uint64_t W[] = { 0xffffffff81000010ull, 0xffffffff81000210ull,
+			       0xffffffff81000320ull };
+	const uint64_t WORK[] = { 0xffffffff81000410ull, 0xffffffff81000330ull };
+	const uint64_t OTHER[] = { 0xffffffff81000610ull, 0xffffffff81000340ull };
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+
+	existing(s, 100, 100, "a");
+	synth_switch(s, 0, US(900), 0, "swapper/0", 0, 100, "a");
+	synth_switch_stack(s, 0, US(1000), 100, "a", S_INT, 0, "swapper/0", W, 3);
+	synth_waking(s, 0, US(1100), 0, SYN_HARDIRQ, 100, "a", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1100), 0, "swapper/0", 0, 100, "a");
+	synth_sample(s, 0, US(1150), 100, 100, WORK, 2);
+	synth_sample(s, 0, US(1250), 100, 100, OTHER, 2);
+	synth_switch_stack(s, 0, US(1350), 100, "a", S_INT, 0, "swapper/0", W, 3);
+	synth_waking(s, 0, US(1450), 0, SYN_HARDIRQ, 100, "a", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1450), 0, "swapper/0", 0, 100, "a");
+	synth_sample(s, 0, US(1500), 100, 100, WORK, 2);
+	synth_switch_stack(s, 0, US(1700), 100, "a", S_INT, 0, "swapper/0", W, 3);
+	t = open_synth_sym(s, true);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		uint64_t est, inf, work, other;
+
+		work = contributor_ns(a, RSP_CAT_CPU, "a: [kernel] f_work", &est, &inf);
+		CHECK(work >= 333333 && work <= 333334 && est >= 133333 && est <= 133334,
+		      "f_work: 200 us measured, 133.3 estimated (got %.3f, %.3f)", work / 1e3,
+		      est / 1e3);
+		other = contributor_ns(a, RSP_CAT_CPU, "a: [kernel] f_other", &est, &inf);
+		CHECK(other >= 166666 && other <= 166667 && est >= 66666 && est <= 66667,
+		      "f_other: 100 us measured, 66.7 estimated (got %.3f, %.3f)", other / 1e3,
+		      est / 1e3);
+		CHECK(work + other == NS(500), "the two runs' time, whole (%.3f)",
+		      (work + other) / 1e3);
+		for (size_t i = 0; i < rsp_analysis_n_nodes(a); i++) {
+			struct rsp_node_info ni;
+			struct rsp_run_part part[8];
+			size_t np;
+			double sum = 0, w = 0;
+
+			rsp_analysis_node(a, i, &ni);
+			if (ni.kind != RSP_NODE_RUN || ni.start_ns != US(1450))
+				continue;
+			np = rsp_analysis_run_parts(a, i, part, 8);
+			for (size_t k = 0; k < np && k < 8; k++) {
+				sum += part[k].share;
+				w += part[k].stack == part[0].stack ? part[k].share : 0;
+			}
+			/* its sample 100 of 250, its rest 150: 2/3 f_work's, 1/3 f_other's */
+			CHECK(np == 3 && part[0].time == US(1500) && part[0].share > 0.3999 &&
+				      part[0].share < 0.4001 && sum > 0.9999 && sum < 1.0001 &&
+				      w > 0.7999 && w < 0.8001,
+			      "the view draws R2 as the table splits it (%zu parts, f_work %.4f)", np,
+			      w);
 		}
 	}
 	rsp_analysis_free(a);
@@ -2663,6 +2742,7 @@ int main(void)
 	test_names();
 	test_label_collision();
 	test_sites();
+	test_sample_period();
 	test_sched_split();
 	test_async_overhang();
 	test_wakeup_not_ending_wait();
