@@ -218,6 +218,21 @@ static bool working_for(const struct rsp_analysis *an, uint32_t thread, const st
 }
 
 /*
+ * @holder, holding the CPU a walked thread waited for, is a thread the target
+ * started (a job's other process: a build's other compile): its run is work
+ * the target waits for as much, so the wait is its CPU, one layer up, not
+ * contention (as "preempted by" or "runnable while" would say).  Not in an
+ * async path (their claims are made before they are walked), nor for a
+ * thread on the walk's stack.
+ */
+static bool job_work(struct rsp_analysis *an, uint32_t holder)
+{
+	return holder != RSP_NONE && an->cur_path < an->paths.n &&
+	       !an->paths.v[an->cur_path].async && !an->on_stack[holder] &&
+	       analysis_is_descendant(an, holder);
+}
+
+/*
  * [@s, @e]: the CPU a thread was woken to is still waking from idle.  The run
  * of its waker that woke it, where it goes on meanwhile on its own CPU (the
  * rest of a reply: the send's return, the loop back to the next receive), is
@@ -340,8 +355,9 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 			 */
 			analysis_tail_leaf(an, waker, r->slice, waker_stack, s, e, parent, depth);
 			analysis_claim_holder(an, waker, s, e);
-		} else if (working_for(an, thread, r)) {
-			/* the work this thread's own wakeup set going (its request, passed on) */
+		} else if (working_for(an, thread, r) || job_work(an, r->thread)) {
+			/* the work this thread's own wakeup set going (its request, passed
+			 * on), or the job's other work */
 			analysis_run_leaf(an, r->thread, r->slice, s, e, parent, depth);
 			analysis_claim_holder(an, r->thread, s, e);
 		} else {
@@ -375,6 +391,40 @@ static void preempted_piece(struct rsp_analysis *an, uint32_t thread, uint64_t s
 	analysis_claim_holder(an, holder, s, e);
 }
 
+/*
+ * [@s, @e] of @thread's preemption, @holder holding CPU @cpu: where @holder is
+ * the job's work (job_work()), its runs on that CPU there are its CPU; the
+ * rest (the CPU idle a moment), and any other holder's, the preemption.
+ */
+static void holder_piece(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t e,
+			 uint32_t parent, uint32_t depth, uint32_t by, uint32_t holder, uint16_t cpu)
+{
+	const struct thread *h;
+	uint64_t cur = s;
+
+	if (e <= s || !job_work(an, holder)) {
+		preempted_piece(an, thread, s, e, parent, depth, by, holder);
+		return;
+	}
+	h = &an->t->threads.v[holder];
+	for (size_t k = analysis_first_slice(an, holder, s); k < h->slices.n && cur < e; k++) {
+		const struct slice *r = &h->slices.v[k];
+		uint64_t a = r->start > cur ? r->start : cur, b = r->end < e ? r->end : e;
+
+		if (r->start >= e)
+			break;
+		if (r->kind != SLICE_RUN || r->cpu != cpu || b <= a)
+			continue;
+		if (a > cur)
+			preempted_piece(an, thread, cur, a, parent, depth, by, holder);
+		analysis_run_leaf(an, holder, (uint32_t)k, a, b, parent, depth);
+		analysis_claim_holder(an, holder, a, b);
+		cur = b;
+	}
+	if (cur < e)
+		preempted_piece(an, thread, cur, e, parent, depth, by, holder);
+}
+
 void analysis_preempted(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
 			uint64_t hi, uint32_t parent, uint32_t depth, uint32_t by)
 {
@@ -406,11 +456,11 @@ void analysis_preempted(struct rsp_analysis *an, uint32_t thread, uint32_t k, ui
 		if (++pieces >= MAX_PIECES)
 			break;
 		if (s > cur)
-			preempted_piece(an, thread, cur, s, parent, depth, by, holder);
+			holder_piece(an, thread, cur, s, parent, depth, by, holder, cpu);
 		holder = r->thread;
 		cur = s > cur ? s : cur;
 	}
-	preempted_piece(an, thread, cur, hi, parent, depth, by, holder);
+	holder_piece(an, thread, cur, hi, parent, depth, by, holder, cpu);
 }
 
 /*

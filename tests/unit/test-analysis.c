@@ -1292,6 +1292,67 @@ static void test_sample_period(void)
 }
 
 /*
+ * Two children of the target sharing one CPU (a build's two compiles, the
+ * other CPU taken): p (100) forks a (200) and b (300), then waits for b
+ * [1100,1700].  a runs [1100,1300] (a sample in f_work) while b, born, waits
+ * for the CPU; b runs [1300,1500] (a sample in f_other), preempted by a
+ * [1500,1600]; b runs [1600,1700] and exits, waking p, which runs to 1750.
+ * a's runs are the job's work the target waits for as much: its CPU, one
+ * layer up, not "b runnable while a ran" nor "b preempted by a" (before: 300
+ * of CPU were called contention, and the job's CPU read 400 of 700).
+ */
+static void test_preempted_by_sibling(void)
+{
+	struct synth_opts o = { .kallsyms = sites_kallsyms };
+	struct synth *s = synth_new(&o);
+	const uint64_t WORK[] = { 0xffffffff81000410ull, 0xffffffff81000330ull };
+	const uint64_t OTHER[] = { 0xffffffff81000610ull, 0xffffffff81000340ull };
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+
+	existing(s, 100, 100, "p");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "p");
+	synth_fork(s, US(1010), 200, 100, 200, 100);
+	synth_fork_tp(s, 0, US(1010), 100, 200, "cc");
+	synth_wakeup_new(s, 0, US(1010), 100, 200, 0);
+	synth_fork(s, US(1020), 300, 100, 300, 100);
+	synth_fork_tp(s, 0, US(1020), 100, 300, "cc");
+	synth_wakeup_new(s, 0, US(1020), 100, 300, 0);
+	synth_switch(s, 0, US(1100), 100, "p", S_INT, 200, "cc");
+	synth_sample(s, 0, US(1200), 200, 200, WORK, 2);
+	synth_switch(s, 0, US(1300), 200, "cc", 0, 300, "cc");
+	synth_sample(s, 0, US(1400), 300, 300, OTHER, 2);
+	synth_switch(s, 0, US(1500), 300, "cc", 0, 200, "cc");
+	synth_exit(s, US(1600), 200, 200);
+	synth_switch(s, 0, US(1600), 200, "cc", S_DEAD, 300, "cc");
+	synth_exit(s, US(1700), 300, 300);
+	synth_waking(s, 0, US(1700), 300, 0, 100, "p", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1700), 300, "cc", S_DEAD, 100, "p");
+	synth_exit(s, US(1750), 100, 100);
+	synth_switch(s, 0, US(1750), 100, "p", S_DEAD, 0, "swapper/0");
+	t = open_synth_sym(s, true);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		uint64_t work = contributor_ns(a, RSP_CAT_CPU, "p: [kernel] f_work", NULL, NULL);
+
+		rsp_analysis_explanation(a, &e);
+		CHECK(e.cat_ns[RSP_CAT_INVOLUNTARY] == 0 && e.cat_ns[RSP_CAT_SCHED] == 0,
+		      "no contention: the CPU held by the job's own work (involuntary %.3f, "
+		      "scheduler %.3f)",
+		      e.cat_ns[RSP_CAT_INVOLUNTARY] / 1e3, e.cat_ns[RSP_CAT_SCHED] / 1e3);
+		CHECK(work == NS(200), "a's sampled run, f_work, is in p's wait (%.3f)", work / 1e3);
+		CHECK(e.total_ns == NS(750), "counted once: total 750 (%.3f)", e.total_ns / 1e3);
+		CHECK(e.cat_ns[RSP_CAT_CPU] + e.cat_ns[RSP_CAT_CPU_UNSAMPLED] == NS(750),
+		      "every nanosecond the job's CPU (%.3f)",
+		      (e.cat_ns[RSP_CAT_CPU] + e.cat_ns[RSP_CAT_CPU_UNSAMPLED]) / 1e3);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * a is woken at 1090 for CPU 0, where c runs until 1095: a is runnable while
  * c ran [1090,1095], then runs.  Its next wait (woken at 1290, runs at 1300)
  * has CPU 0 idle: [1290,1300] is the idle CPU waking.  a: CPU 100 + 100 +
@@ -2743,6 +2804,7 @@ int main(void)
 	test_label_collision();
 	test_sites();
 	test_sample_period();
+	test_preempted_by_sibling();
 	test_sched_split();
 	test_async_overhang();
 	test_wakeup_not_ending_wait();
