@@ -119,7 +119,13 @@ def main():
     # the invariants
     t.check(sum(cats.values()) == total, '%s: the 14 categories sum to total exactly' % wl)
     t.check(all(v >= 0 for v in cats.values()), '%s: no category negative' % wl)
-    t.check(r['percent_accounted'] >= 99, '%s: %.1f%% accounted (>= 99)' % (wl, r['percent_accounted']))
+    # time in spans the recorder lost (a saturated machine: its reader fell behind, and
+    # says so) is unknown by right, not a fault of the analysis (as report.sh counts it)
+    lost = sum(k['ns'] for k in cat(r, 'unknown')['contributors'] if 'records lost' in k['what'])
+    lost_pct = 100.0 * lost / total if total else 0.0
+    t.check(r['percent_accounted'] + lost_pct >= 99, '%s: %.1f%% accounted (>= 99)%s' %
+            (wl, r['percent_accounted'], ', %.1f%% in spans of lost records' % lost_pct
+             if lost else ''))
     if r['percent_accounted'] < 99:
         for k in cat(r, 'unaccounted')['contributors'][:5]:
             print('#   unaccounted: %s %.3f ms x%d' % (k['what'], k['ns'] / MS, k['count']))
