@@ -79,6 +79,7 @@ struct segs {
 	} cache[SEG_CACHE];
 	uint64_t tick;
 	uint64_t inflated; /* segments inflated (any thread: atomic), for tests and tuning */
+	uint64_t hold_cap; /* the largest segment held before it was scanned (atomic): a size to try */
 };
 
 /*
@@ -443,6 +444,95 @@ int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who)
 	z->cap = b.cap;
 	__atomic_store_n(&z->buf, b.p, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/*
+ * Loading in one pass: segment @i, not scanned yet, inflated into a buffer
+ * of the walk's pool (one as large as the largest held so far; a larger one
+ * if it does not fit) and held.  0; -EINVAL: broken, or not whole records
+ * (let the scan read it and say so); -ENOMEM.
+ */
+int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
+{
+	struct segs *zs = r->zs;
+	struct seg *z;
+	struct segbuf b = { 0 };
+	uint64_t len = 0, want;
+	int ret;
+
+	if (!zs || i >= zs->n)
+		return -EINVAL;
+	z = &zs->v[i];
+	if (z->buf)
+		return 0;
+	pthread_mutex_lock(&zs->pool_lock);
+	if (zs->n_pool)
+		b = zs->pool[--zs->n_pool];
+	pthread_mutex_unlock(&zs->pool_lock);
+	want = __atomic_load_n(&zs->hold_cap, __ATOMIC_RELAXED);
+	if (want < SEG_WARM)
+		want = SEG_WARM;
+	for (;;) {
+		if (b.cap < want) {
+			free(b.p);
+			b.cap = want;
+			b.p = _rsp_malloc_warm(b.cap);
+			if (!b.p)
+				return -ENOMEM;
+		}
+		ret = seg_inflate(r, &zs->dc_load[who & 1], z, b.p, b.cap, &len);
+		if (ret != -EFBIG || b.cap >= zs->limit)
+			break;
+		want = b.cap * 2 < zs->limit ? b.cap * 2 : zs->limit;
+	}
+	if (!ret && whole_records(b.p, len) < len)
+		ret = -EINVAL;
+	if (ret) {
+		free(b.p);
+		return ret == -ENOMEM ? ret : -EINVAL;
+	}
+	while (len > (want = __atomic_load_n(&zs->hold_cap, __ATOMIC_RELAXED)) &&
+	       !__atomic_compare_exchange_n(&zs->hold_cap, &want, len, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+	z->len = len;
+	z->cap = b.cap;
+	__atomic_store_n(&z->buf, b.p, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int rsp_reader_segment_records(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *ctx,
+			       uint64_t *n_records)
+{
+	struct segs *zs = r->zs;
+	const unsigned char *buf;
+	struct perf_event_header h;
+	uint64_t p, n = 0, skip, len;
+	int ret;
+
+	*n_records = 0;
+	if (!zs || i >= zs->n || !(buf = zs->v[i].buf))
+		return -EINVAL;
+	len = zs->v[i].len;
+	/* every record plain and in place first: none is given otherwise */
+	for (p = 0; p < len; p += h.size, n++)
+		if ((p & 7) || !_rsp_record_span(buf + p, len - p, &h, &skip) || skip ||
+		    !plain_type(h.type))
+			return -EAGAIN;
+	for (p = 0; p < len; p += ((const struct perf_event_header *)(buf + p))->size) {
+		struct rsp_record rec = { (const void *)(buf + p),
+					  RSP_SEG_BIT | (uint64_t)i << 32 | p };
+
+		if ((ret = fn(ctx, &rec)))
+			return ret;
+	}
+	*n_records = n;
+	return 0;
+}
+
+uint64_t rsp_reader_segment_size(const struct rsp_reader *r, size_t i)
+{
+	return r->zs && i < r->zs->n ? r->zs->v[i].len : 0;
 }
 
 void rsp_reader_segments_trim(struct rsp_reader *r)
