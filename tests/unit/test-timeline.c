@@ -8,6 +8,7 @@
 
 #include "rsp-perf-format.h"
 #include "timeline/load-private.h"
+#include <errno.h>
 
 #include <unistd.h>
 
@@ -1055,6 +1056,175 @@ static void check_sort(size_t n, int nseq, size_t chunk, bool shuffled, uint32_t
 	free(ref);
 }
 
+/*
+ * Loading in one pass: @n entries into the window (window.c) in groups of
+ * @group, in file order; what it gives, in order, into @out (*@n_out).  0, or
+ * what _rsp_window_add() returned (-ERESTART: the bet lost) and *@at, the
+ * entry it refused.
+ */
+static int window_feed(const struct idx *v, size_t n, size_t group, struct idx *out,
+		       size_t *n_out, size_t *at)
+{
+	struct window wn;
+	size_t first, k;
+	int ret = 0;
+
+	*n_out = 0;
+	*at = n;
+	_rsp_window_init(&wn);
+	for (size_t i = 0; i < n && !ret; i++) {
+		if ((ret = _rsp_window_add(&wn, v[i].time, v[i].off))) {
+			*at = i;
+			break;
+		}
+		if ((i + 1) % group == 0 || i + 1 == n) {
+			ret = _rsp_window_close(&wn, i + 1 == n, &first, &k);
+			if (!ret) {
+				memcpy(out + *n_out, wn.pend.v + first, k * sizeof(*out));
+				*n_out += k;
+			}
+		}
+	}
+	_rsp_window_free(&wn);
+	return ret;
+}
+
+/*
+ * The window against a plain stable sort: @nseq sequences in time order
+ * (CPUs), in chunks of up to @chunk interleaved as a recorder drains its
+ * buffers, each sequence up to @lag behind the others, times with ties
+ * (steps of 0 to 3).  All of it given, in the stable sort's order.
+ */
+static void check_window(size_t n, int nseq, size_t chunk, uint64_t lag, size_t group,
+			 uint32_t seed)
+{
+	struct idx *v = malloc(n * sizeof(*v)), *out = malloc(n * sizeof(*out));
+	struct ref_ent *ref = malloc(n * sizeof(*ref));
+	uint64_t next[64] = { 0 };
+	size_t i = 0, bad = 0, n_out = 0, at;
+	int ret;
+
+	if (!v || !ref || !out) {
+		CHECK(false, "memory for the window test");
+		goto out;
+	}
+	while (i < n) {
+		int q = (int)((seed = seed * 1103515245u + 12345u) >> 16) % nseq;
+		size_t len = 1 + ((seed = seed * 1103515245u + 12345u) >> 16) % chunk;
+
+		for (size_t j = 0; j < len && i < n; j++, i++) {
+			seed = seed * 1103515245u + 12345u;
+			next[q] += (seed >> 16) % 4;
+			/* sequence q this far behind the file's order: 0 to @lag */
+			v[i].time = 1000 + lag + 2 * i + next[q] - lag * (uint64_t)q / (uint64_t)nseq;
+			v[i].off = i;
+		}
+	}
+	for (i = 0; i < n; i++)
+		ref[i] = (struct ref_ent){ v[i].time, i, v[i] };
+	qsort(ref, n, sizeof(*ref), ref_cmp);
+	ret = window_feed(v, n, group, out, &n_out, &at);
+	for (i = 0; i < n_out && i < n; i++)
+		bad += out[i].time != ref[i].e.time || out[i].off != ref[i].e.off;
+	CHECK(ret == 0 && n_out == n && bad == 0,
+	      "the window: %zu entries, %d sequences in chunks of up to %zu, up to %llu behind, "
+	      "groups of %zu: %d, %zu given, %zu out of place", n, nseq, chunk,
+	      (unsigned long long)lag, group, ret, n_out, bad);
+out:
+	free(v);
+	free(out);
+	free(ref);
+}
+
+static void test_window(void)
+{
+	struct idx v[40000], out[40000];
+	size_t n_out, at, n;
+	int ret;
+
+	check_window(20000, 1, 20000, 0, 100, 1); /* in order */
+	check_window(50000, 2, 300, 2000, 250, 2); /* two CPUs, a run behind */
+	check_window(50000, 4, 50, 20000, 250, 3); /* runs older than 30 groups before */
+	check_window(50000, 9, 7, 500, 64, 4); /* short runs, ties across them */
+	check_window(3000, 3, 40, 1000, 7, 5); /* given all at the end */
+
+	/* time 0 (synthesized before the trace) first, then in order; nothing given until
+	 * the trace's start is known and 64 groups are read */
+	for (n = 0; n < 10000; n++)
+		v[n] = (struct idx){ n < 100 ? 0 : 5000 + n - 100, n };
+	{
+		struct window wn;
+		size_t first, k, given = 0, groups_before = 0;
+
+		_rsp_window_init(&wn);
+		for (size_t i = 0; i < n; i++) {
+			_rsp_window_add(&wn, v[i].time, v[i].off);
+			if ((i + 1) % 100 == 0) {
+				_rsp_window_close(&wn, false, &first, &k);
+				if (!given && k)
+					groups_before = (i + 1) / 100;
+				given += k;
+			}
+		}
+		/* the first time 0's group leaves the last 64 at the 65th; then the 100th gives
+		 * up to the oldest of the 37th */
+		CHECK(groups_before == WINDOW_GROUPS + 1 && wn.min_nonzero == 5000 &&
+			      given == 100 + (100 - WINDOW_GROUPS - 1) * 100 + 1,
+		      "the first entries given after %zu groups (%d), %zu of %zu", groups_before,
+		      WINDOW_GROUPS + 1, given, n);
+		_rsp_window_free(&wn);
+	}
+
+	/* a record older than one given: refused (the load starts again in two passes) */
+	for (n = 0; n < 20000; n++)
+		v[n] = (struct idx){ 10000 + n, n };
+	v[15000].time = 10000 + 100; /* 14,900 entries late: 149 groups of 100 */
+	ret = window_feed(v, n, 100, out, &n_out, &at);
+	CHECK(ret == -ERESTART && at == 15000, "a record older than one given: %d at %zu", ret,
+	      at);
+	/* ... but one late within the window: in its place */
+	v[15000].time = 10000 + 15000 - 3000; /* 30 groups late */
+	ret = window_feed(v, n, 100, out, &n_out, &at);
+	CHECK(ret == 0 && n_out == n && out[12001].off == 15000 && out[12000].off == 12000,
+	      "a record 30 groups late: in its place, after the one of its time before it "
+	      "(%d, %zu given; at 12001: %llu)", ret, n_out,
+	      (unsigned long long)out[12001].off);
+	/* a late record as young as the youngest given: not older, after it */
+	{
+		struct window wn;
+		size_t first, k;
+
+		_rsp_window_init(&wn);
+		for (size_t i = 0; i < 70 * 10; i++) {
+			_rsp_window_add(&wn, 100 + i, i);
+			if ((i + 1) % 10 == 0)
+				_rsp_window_close(&wn, false, &first, &k);
+		}
+		ret = _rsp_window_add(&wn, wn.given_max, 9999);
+		CHECK(ret == 0 && wn.given_any, "a record of the youngest given time: taken (%d)",
+		      ret);
+		ret = _rsp_window_add(&wn, wn.given_max - 1, 9998);
+		CHECK(ret == -ERESTART, "one older by 1 ns: refused (%d)", ret);
+		_rsp_window_free(&wn);
+	}
+	/* a window that would grow past its bound (time 0 in every group: no start) */
+	{
+		struct window wn;
+		size_t first, k;
+
+		_rsp_window_init(&wn);
+		ret = 0;
+		for (size_t i = 0; !ret && i <= WINDOW_MAX_ENTRIES; i++) {
+			ret = _rsp_window_add(&wn, i % 1000 ? 0 : 1, i);
+			if (!ret && i % 1000 == 999)
+				ret = _rsp_window_close(&wn, false, &first, &k);
+		}
+		CHECK(ret == -ERESTART && wn.pend.n == WINDOW_MAX_ENTRIES,
+		      "the window's bound: %d at %zu entries", ret, wn.pend.n);
+		_rsp_window_free(&wn);
+	}
+}
+
 static void test_sort_index(void)
 {
 	check_sort(1000, 1, 1000, false, 1, 1, false); /* in order */
@@ -1080,6 +1250,7 @@ static void test_sort_index(void)
 int main(void)
 {
 	test_sort_index();
+	test_window();
 	test_frame_names();
 	test_pingpong();
 	test_scrambled();
