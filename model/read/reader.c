@@ -464,8 +464,10 @@ int rsp_reader_read_tail(struct rsp_reader *r)
 	uint64_t from, off, skip;
 	size_t n = rsp_reader_n_segments(r);
 
-	if (r->scanned || r->tail_read || !n)
-		return r->tail_read ? 0 : -EAGAIN;
+	if (r->scanned || r->tail_read)
+		return 0; /* the scan read it, or this did */
+	if (!n)
+		return -EAGAIN;
 	from = _rsp_segs_end(r, n - 1);
 	for (off = from; off < r->data_end; off += h.size + skip)
 		if (!_rsp_reader_top_record(r, off, &h, &skip) || h.size < sizeof(h) ||

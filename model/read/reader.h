@@ -197,7 +197,7 @@ int rsp_reader_segment_records(struct rsp_reader *r, size_t i, rsp_record_fn fn,
  * before the scan ends): the build ids taken in now, not again when the scan
  * comes to them, nor told to rsp_scan_hooks.defining then.  0; -EAGAIN: the
  * tail is cut or holds another record that defines the stream (nothing read).
- * Before the scan ends, once the header records before the segments are read.
+ * Once the header records before the segments are read (after the scan: 0, nothing to do).
  */
 int rsp_reader_read_tail(struct rsp_reader *r);
 /* Bytes segment @i inflates to (whole records), once scanned or held; 0 before. */

@@ -1278,6 +1278,10 @@ struct one_pass {
 	VEC(char *) setup_warnings; /* the set-up's, told after the scan's (as in two passes) */
 };
 
+_Static_assert(sizeof(((struct one_pass *)0)->setup_warnings) ==
+		       sizeof(((struct rsp_trace *)0)->warnings),
+	       "the set-up's warnings and the trace's: one VEC of strings");
+
 bool _rsp_one_pass_fits(const struct rsp_trace *t)
 {
 	const char *env = getenv("RSP_LOAD_TWO_PASS");
@@ -1341,23 +1345,17 @@ static int one_pass_begin(struct one_pass *op)
 	op->begun = true;
 	/* the trace's start is known (window.c); its end only after the scan */
 	t->t_start = op->win.min_nonzero;
-	/* the set-up's warnings come after the scan's, as in two passes */
-	op->setup_warnings.v = t->warnings.v;
-	op->setup_warnings.n = t->warnings.n;
-	op->setup_warnings.cap = t->warnings.cap;
+	/* the set-up's warnings come after the scan's, as in two passes: the scan's so far
+	 * aside while it runs, then back in t, the set-up's aside (the same VEC type) */
+	memcpy(&op->setup_warnings, &t->warnings, sizeof(t->warnings));
 	memset(&t->warnings, 0, sizeof(t->warnings));
 	ret = _rsp_setup_finish(op->su);
 	{
-		/* swap back: the scan's so far in t, the set-up's aside */
-		char **v = t->warnings.v;
-		size_t n = t->warnings.n, cap = t->warnings.cap;
+		unsigned char tmp[sizeof(t->warnings)];
 
-		t->warnings.v = op->setup_warnings.v;
-		t->warnings.n = op->setup_warnings.n;
-		t->warnings.cap = op->setup_warnings.cap;
-		op->setup_warnings.v = v;
-		op->setup_warnings.n = n;
-		op->setup_warnings.cap = cap;
+		memcpy(tmp, &t->warnings, sizeof(tmp));
+		memcpy(&t->warnings, &op->setup_warnings, sizeof(tmp));
+		memcpy(&op->setup_warnings, tmp, sizeof(tmp));
 	}
 	if (ret || (ret = walk_init(w, t)))
 		return ret;
