@@ -513,10 +513,27 @@ static void test_shared_scan(bool late_define)
 		struct rsp_trace *c = NULL;
 		struct rsp_trace_summary sc;
 
+		/* with symbols: the set-up warns (no kallsyms), in the same place both ways */
+		struct rsp_trace_opts os = { 0 };
+		struct rsp_trace *d = NULL;
+
 		setenv("RSP_LOAD_TWO_PASS", "1", 1);
-		if (rsp_trace_open_mem(z, zlen, &o, &c, err, sizeof(err)))
+		if (rsp_trace_open_mem(z, zlen, &os, &c, err, sizeof(err)))
 			c = NULL;
 		unsetenv("RSP_LOAD_TWO_PASS");
+		if (rsp_trace_open_mem(z, zlen, &os, &d, err, sizeof(err)))
+			d = NULL;
+		if (c && d) {
+			size_t differ = rsp_trace_n_warnings(c) != rsp_trace_n_warnings(d);
+
+			for (size_t i = 0; !differ && i < rsp_trace_n_warnings(c); i++)
+				differ += strcmp(rsp_trace_warning(c, i), rsp_trace_warning(d, i)) != 0;
+			rsp_trace_get_summary(d, &sc);
+			CHECK(sc.one_pass && !differ && rsp_trace_n_warnings(d) >= 1,
+			      "the same %zu warnings in one pass and in two, in order (%zu differ)",
+			      rsp_trace_n_warnings(d), differ);
+		}
+		rsp_trace_free(d);
 		CHECK(c != NULL, "in two passes too (%s)", c ? "" : err);
 		if (c && a) {
 			rsp_trace_get_summary(c, &sc);
