@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A compressed stream in many zstd frames (rsp record's), read a frame (a
- * segment) at a time: the scan inflates each in turn into one buffer, the
- * walk holds a segment from its first record in time order to its last, and
- * a record asked for later is inflated again into a small cache.
+ * segment) at a time: loading in one pass inflates each once and holds it
+ * until its last record in time order is walked; in two passes the scan
+ * inflates each in turn into one buffer and the walk holds a segment from its
+ * first record in time order to its last; a record asked for later is
+ * inflated again into a small cache.
  */
 #include "read/reader-private.h"
 
@@ -22,12 +24,16 @@
  * rsp record ends its zstd frame at a record boundary every 256 KiB of input
  * (collector/writer.c): each frame then holds whole records and inflates on
  * its own.  Such a stream is not inflated at open.  Each frame is a
- * *segment*: the scan inflates one at a time into one buffer; loading's walk
- * inflates a segment when its first record in time order comes up and
- * drops it after its last (rsp_reader_segment_load/drop), so only the
- * segments that time order interleaves are held at once (a few MB where
- * the whole stream inflates to hundreds); a record asked for later (a
- * user-stack copy to unwind) is inflated again into a small cache.  A
+ * *segment*.  Loading in one pass inflates each once and holds it
+ * (rsp_reader_segment_hold, then its records to the scan's callback:
+ * rsp_reader_segment_records) until its last record in time order is walked;
+ * in two passes the scan inflates one at a time into one buffer and the walk
+ * inflates a segment again when its first record in time order comes up
+ * (rsp_reader_segment_load); either drops it after its last
+ * (rsp_reader_segment_drop), so only the segments that time order interleaves
+ * are held at once (tens of MB where the whole stream inflates to GB); a
+ * record asked for later (a user-stack copy to unwind) is inflated again
+ * into a small cache.  A
  * record's offset in a segment is RSP_SEG_BIT | segment << 32 | offset in
  * the segment.
  *

@@ -4,6 +4,11 @@
  *   index.c   pass 1: every record becomes a (time, file offset) entry; sorted by time
  *   setup.c   the formats and the symbolizer, on a thread beside the scan
  *   walk.c    pass 2: the records in time order, copies merged, to the builder
+ * or, for a stream in many frames (rsp record's) on two CPUs, in one pass, each
+ * frame inflated once:
+ *   walk.c    the scan (the reader's, its frames held) and the walk at once
+ *   window.c  the entries sorted within a window sliding down the file
+ * and again in two passes when the window does not fit the file (-ERESTART).
  */
 #ifndef RSP_MODEL_TIMELINE_LOAD_PRIVATE_H
 #define RSP_MODEL_TIMELINE_LOAD_PRIVATE_H

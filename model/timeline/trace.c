@@ -11,6 +11,11 @@
  *     system-wide + target), decode tracepoints by field name, intern
  *     stacks, feed the timeline builder and the symbolizer (walk.c);
  *  4. say what the file lacks (here).
+ *
+ * A stream in many frames (rsp record's) on two CPUs is loaded in one pass
+ * instead (walk.c, window.c): the scan and the walk at once, each frame
+ * inflated once, the index sorted within a window; when the file proves not
+ * to fit the window, it is opened again and loaded in two passes.
  */
 #include "timeline/load-private.h"
 
