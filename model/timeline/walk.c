@@ -1256,6 +1256,23 @@ out:
 #define ONE_PASS_AHEAD 4 /* frames the second stage inflates ahead of the scan, at most */
 #define ONE_PASS_MAX_HELD (256ull << 20) /* bytes of frames held at once, at most */
 
+/* A record of a frame the second stage read ahead (one_pass_preload()) */
+struct pre_ent {
+	uint64_t time, off;
+	uint32_t cpu;
+	bool has_time, has_cpu;
+};
+
+/* The records of a frame the second stage read ahead, for the scan to take in */
+struct pre_slot {
+	size_t seg; /* the frame, SIZE_MAX: none */
+	VEC(struct pre_ent) ent;
+	uint64_t records, misfits;
+	bool plain; /* false: a record not plain in it, the scan reads it */
+};
+
+#define ONE_PASS_SLOTS 8 /* > ONE_PASS_AHEAD + 1: a slot is free again once the scan took it */
+
 struct one_pass {
 	struct rsp_trace *t;
 	const struct rsp_trace_opts *o;
@@ -1276,6 +1293,7 @@ struct one_pass {
 	uint32_t max_cpu; /* the highest CPU a record named */
 	bool last_held; /* the last frame held: the scan is past it, at the stream's tail */
 	VEC(char *) setup_warnings; /* the set-up's, told after the scan's (as in two passes) */
+	struct pre_slot slot[ONE_PASS_SLOTS]; /* frame i's in slot i % ONE_PASS_SLOTS */
 };
 
 _Static_assert(sizeof(((struct one_pass *)0)->setup_warnings) ==
@@ -1289,6 +1307,52 @@ bool _rsp_one_pass_fits(const struct rsp_trace *t)
 	return rsp_reader_n_segments(t->reader) >= ONE_PASS_MIN_SEGMENTS &&
 	       rsp_reader_n_segments(t->reader) < UINT32_MAX && _rsp_usable_cpus() > 1 &&
 	       !(env && *env && *env != '0');
+}
+
+struct pre_ctx {
+	struct rsp_reader *rd;
+	struct pre_slot *sl;
+};
+
+/* rsp_reader_segment_records()'s callback on the second stage: a record's time and CPU. */
+static int pre_record(void *ctx, const struct rsp_record *rec)
+{
+	struct pre_ctx *pc = ctx;
+	struct rsp_sample s;
+	struct pre_ent e;
+	int ret = _rsp_record_time(pc->rd, rec->h, &s);
+
+	if (ret > 0)
+		return 0;
+	if (ret) {
+		pc->sl->misfits++;
+		return 0;
+	}
+	e.time = s.has_time ? s.time : 0;
+	e.off = rec->offset;
+	e.cpu = s.has_cpu ? s.cpu : 0;
+	e.has_time = s.has_time;
+	e.has_cpu = s.has_cpu;
+	return vec_push(&pc->sl->ent, e) ? 0 : -ENOMEM;
+}
+
+/*
+ * The second stage, a frame inflated ahead: its records read too (what the
+ * scan's callback reads of each: one_pass_record()), into its slot, so that
+ * the scan, the busier stage, only takes them in.
+ */
+static void pre_read(struct one_pass *op, size_t s)
+{
+	struct pre_slot *sl = &op->slot[s % ONE_PASS_SLOTS];
+	struct pre_ctx pc = { op->w.rd, sl };
+	int ret;
+
+	sl->ent.n = 0;
+	sl->misfits = 0;
+	ret = rsp_reader_segment_records(op->w.rd, s, pre_record, &pc, &sl->records);
+	/* not plain, or no memory: the scan reads the frame itself */
+	sl->plain = ret == 0;
+	sl->seg = s;
 }
 
 /* The second stage, waiting for ops: inflate the frame the scan comes to next. */
@@ -1306,6 +1370,8 @@ static bool one_pass_preload(struct walk *w)
 	if (__atomic_compare_exchange_n(&w->seg_state[s], &st, SEG_LOADING, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		st = rsp_reader_segment_hold(w->rd, s, 1) ? SEG_FAILED : SEG_HELD;
+		if (st == SEG_HELD)
+			pre_read(op, s);
 		__atomic_store_n(&w->seg_state[s], st, __ATOMIC_RELEASE);
 	}
 	return true;
@@ -1441,49 +1507,90 @@ static int one_pass_close(struct one_pass *op, bool last)
 	return 0;
 }
 
+/* @n more records seen, the last at @off: progress now and then; -ECANCELED if cancelled. */
+static int one_pass_count(struct one_pass *op, uint64_t n, uint64_t off)
+{
+	uint64_t before = op->n, at;
+
+	op->n += n;
+	if (op->n / PROGRESS_EVERY == before / PROGRESS_EVERY || !op->o)
+		return 0;
+	if (_rsp_load_cancelled(op->o))
+		return -ECANCELED;
+	at = rsp_reader_file_offset(op->t->reader, off);
+	if (op->o->progress && op->size)
+		op->o->progress(at < op->size ? (double)at / op->size : 1.0, op->o->progress_ctx);
+	return 0;
+}
+
+/* A record of the scan into the window: its time (@has_time) and CPU (@has_cpu) at @off. */
+static int one_pass_entry(struct one_pass *op, uint64_t time, bool has_time, uint32_t cpu,
+			  bool has_cpu, uint64_t off)
+{
+	long seg;
+	int ret;
+
+	if (has_cpu && cpu < 4096 && cpu >= op->max_cpu) {
+		op->max_cpu = cpu;
+		if (op->begun && cpu >= op->t->nr_cpus)
+			return -ERESTART; /* a CPU the header did not count: t->nr_cpus would differ */
+	}
+	ret = _rsp_window_add(&op->win, has_time ? time : op->last_time, off);
+	if (ret)
+		return ret;
+	if (has_time && time)
+		op->last_time = time;
+	op->group_open = true;
+	seg = rsp_reader_segment_of(off);
+	if (seg >= 0 && (size_t)seg < op->n_segs)
+		op->w.seg_left[seg]++;
+	return 0;
+}
+
+/* A record that does not fit its event's layout, skipped (as the two passes' scan does). */
+static void one_pass_misfit(struct rsp_trace *t)
+{
+	t->n_records++;
+	trace_warn(t, "records that do not fit their event's layout were skipped");
+}
+
 /* The scan's callback: a record into the window (as _rsp_index_record() into the index). */
 static int one_pass_record(void *ctx, const struct rsp_record *rec)
 {
 	struct one_pass *op = ctx;
-	struct rsp_trace *t = op->t;
 	struct rsp_sample s;
-	long seg;
 	int ret;
 
 	if (op->stop)
 		return op->stop;
-	if (++op->n % PROGRESS_EVERY == 0 && op->o) {
-		uint64_t at = rsp_reader_file_offset(t->reader, rec->offset);
-
-		if (_rsp_load_cancelled(op->o))
-			return -ECANCELED;
-		if (op->o->progress && op->size)
-			op->o->progress(at < op->size ? (double)at / op->size : 1.0,
-					op->o->progress_ctx);
-	}
-	ret = _rsp_record_time(t->reader, rec->h, &s);
+	if ((ret = one_pass_count(op, 1, rec->offset)))
+		return ret;
+	ret = _rsp_record_time(op->t->reader, rec->h, &s);
 	if (ret > 0)
 		return 0;
 	if (ret) {
-		t->n_records++;
-		trace_warn(t, "records that do not fit their event's layout were skipped");
+		one_pass_misfit(op->t);
 		return 0;
 	}
-	if (s.has_cpu && s.cpu < 4096 && s.cpu >= op->max_cpu) {
-		op->max_cpu = s.cpu;
-		if (op->begun && s.cpu >= t->nr_cpus)
-			return -ERESTART; /* a CPU the header did not count: t->nr_cpus would differ */
+	return one_pass_entry(op, s.time, s.has_time, s.cpu, s.has_cpu, rec->offset);
+}
+
+/* The records of frame @i the second stage read (pre_read()), taken in as the callback would. */
+static int one_pass_take(struct one_pass *op, const struct pre_slot *sl, size_t i,
+			 uint64_t *n_records)
+{
+	int ret;
+
+	for (size_t k = 0; k < sl->ent.n; k++) {
+		const struct pre_ent *e = &sl->ent.v[k];
+
+		if ((ret = one_pass_entry(op, e->time, e->has_time, e->cpu, e->has_cpu, e->off)))
+			return ret;
 	}
-	ret = _rsp_window_add(&op->win, s.has_time ? s.time : op->last_time, rec->offset);
-	if (ret)
-		return ret;
-	if (s.has_time && s.time)
-		op->last_time = s.time;
-	op->group_open = true;
-	seg = rsp_reader_segment_of(rec->offset);
-	if (seg >= 0 && (size_t)seg < op->n_segs)
-		op->w.seg_left[seg]++;
-	return 0;
+	for (uint64_t k = 0; k < sl->misfits; k++)
+		one_pass_misfit(op->t);
+	*n_records = sl->records;
+	return one_pass_count(op, sl->records, RSP_SEG_BIT | (uint64_t)i << 32);
 }
 
 /* rsp_scan_hooks.segment: frame @i inflated once, held, its records into the window. */
@@ -1491,6 +1598,7 @@ static int one_pass_segment(void *ctx, size_t i, uint64_t *n_records)
 {
 	struct one_pass *op = ctx;
 	struct walk *w = &op->w;
+	struct pre_slot *sl;
 	uint8_t st = 0;
 	int ret;
 
@@ -1519,7 +1627,14 @@ static int one_pass_segment(void *ctx, size_t i, uint64_t *n_records)
 		__atomic_store_n(&w->seg_state[i], 0, __ATOMIC_RELEASE);
 		return 0;
 	}
-	ret = rsp_reader_segment_records(w->rd, i, one_pass_record, op, n_records);
+	sl = &op->slot[i % ONE_PASS_SLOTS];
+	if (sl->seg == i) {
+		/* read ahead by the second stage */
+		sl->seg = SIZE_MAX;
+		ret = sl->plain ? one_pass_take(op, sl, i, n_records) : -EAGAIN;
+	} else {
+		ret = rsp_reader_segment_records(w->rd, i, one_pass_record, op, n_records);
+	}
 	if (ret == -EAGAIN) {
 		/* a record not plain in it (none was given): the scan reads it */
 		rsp_reader_segment_drop(w->rd, i);
@@ -1596,6 +1711,8 @@ static void one_pass_free(struct one_pass *op)
 	one_pass_stop(op, true);
 	walk_free(&op->w, &op->q, op->n_segs);
 	_rsp_window_free(&op->win);
+	for (size_t k = 0; k < ONE_PASS_SLOTS; k++)
+		vec_free(&op->slot[k].ent);
 	for (size_t i = 0; i < op->setup_warnings.n; i++)
 		free(op->setup_warnings.v[i]);
 	vec_free(&op->setup_warnings);
@@ -1621,6 +1738,8 @@ int _rsp_one_pass(struct rsp_trace *t, const struct rsp_trace_opts *o, struct se
 	op->w.rd = t->reader;
 	op->n_segs = rsp_reader_n_segments(t->reader);
 	_rsp_window_init(&op->win);
+	for (size_t k = 0; k < ONE_PASS_SLOTS; k++)
+		op->slot[k].seg = SIZE_MAX;
 	op->w.seg_state = calloc(op->n_segs, sizeof(*op->w.seg_state));
 	op->w.seg_left = calloc(op->n_segs, sizeof(*op->w.seg_left));
 	if (!op->w.seg_state || !op->w.seg_left) {

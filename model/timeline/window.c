@@ -142,8 +142,8 @@ int _rsp_window_close(struct window *wn, bool last, size_t *first, size_t *n)
 
 	*first = wn->head;
 	*n = 0;
-	/* what the last call gave is done: move the rest to the front, now and then */
-	if (wn->head && wn->head * 2 >= wn->pend.n) {
+	/* what the last call gave is done: move the rest to the front once it is a fifth */
+	if (wn->head >= 4096 && wn->head >= 4 * (wn->pend.n - wn->head)) {
 		memmove(wn->pend.v, wn->pend.v + wn->head,
 			(wn->pend.n - wn->head) * sizeof(*wn->pend.v));
 		wn->pend.n -= wn->head;
