@@ -249,6 +249,7 @@ static int seg_inflate(const struct rsp_reader *r, ZSTD_DCtx **dc, const struct 
  */
 #define SEG_WARM (1u << 20)
 #define SEG_TRIM (16u << 20) /* pages of a larger segment are given back after it */
+#define SEG_HOLD_MIN (64u << 10) /* bytes: a buffer to hold a segment not scanned yet, at least */
 
 static int seg_scan_buffer(struct segs *zs)
 {
@@ -267,6 +268,16 @@ static int seg_scan_buffer(struct segs *zs)
 	zs->scan_cap = zs->limit;
 	_rsp_warm(zs->scan, zs->scan_cap < SEG_WARM ? zs->scan_cap : SEG_WARM);
 	return 0;
+}
+
+/* The size a buffer to hold a segment not scanned yet starts from: at least @len. */
+static void hold_cap_at_least(struct segs *zs, uint64_t len)
+{
+	uint64_t was = __atomic_load_n(&zs->hold_cap, __ATOMIC_RELAXED);
+
+	while (len > was && !__atomic_compare_exchange_n(&zs->hold_cap, &was, len, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 bool _rsp_reader_defining_type(uint32_t type)
@@ -332,6 +343,7 @@ int _rsp_segs_scan_inflate(struct rsp_reader *r, size_t i, const unsigned char *
 	*buf = zs->scan;
 	whole = whole_records(zs->scan, len);
 	zs->v[i].len = whole;
+	hold_cap_at_least(zs, whole);
 	zs->scan_used = len;
 	*n = whole;
 	return ret ? ret : whole < len ? -EINVAL : 0;
@@ -475,10 +487,20 @@ int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
 	if (zs->n_pool)
 		b = zs->pool[--zs->n_pool];
 	pthread_mutex_unlock(&zs->pool_lock);
+	/*
+	 * a buffer of the pool if it holds the largest segment held so far, else
+	 * one a quarter larger (rsp record's frames vary little), 64 KiB at least,
+	 * warm (its pages mapped); a segment that does not fit: again, in one twice
+	 * the size
+	 */
 	want = __atomic_load_n(&zs->hold_cap, __ATOMIC_RELAXED);
-	if (want < SEG_WARM)
-		want = SEG_WARM;
+	if (want < SEG_HOLD_MIN)
+		want = SEG_HOLD_MIN;
+	if (b.cap < want)
+		want += want / 4;
 	for (;;) {
+		if (want > zs->limit)
+			want = zs->limit;
 		if (b.cap < want) {
 			free(b.p);
 			b.cap = want;
@@ -489,7 +511,8 @@ int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
 		ret = seg_inflate(r, &zs->dc_load[who & 1], z, b.p, b.cap, &len);
 		if (ret != -EFBIG || b.cap >= zs->limit)
 			break;
-		want = b.cap * 2 < zs->limit ? b.cap * 2 : zs->limit;
+		__atomic_fetch_sub(&zs->inflated, 1, __ATOMIC_RELAXED); /* not a whole one */
+		want = b.cap * 2;
 	}
 	if (!ret && whole_records(b.p, len) < len)
 		ret = -EINVAL;
@@ -497,10 +520,7 @@ int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
 		free(b.p);
 		return ret == -ENOMEM ? ret : -EINVAL;
 	}
-	while (len > (want = __atomic_load_n(&zs->hold_cap, __ATOMIC_RELAXED)) &&
-	       !__atomic_compare_exchange_n(&zs->hold_cap, &want, len, false, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED))
-		;
+	hold_cap_at_least(zs, len);
 	z->len = len;
 	z->cap = b.cap;
 	__atomic_store_n(&z->buf, b.p, __ATOMIC_RELEASE);
