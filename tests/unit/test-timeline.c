@@ -553,6 +553,91 @@ static void test_shared_scan(bool late_define)
 	synth_free(s);
 }
 
+/* Loading's progress, as told: how many times, whether it went back, the last fraction. */
+struct told {
+	int n, back;
+	double last;
+	volatile int cancel;
+	int cancel_at; /* set the cancel flag at this call (0: never) */
+};
+
+static void told_progress(double f, void *ctx)
+{
+	struct told *tl = ctx;
+
+	tl->back += f < tl->last || f < 0 || f > 1;
+	tl->last = f;
+	if (++tl->n == tl->cancel_at)
+		tl->cancel = 1;
+}
+
+/*
+ * Progress and cancel while loading a stream of many frames in one pass, in
+ * two passes, and in one that starts again in two (a record older than the
+ * window): the fraction never goes back; a cancel stops the load with one
+ * line.
+ */
+static void test_one_pass_progress(void)
+{
+	struct synth_opts so = { 0 };
+	struct synth *s = synth_new(&so), *late = synth_new(&so);
+	unsigned char *z = NULL, *zl = NULL;
+	const void *buf;
+	size_t len, zlen = 0, zllen = 0;
+
+	/* 150 k records (progress every 64 k) in frames of 16 KiB, ~900 of them */
+	for (size_t i = 0; i < 150000; i++) {
+		uint64_t t0 = US(1000) + i * 100000;
+
+		synth_switch(s, i % 2, t0, 0, "swapper", 0, 100 + (int)(i % 7), "a");
+		synth_switch(late, i % 2, i == 100000 ? US(1000) : t0, 0, "swapper", 0,
+			     100 + (int)(i % 7), "a");
+		if (i % 1000 == 999) {
+			synth_round(s);
+			synth_round(late);
+		}
+	}
+	buf = synth_finish(s, &len);
+	z = synth_compress_framed(buf, len, 8 << 10, 16 << 10, false, &zlen);
+	buf = synth_finish(late, &len);
+	zl = synth_compress_framed(buf, len, 8 << 10, 16 << 10, false, &zllen);
+	for (int way = 0; way < 3 && z && zl; way++) {
+		static const char *const ways[] = { "in one pass", "in two passes",
+						    "in one pass, then two" };
+		struct told tl = { 0 };
+		struct rsp_trace_opts o = { .no_symbols = true, .progress = told_progress,
+					    .progress_ctx = &tl, .cancel = &tl.cancel };
+		struct rsp_trace *t = NULL;
+		struct rsp_trace_summary sum;
+		char err[256] = "";
+		int ret;
+
+		if (way == 1)
+			setenv("RSP_LOAD_TWO_PASS", "1", 1);
+		ret = rsp_trace_open_mem(way == 2 ? zl : z, way == 2 ? zllen : zlen, &o, &t, err,
+					 sizeof(err));
+		if (t)
+			rsp_trace_get_summary(t, &sum);
+		CHECK(ret == 0 && t && sum.one_pass == (way == 0) && tl.n >= 2 && !tl.back,
+		      "%s: progress told %d times, never back (%d back, last %.2f; %s)", ways[way],
+		      tl.n, tl.back, tl.last, ret ? err : "");
+		rsp_trace_free(t);
+		t = NULL;
+		memset(&tl, 0, sizeof(tl));
+		tl.cancel_at = 1;
+		ret = rsp_trace_open_mem(way == 2 ? zl : z, way == 2 ? zllen : zlen, &o, &t, err,
+					 sizeof(err));
+		CHECK(ret == -ECANCELED && !t && !strcmp(err, "loading cancelled"),
+		      "%s: cancelled at the first progress: %d (%s)", ways[way], ret, err);
+		rsp_trace_free(t);
+		unsetenv("RSP_LOAD_TWO_PASS");
+	}
+	free(z);
+	free(zl);
+	synth_free(s);
+	synth_free(late);
+}
+
 /*
  * A long trace (over the 65 536 records from which loading reads on one
  * thread and builds on another): a ping-pong of N rounds on two CPUs, each
@@ -1268,6 +1353,7 @@ int main(void)
 {
 	test_sort_index();
 	test_window();
+	test_one_pass_progress();
 	test_frame_names();
 	test_pingpong();
 	test_scrambled();
