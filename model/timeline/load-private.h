@@ -107,12 +107,14 @@ struct window {
 	bool given_any;
 	struct idx *tmp; /* merging's */
 	size_t tmp_cap;
+	size_t max_entries; /* waiting at most (WINDOW_MAX_ENTRIES; a test's fewer) */
 };
 
 static inline void _rsp_window_init(struct window *wn)
 {
 	memset(wn, 0, sizeof(*wn));
 	wn->group_min = UINT64_MAX;
+	wn->max_entries = WINDOW_MAX_ENTRIES;
 	for (size_t k = 0; k < WINDOW_GROUPS; k++)
 		wn->mins[k] = UINT64_MAX;
 }

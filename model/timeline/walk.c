@@ -1604,6 +1604,8 @@ static int one_pass_segment(void *ctx, size_t i, uint64_t *n_records)
 
 	if (op->stop)
 		return op->stop;
+	if (_rsp_load_cancelled(op->o))
+		return -ECANCELED; /* asked at every frame, not only with progress */
 	/* the group before (a frame the scan read, records between frames) ends */
 	if ((ret = one_pass_close(op, false)))
 		return ret;

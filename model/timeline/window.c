@@ -36,7 +36,7 @@ int _rsp_window_add(struct window *wn, uint64_t time, uint64_t off)
 
 	if (wn->given_any && time < wn->given_max)
 		return -ERESTART; /* older than one given: the bet is lost */
-	if (wn->pend.n - wn->head >= WINDOW_MAX_ENTRIES)
+	if (wn->pend.n - wn->head >= wn->max_entries)
 		return -ERESTART; /* the window would grow past its bound */
 	if (!vec_push(&wn->pend, e))
 		return -ENOMEM;
