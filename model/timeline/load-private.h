@@ -93,7 +93,7 @@ int _rsp_sort_index(struct idx **v, size_t n, uint64_t base);
  * older than one given (the bet lost) or a window past WINDOW_MAX_ENTRIES:
  * -ERESTART, and the load starts again in two passes.
  */
-#define WINDOW_GROUPS 64
+#define WINDOW_GROUPS 32
 #define WINDOW_MAX_ENTRIES (1u << 22) /* 64 MiB of entries */
 
 struct window {

@@ -1253,7 +1253,7 @@ static void test_window(void)
 	check_window(3000, 3, 40, 1000, 7, 5); /* given all at the end */
 
 	/* time 0 (synthesized before the trace) first, then in order; nothing given until
-	 * the trace's start is known and 64 groups are read */
+	 * the trace's start is known and WINDOW_GROUPS groups are read */
 	for (n = 0; n < 10000; n++)
 		v[n] = (struct idx){ n < 100 ? 0 : 5000 + n - 100, n };
 	{
@@ -1270,8 +1270,8 @@ static void test_window(void)
 				given += k;
 			}
 		}
-		/* the first time 0's group leaves the last 64 at the 65th; then the 100th gives
-		 * up to the oldest of the 37th */
+		/* the first time 0's group leaves the last WINDOW_GROUPS at the one after; then
+		 * the 100th gives up to the oldest of the (100 - WINDOW_GROUPS + 1)th */
 		CHECK(groups_before == WINDOW_GROUPS + 1 && wn.min_nonzero == 5000 &&
 			      given == 100 + (100 - WINDOW_GROUPS - 1) * 100 + 1,
 		      "the first entries given after %zu groups (%d), %zu of %zu", groups_before,
