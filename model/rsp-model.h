@@ -79,6 +79,9 @@ struct rsp_trace_summary {
 	size_t segments;
 	uint64_t segments_inflated;
 	size_t segments_shared; /* of them, scanned by a second thread beside the first */
+	/* loaded in one pass: each frame inflated once, the walk beside the scan (else two
+	 * passes: the scan, then the walk) */
+	bool one_pass;
 	/* sched:sched_switch recorded: when threads ran and waited is known (false:
 	 * CPU samples only, as perf record -g; every thread's state is unknown) */
 	bool have_sched;

@@ -69,6 +69,10 @@ struct rsp_reader {
 	struct prefault *prefault; /* the file's pages, mapped ahead of the scan */
 	uint64_t data_start, data_end;
 	bool scanned;
+	/* the records from here to the end (after the last segment) were read ahead:
+	 * rsp_reader_read_tail() */
+	uint64_t tail_from;
+	bool tail_read;
 	/* during rsp_reader_scan_shared(): its hooks */
 	const struct rsp_scan_hooks *hooks;
 	void *hooks_ctx;

@@ -315,8 +315,13 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 			    "not a valid perf.data stream: first record has type %u", h->type);
 		return SCAN_STOP;
 	}
-	if (!r->scanned && _rsp_reader_defining_type(h->type))
+	if (r->tail_read && !(off & RSP_SEG_BIT) && off >= r->tail_from) {
+		/* build ids read ahead (rsp_reader_read_tail()): not again */
+		if (h->type == RSP_PF_RECORD_HEADER_BUILD_ID)
+			goto absorbed;
+	} else if (!r->scanned && _rsp_reader_defining_type(h->type)) {
 		defining(r);
+	}
 	switch (h->type) {
 	case RSP_PF_RECORD_HEADER_ATTR:
 		if (!r->scanned) {
@@ -398,6 +403,7 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 	default:
 		break;
 	}
+absorbed:
 	r->info.n_records++;
 	if (fn) {
 		struct rsp_record rec = { h, off };
@@ -450,6 +456,31 @@ static int scan_segment(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *
 		return SCAN_CUT;
 	}
 	return SCAN_ON;
+}
+
+int rsp_reader_read_tail(struct rsp_reader *r)
+{
+	struct perf_event_header h;
+	uint64_t from, off, skip;
+	size_t n = rsp_reader_n_segments(r);
+
+	if (r->scanned || r->tail_read)
+		return 0; /* the scan read it, or this did */
+	if (!n)
+		return -EAGAIN;
+	from = _rsp_segs_end(r, n - 1);
+	for (off = from; off < r->data_end; off += h.size + skip)
+		if (!_rsp_reader_top_record(r, off, &h, &skip) || h.size < sizeof(h) ||
+		    (_rsp_reader_defining_type(h.type) && h.type != RSP_PF_RECORD_HEADER_BUILD_ID))
+			return -EAGAIN; /* cut, or another record that defines the stream */
+	for (off = from; off < r->data_end; off += h.size + skip) {
+		_rsp_reader_top_record(r, off, &h, &skip);
+		if (h.type == RSP_PF_RECORD_HEADER_BUILD_ID)
+			_rsp_reader_parse_build_ids(r, r->buf + off, r->buf + off + h.size);
+	}
+	r->tail_from = from;
+	r->tail_read = true;
+	return 0;
 }
 
 int rsp_reader_scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err, size_t errlen)

@@ -177,6 +177,31 @@ uint64_t rsp_reader_file_offset(const struct rsp_reader *r, uint64_t offset);
  */
 int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who);
 void rsp_reader_segment_drop(struct rsp_reader *r, size_t i);
+/*
+ * Loading in one pass (timeline/walk.c): segment @i, not scanned yet,
+ * inflated once and held for the walk; its records are then given to @fn
+ * (rsp_reader_segment_records()) in the scan's place (rsp_scan_hooks.segment
+ * returns 1).  Hold: 0, -ENOMEM, or -EINVAL (broken or cut: let the scan
+ * read it).  Records: 0 and *@n_records; -EAGAIN if one is not plain (one
+ * that defines the stream or carries a payload after it: let the scan read
+ * the segment; none was given); or what @fn returned.  Two threads may hold
+ * different segments at once (@who 0 or 1, as rsp_reader_segment_load()).
+ */
+int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who);
+int rsp_reader_segment_records(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *ctx,
+			       uint64_t *n_records);
+/*
+ * Loading in one pass: the records after the stream's last segment read
+ * before the scan comes to them, when they are build ids and records that
+ * define nothing (rsp record writes its build ids last, and the walk begins
+ * before the scan ends): the build ids taken in now, not again when the scan
+ * comes to them, nor told to rsp_scan_hooks.defining then.  0; -EAGAIN: the
+ * tail is cut or holds another record that defines the stream (nothing read).
+ * Once the header records before the segments are read (after the scan: 0, nothing to do).
+ */
+int rsp_reader_read_tail(struct rsp_reader *r);
+/* Bytes segment @i inflates to (whole records), once scanned or held; 0 before. */
+uint64_t rsp_reader_segment_size(const struct rsp_reader *r, size_t i);
 /* Free the buffers dropped segments leave for the next loads (after loading). */
 void rsp_reader_segments_trim(struct rsp_reader *r);
 

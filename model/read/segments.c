@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A compressed stream in many zstd frames (rsp record's), read a frame (a
- * segment) at a time: the scan inflates each in turn into one buffer, the
- * walk holds a segment from its first record in time order to its last, and
- * a record asked for later is inflated again into a small cache.
+ * segment) at a time: loading in one pass inflates each once and holds it
+ * until its last record in time order is walked; in two passes the scan
+ * inflates each in turn into one buffer and the walk holds a segment from its
+ * first record in time order to its last; a record asked for later is
+ * inflated again into a small cache.
  */
 #include "read/reader-private.h"
 
@@ -22,12 +24,16 @@
  * rsp record ends its zstd frame at a record boundary every 256 KiB of input
  * (collector/writer.c): each frame then holds whole records and inflates on
  * its own.  Such a stream is not inflated at open.  Each frame is a
- * *segment*: the scan inflates one at a time into one buffer; loading's walk
- * inflates a segment when its first record in time order comes up and
- * drops it after its last (rsp_reader_segment_load/drop), so only the
- * segments that time order interleaves are held at once (a few MB where
- * the whole stream inflates to hundreds); a record asked for later (a
- * user-stack copy to unwind) is inflated again into a small cache.  A
+ * *segment*.  Loading in one pass inflates each once and holds it
+ * (rsp_reader_segment_hold, then its records to the scan's callback:
+ * rsp_reader_segment_records) until its last record in time order is walked;
+ * in two passes the scan inflates one at a time into one buffer and the walk
+ * inflates a segment again when its first record in time order comes up
+ * (rsp_reader_segment_load); either drops it after its last
+ * (rsp_reader_segment_drop), so only the segments that time order interleaves
+ * are held at once (tens of MB where the whole stream inflates to GB); a
+ * record asked for later (a user-stack copy to unwind) is inflated again
+ * into a small cache.  A
  * record's offset in a segment is RSP_SEG_BIT | segment << 32 | offset in
  * the segment.
  *
@@ -79,6 +85,7 @@ struct segs {
 	} cache[SEG_CACHE];
 	uint64_t tick;
 	uint64_t inflated; /* segments inflated (any thread: atomic), for tests and tuning */
+	uint64_t hold_cap; /* the largest segment held before it was scanned (atomic): a size to try */
 };
 
 /*
@@ -242,6 +249,7 @@ static int seg_inflate(const struct rsp_reader *r, ZSTD_DCtx **dc, const struct 
  */
 #define SEG_WARM (1u << 20)
 #define SEG_TRIM (16u << 20) /* pages of a larger segment are given back after it */
+#define SEG_HOLD_MIN (64u << 10) /* bytes: a buffer to hold a segment not scanned yet, at least */
 
 static int seg_scan_buffer(struct segs *zs)
 {
@@ -260,6 +268,16 @@ static int seg_scan_buffer(struct segs *zs)
 	zs->scan_cap = zs->limit;
 	_rsp_warm(zs->scan, zs->scan_cap < SEG_WARM ? zs->scan_cap : SEG_WARM);
 	return 0;
+}
+
+/* The size a buffer to hold a segment not scanned yet starts from: at least @len. */
+static void hold_cap_at_least(struct segs *zs, uint64_t len)
+{
+	uint64_t was = __atomic_load_n(&zs->hold_cap, __ATOMIC_RELAXED);
+
+	while (len > was && !__atomic_compare_exchange_n(&zs->hold_cap, &was, len, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 bool _rsp_reader_defining_type(uint32_t type)
@@ -325,6 +343,7 @@ int _rsp_segs_scan_inflate(struct rsp_reader *r, size_t i, const unsigned char *
 	*buf = zs->scan;
 	whole = whole_records(zs->scan, len);
 	zs->v[i].len = whole;
+	hold_cap_at_least(zs, whole);
 	zs->scan_used = len;
 	*n = whole;
 	return ret ? ret : whole < len ? -EINVAL : 0;
@@ -443,6 +462,105 @@ int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who)
 	z->cap = b.cap;
 	__atomic_store_n(&z->buf, b.p, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/*
+ * Loading in one pass: segment @i, not scanned yet, inflated into a buffer
+ * of the walk's pool (one as large as the largest held so far; a larger one
+ * if it does not fit) and held.  0; -EINVAL: broken, or not whole records
+ * (let the scan read it and say so); -ENOMEM.
+ */
+int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
+{
+	struct segs *zs = r->zs;
+	struct seg *z;
+	struct segbuf b = { 0 };
+	uint64_t len = 0, want;
+	int ret;
+
+	if (!zs || i >= zs->n)
+		return -EINVAL;
+	z = &zs->v[i];
+	if (z->buf)
+		return 0;
+	pthread_mutex_lock(&zs->pool_lock);
+	if (zs->n_pool)
+		b = zs->pool[--zs->n_pool];
+	pthread_mutex_unlock(&zs->pool_lock);
+	/*
+	 * a buffer of the pool if it holds the largest segment held so far, else
+	 * one a quarter larger (rsp record's frames vary little), 64 KiB at least;
+	 * a segment that does not fit: again, in one twice the size.  Not mapped
+	 * ahead: the pages a buffer holds are those its segments filled (a buffer
+	 * goes round the pool; mapped whole, the slack of the largest segment's
+	 * size in each of the ~40 held was 10 MB of a 1.3 M record file)
+	 */
+	want = __atomic_load_n(&zs->hold_cap, __ATOMIC_RELAXED);
+	if (want < SEG_HOLD_MIN)
+		want = SEG_HOLD_MIN;
+	if (b.cap < want)
+		want += want / 4;
+	for (;;) {
+		if (want > zs->limit)
+			want = zs->limit;
+		if (b.cap < want) {
+			free(b.p);
+			b.cap = want;
+			b.p = malloc(b.cap);
+			if (!b.p)
+				return -ENOMEM;
+		}
+		ret = seg_inflate(r, &zs->dc_load[who & 1], z, b.p, b.cap, &len);
+		if (ret != -EFBIG || b.cap >= zs->limit)
+			break;
+		__atomic_fetch_sub(&zs->inflated, 1, __ATOMIC_RELAXED); /* not a whole one */
+		want = b.cap * 2;
+	}
+	if (!ret && whole_records(b.p, len) < len)
+		ret = -EINVAL;
+	if (ret) {
+		free(b.p);
+		return ret == -ENOMEM ? ret : -EINVAL;
+	}
+	hold_cap_at_least(zs, len);
+	z->len = len;
+	z->cap = b.cap;
+	__atomic_store_n(&z->buf, b.p, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int rsp_reader_segment_records(struct rsp_reader *r, size_t i, rsp_record_fn fn, void *ctx,
+			       uint64_t *n_records)
+{
+	struct segs *zs = r->zs;
+	const unsigned char *buf;
+	struct perf_event_header h;
+	uint64_t p, n = 0, skip, len;
+	int ret;
+
+	*n_records = 0;
+	if (!zs || i >= zs->n || !(buf = zs->v[i].buf))
+		return -EINVAL;
+	len = zs->v[i].len;
+	/* every record plain and in place first: none is given otherwise */
+	for (p = 0; p < len; p += h.size, n++)
+		if ((p & 7) || !_rsp_record_span(buf + p, len - p, &h, &skip) || skip ||
+		    !plain_type(h.type))
+			return -EAGAIN;
+	for (p = 0; p < len; p += ((const struct perf_event_header *)(buf + p))->size) {
+		struct rsp_record rec = { (const void *)(buf + p),
+					  RSP_SEG_BIT | (uint64_t)i << 32 | p };
+
+		if ((ret = fn(ctx, &rec)))
+			return ret;
+	}
+	*n_records = n;
+	return 0;
+}
+
+uint64_t rsp_reader_segment_size(const struct rsp_reader *r, size_t i)
+{
+	return r->zs && i < r->zs->n ? r->zs->v[i].len : 0;
 }
 
 void rsp_reader_segments_trim(struct rsp_reader *r)

@@ -88,6 +88,10 @@ struct builder {
 	VEC(struct bthread) bt;
 	/* flushes: issued at sector 0, completed at sector -1, matched in order */
 	VEC(uint32_t) flushes;
+	/* loading in one pass: the trace's end is known at the end only; the lost
+	 * spans that last to it (t->lost's indexes) are ended then */
+	bool end_later;
+	VEC(uint32_t) at_end;
 };
 
 static inline struct thread *TH(struct builder *b, uint32_t i)

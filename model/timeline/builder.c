@@ -396,7 +396,13 @@ void builder_free(struct builder *b)
 	free(b->sock_ht);
 	vec_free(&b->bt);
 	vec_free(&b->flushes);
+	vec_free(&b->at_end);
 	free(b);
+}
+
+void builder_end_later(struct builder *b)
+{
+	b->end_later = true;
 }
 
 struct product builder_last_product(const struct builder *b)
@@ -702,6 +708,12 @@ void builder_lost_type(struct builder *b, uint64_t t, uint32_t cpu, int32_t attr
 		 * the whole recording is uncertain for this type */
 		ls.start = b->t->t_start;
 		ls.end = b->t->t_end > ls.start ? b->t->t_end : ls.start;
+		if (b->end_later) {
+			uint32_t at = (uint32_t)b->t->lost.n;
+
+			ls.end = ls.start; /* till builder_finish() */
+			vec_push(&b->at_end, at);
+		}
 	}
 	ls.lost = n;
 	ls.attr = attr;
@@ -714,6 +726,13 @@ void builder_finish(struct builder *b)
 {
 	uint64_t end = b->t->t_end;
 
+	/* the spans of an unknown time that last to the end, now that it is known */
+	for (size_t i = 0; i < b->at_end.n; i++)
+		if (b->at_end.v[i] < b->t->lost.n) {
+			struct lost_span *ls = &b->t->lost.v[b->at_end.v[i]];
+
+			ls->end = end > ls->start ? end : ls->start;
+		}
 	/* a shed span still open at the end (a recorder killed): it lasted to the end */
 	for (size_t i = 0; i < b->t->lost.n; i++)
 		if (b->t->lost.v[i].open && b->t->lost.v[i].start <= end)

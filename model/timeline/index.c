@@ -30,8 +30,8 @@ static bool progress_at(struct scan *sc, uint64_t off)
  * The time (and CPU) of a record the index keeps: 0; 1 for a record it does
  * not keep; -errno for one that does not fit its event's layout.
  */
-static int record_time(struct rsp_reader *r, const struct perf_event_header *h,
-		       struct rsp_sample *s)
+int _rsp_record_time(struct rsp_reader *r, const struct perf_event_header *h,
+		     struct rsp_sample *s)
 {
 	int ret;
 
@@ -68,7 +68,7 @@ int _rsp_index_record(void *ctx, const struct rsp_record *rec)
 		_rsp_setup_start(sc->su);
 	if (++sc->n % PROGRESS_EVERY == 0 && sc->o && !progress_at(sc, rec->offset))
 		return -ECANCELED;
-	ret = record_time(sc->t->reader, rec->h, &s);
+	ret = _rsp_record_time(sc->t->reader, rec->h, &s);
 	if (ret > 0)
 		return 0;
 	if (ret) {
@@ -401,7 +401,7 @@ static int side_record(void *ctx, const struct rsp_record *rec)
 	struct side_seg *g = &ss->seg[ss->cur];
 	struct side_ent e;
 	struct rsp_sample s;
-	int ret = record_time(ss->sc->t->reader, rec->h, &s);
+	int ret = _rsp_record_time(ss->sc->t->reader, rec->h, &s);
 
 	if (ret > 0)
 		return 0;

@@ -43,6 +43,7 @@ void rsp_trace_get_summary(const struct rsp_trace *t, struct rsp_trace_summary *
 	o->segments = rsp_reader_n_segments(t->reader);
 	o->segments_inflated = rsp_reader_n_inflated(t->reader);
 	o->segments_shared = t->n_segs_shared;
+	o->one_pass = t->one_pass;
 	o->dropped_samples = t->n_samples_dropped;
 	o->broken_chains = t->n_broken_chains;
 	o->wakeups = t->n_wakeups;

@@ -262,6 +262,7 @@ struct rsp_trace {
 	uint32_t nr_cpus;
 	uint64_t n_events, n_records, n_inferred, n_dup_merged, n_samples_dropped;
 	size_t n_segs_shared; /* segments a second thread scanned (index.c) */
+	bool one_pass; /* loaded in one pass (walk.c) */
 	uint64_t n_runs_placed; /* inferred runs placed by the CPU time sched_stat_runtime gave */
 	uint64_t n_broken_chains;
 	uint64_t n_wakeups, n_wakeups_unlinked; /* voluntary sleeps ended; of them without a waking */
@@ -307,6 +308,8 @@ void builder_lost(struct builder *b, uint64_t time, uint32_t cpu, uint64_t n, in
 void builder_lost_type(struct builder *b, uint64_t time, uint32_t cpu, int32_t attr, uint64_t n,
 		       bool begin);
 void builder_finish(struct builder *b);
+/* Loading in one pass: t->t_end is set only before builder_finish(). */
+void builder_end_later(struct builder *b);
 
 /* what the timeline produced for an event, so a second copy can add its stack */
 struct product {

@@ -11,6 +11,11 @@
  *     system-wide + target), decode tracepoints by field name, intern
  *     stacks, feed the timeline builder and the symbolizer (walk.c);
  *  4. say what the file lacks (here).
+ *
+ * A stream in many frames (rsp record's) on two CPUs is loaded in one pass
+ * instead (walk.c, window.c): the scan and the walk at once, each frame
+ * inflated once, the index sorted within a window; when the file proves not
+ * to fit the window, it is opened again and loaded in two passes.
  */
 #include "timeline/load-private.h"
 
@@ -24,14 +29,68 @@ static void check_completeness(struct rsp_trace *t);
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
+/* What the scan found the file lacks or holds wrongly; false (and @err) if it is no recording. */
+static bool scan_warnings(struct rsp_trace *t, char *err, size_t errlen)
+{
+	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
+
+	if (in->compressed_skipped)
+		trace_warn(t, "%llu compressed records skipped: the file does not declare its "
+			      "compression (no HEADER_COMPRESSED feature)",
+			   (unsigned long long)in->compressed_skipped);
+	if (rsp_reader_n_attrs(t->reader) == 0) {
+		if (in->truncated)
+			snprintf(err, errlen,
+				 "the file is cut short at byte %llu, before its first event "
+				 "description (the recorder stopped early, or the copy is incomplete)",
+				 (unsigned long long)in->truncated_at);
+		else
+			snprintf(err, errlen,
+				 "no event descriptions in the file: not a perf recording");
+		return false;
+	}
+	if (in->truncated)
+		trace_warn(t, "the file is cut short at byte %llu (recorder killed or disk full): "
+			      "everything before the cut is read",
+			   (unsigned long long)in->truncated_at);
+	if (in->unfinished)
+		trace_warn(t, "perf record did not finish this file: its header is incomplete; "
+			      "read to the end of the data");
+	return true;
+}
+
+/* In one pass (walk.c), the scan and the walk at once: 0, -ERESTART (two passes), -errno. */
+static int load_one_pass(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t size,
+			 char *err, size_t errlen)
+{
+	struct setup su = { .t = t, .o = o };
+	struct one_pass *op;
+	int ret = _rsp_one_pass(t, o, &su, size, &op, err, errlen);
+
+	if (ret) {
+		if (ret == -ENOMEM)
+			snprintf(err, errlen, "out of memory loading the trace");
+		return ret;
+	}
+	if (!scan_warnings(t, err, errlen)) {
+		_rsp_one_pass_finish(op);
+		return -EINVAL;
+	}
+	_rsp_one_pass_finish(op);
+	check_completeness(t);
+	return 0;
+}
+
 static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t size, char *err,
-		size_t errlen)
+		size_t errlen, bool one_pass)
 {
 	const struct rsp_reader_info *in;
 	struct setup su = { .t = t, .o = o };
 	struct scan sc = { .t = t, .su = &su, .o = o, .size = size };
 	int ret;
 
+	if (one_pass && _rsp_one_pass_fits(t))
+		return load_one_pass(t, o, size, err, errlen);
 	ret = _rsp_scan(&sc, err, errlen);
 	if (ret) {
 		_rsp_setup_abandon(&su);
@@ -42,31 +101,12 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 			snprintf(err, errlen, "loading cancelled");
 		return ret;
 	}
-	in = rsp_reader_info(t->reader);
-	if (in->compressed_skipped)
-		trace_warn(t, "%llu compressed records skipped: the file does not declare its "
-			      "compression (no HEADER_COMPRESSED feature)",
-			   (unsigned long long)in->compressed_skipped);
-	if (rsp_reader_n_attrs(t->reader) == 0) {
+	if (!scan_warnings(t, err, errlen)) {
 		_rsp_setup_abandon(&su);
 		vec_free(&sc.idx);
-		if (in->truncated)
-			snprintf(err, errlen,
-				 "the file is cut short at byte %llu, before its first event "
-				 "description (the recorder stopped early, or the copy is incomplete)",
-				 (unsigned long long)in->truncated_at);
-		else
-			snprintf(err, errlen,
-				 "no event descriptions in the file: not a perf recording");
 		return -EINVAL;
 	}
-	if (in->truncated)
-		trace_warn(t, "the file is cut short at byte %llu (recorder killed or disk full): "
-			      "everything before the cut is read",
-			   (unsigned long long)in->truncated_at);
-	if (in->unfinished)
-		trace_warn(t, "perf record did not finish this file: its header is incomplete; "
-			      "read to the end of the data");
+	in = rsp_reader_info(t->reader);
 	if (in->nr_cpus_avail > t->nr_cpus && in->nr_cpus_avail < 4096)
 		t->nr_cpus = in->nr_cpus_avail;
 	if (!t->nr_cpus)
@@ -172,7 +212,7 @@ static void check_completeness(struct rsp_trace *t)
 }
 
 static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t size,
-			     char *err, size_t errlen)
+			     bool one_pass, char *err, size_t errlen)
 {
 	int ret = stacks_init(&t->stacks);
 
@@ -181,7 +221,7 @@ static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o
 
 	if (ret)
 		return ret;
-	ret = load(t, o, size, err, errlen);
+	ret = load(t, o, size, err, errlen, one_pass);
 	if (ret)
 		return ret;
 	if (o && o->warn)
@@ -190,8 +230,10 @@ static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o
 	return 0;
 }
 
-int rsp_trace_open(const char *path, const struct rsp_trace_opts *o, struct rsp_trace **out,
-		   char *err, size_t errlen)
+/* A file (@path) or a buffer, opened and loaded, in one pass if @one_pass and it can be. */
+static int open_once(const char *path, const void *buf, size_t len,
+		     const struct rsp_trace_opts *o, bool one_pass, struct rsp_trace **out,
+		     char *err, size_t errlen)
 {
 	struct rsp_trace *t = calloc(1, sizeof(*t));
 	int ret;
@@ -199,12 +241,18 @@ int rsp_trace_open(const char *path, const struct rsp_trace_opts *o, struct rsp_
 	*out = NULL;
 	if (!t)
 		return -ENOMEM;
-	ret = rsp_reader_open(path, &t->reader, err, errlen);
-	if (!ret) {
-		struct stat st;
+	if (path) {
+		ret = rsp_reader_open(path, &t->reader, err, errlen);
+		if (!ret) {
+			struct stat st;
 
-		ret = trace_open_common(t, o, stat(path, &st) == 0 ? (uint64_t)st.st_size : 0, err,
-					errlen);
+			ret = trace_open_common(t, o, stat(path, &st) == 0 ? (uint64_t)st.st_size : 0,
+						one_pass, err, errlen);
+		}
+	} else {
+		ret = rsp_reader_open_mem(buf, len, &t->reader, err, errlen);
+		if (!ret)
+			ret = trace_open_common(t, o, len, one_pass, err, errlen);
 	}
 	if (ret) {
 		rsp_trace_free(t);
@@ -214,24 +262,66 @@ int rsp_trace_open(const char *path, const struct rsp_trace_opts *o, struct rsp_
 	return 0;
 }
 
+/* The progress told again in two passes: never back from what one pass told. */
+struct again {
+	const struct rsp_trace_opts *o;
+	double told;
+};
+
+static void progress_again(double fraction, void *ctx)
+{
+	struct again *ag = ctx;
+
+	if (fraction > ag->told) {
+		ag->told = fraction;
+		ag->o->progress(fraction, ag->o->progress_ctx);
+	}
+}
+
+static void progress_first(double fraction, void *ctx)
+{
+	struct again *ag = ctx;
+
+	ag->told = fraction;
+	ag->o->progress(fraction, ag->o->progress_ctx);
+}
+
+/*
+ * Loading in one pass when the file allows it; when it proves not to be
+ * windowed so (-ERESTART: walk.c), everything made is thrown away and the
+ * file opened again and loaded in two passes.
+ */
+static int open_trace(const char *path, const void *buf, size_t len,
+		      const struct rsp_trace_opts *o, struct rsp_trace **out, char *err,
+		      size_t errlen)
+{
+	struct again ag = { o, 0 };
+	struct rsp_trace_opts o2;
+	int ret;
+
+	if (o && o->progress) {
+		o2 = *o;
+		o2.progress = progress_first;
+		o2.progress_ctx = &ag;
+	}
+	ret = open_once(path, buf, len, o && o->progress ? &o2 : o, true, out, err, errlen);
+	if (ret != -ERESTART)
+		return ret;
+	if (o && o->progress)
+		o2.progress = progress_again;
+	return open_once(path, buf, len, o && o->progress ? &o2 : o, false, out, err, errlen);
+}
+
+int rsp_trace_open(const char *path, const struct rsp_trace_opts *o, struct rsp_trace **out,
+		   char *err, size_t errlen)
+{
+	return open_trace(path, NULL, 0, o, out, err, errlen);
+}
+
 int rsp_trace_open_mem(const void *buf, size_t len, const struct rsp_trace_opts *o,
 		       struct rsp_trace **out, char *err, size_t errlen)
 {
-	struct rsp_trace *t = calloc(1, sizeof(*t));
-	int ret;
-
-	*out = NULL;
-	if (!t)
-		return -ENOMEM;
-	ret = rsp_reader_open_mem(buf, len, &t->reader, err, errlen);
-	if (!ret)
-		ret = trace_open_common(t, o, len, err, errlen);
-	if (ret) {
-		rsp_trace_free(t);
-		return ret;
-	}
-	*out = t;
-	return 0;
+	return open_trace(NULL, buf, len, o, out, err, errlen);
 }
 
 void rsp_trace_free(struct rsp_trace *t)

@@ -10,29 +10,36 @@
 #include <string.h>
 
 #define US(x) (1000000000ull + (uint64_t)(x) * 1000ull)
+#define UB(x) (US(x) + base)
 
-static void events(struct synth *s)
+/* The events below, @base ns later */
+static void events_at(struct synth *s, uint64_t base)
 {
 	const uint8_t lo[4] = { 127, 0, 0, 1 };
 	uint64_t ips[2] = { 0xffffffff81000000ull, 0x401000 };
 
-	synth_fork(s, 0, 100, 1, 100, 1);
-	synth_comm(s, 0, 100, 100, "a", false);
-	synth_switch(s, 0, US(10), 0, "swapper/0", 0, 100, "a");
-	synth_waking(s, 0, US(20), 100, 0, 200, "b", 1, false, ips, 2);
-	synth_switch(s, 0, US(21), 100, "a", 1, 0, "swapper/0");
-	synth_block(s, SE_BLK_INSERT, 0, US(22), 100, 0, 8, 4096, 8, "W");
-	synth_block(s, SE_BLK_COMPLETE, 1, US(30), 0, SYN_HARDIRQ, 8, 4096, 8, "W");
-	synth_irq(s, SE_IRQ_ENTRY, 1, US(29), 25, "virtio0");
-	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(31), 0, 4);
-	synth_sock_state(s, 0, US(40), 100, 0x1000, lo, 1, lo, 2, 1);
-	synth_sock_send(s, 0, US(41), 100, 0x1000, 2, 10);
-	synth_sk_ready(s, 1, US(42), 0, SYN_SOFTIRQ, 0x2000, 2);
-	synth_exec_tp(s, 0, US(50), 100, "/bin/true");
-	synth_sample(s, 1, US(60), 200, 200, ips, 2);
-	synth_lost(s, US(70), 1, 3);
+	synth_fork(s, base, 100, 1, 100, 1);
+	synth_comm(s, base, 100, 100, "a", false);
+	synth_switch(s, 0, UB(10), 0, "swapper/0", 0, 100, "a");
+	synth_waking(s, 0, UB(20), 100, 0, 200, "b", 1, false, ips, 2);
+	synth_switch(s, 0, UB(21), 100, "a", 1, 0, "swapper/0");
+	synth_block(s, SE_BLK_INSERT, 0, UB(22), 100, 0, 8, 4096, 8, "W");
+	synth_block(s, SE_BLK_COMPLETE, 1, UB(30), 0, SYN_HARDIRQ, 8, 4096, 8, "W");
+	synth_irq(s, SE_IRQ_ENTRY, 1, UB(29), 25, "virtio0");
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, UB(31), 0, 4);
+	synth_sock_state(s, 0, UB(40), 100, 0x1000, lo, 1, lo, 2, 1);
+	synth_sock_send(s, 0, UB(41), 100, 0x1000, 2, 10);
+	synth_sk_ready(s, 1, UB(42), 0, SYN_SOFTIRQ, 0x2000, 2);
+	synth_exec_tp(s, 0, UB(50), 100, "/bin/true");
+	synth_sample(s, 1, UB(60), 200, 200, ips, 2);
+	synth_lost(s, UB(70), 1, 3);
 	synth_round(s);
-	synth_exit(s, US(80), 100, 100);
+	synth_exit(s, UB(80), 100, 100);
+}
+
+static void events(struct synth *s)
+{
+	events_at(s, 0);
 }
 
 /* @len bytes at @buf as DIR/NAME; false (and why, on stderr) if not written. */
@@ -180,6 +187,31 @@ int main(int argc, char **argv)
 		buf = synth_finish(s, &len);
 		z = synth_compress_framed(buf, len, 256, 512, false, &zlen);
 		if (!put_file(dir, "synth-framed-many.data", z, zlen))
+			return 1;
+		free(z);
+		synth_free(s);
+	}
+	for (int v = 0; v < 3; v++) {
+		/*
+		 * 64 frames and more in time order: loaded in one pass (each frame
+		 * inflated once, sorted within a window); with a record older than
+		 * the window (the load starts again in two passes); with a frame
+		 * broken in the middle (the scan reads it and tells the cut)
+		 */
+		static const char *const names[] = { "synth-framed-onepass.data",
+						     "synth-framed-onepass-late.data",
+						     "synth-framed-onepass-broken.data" };
+		struct synth_opts o = { 0 };
+		struct synth *s = synth_new(&o);
+		size_t len, zlen;
+		const void *buf;
+		void *z;
+
+		for (int k = 0; k < 120; k++)
+			events_at(s, v == 1 && k == 110 ? 0 : (uint64_t)k * 100000000ull);
+		buf = synth_finish(s, &len);
+		z = synth_compress_framed(buf, len, 256, 512, v == 2, &zlen);
+		if (!put_file(dir, names[v], z, zlen))
 			return 1;
 		free(z);
 		synth_free(s);

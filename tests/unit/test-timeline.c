@@ -8,6 +8,7 @@
 
 #include "rsp-perf-format.h"
 #include "timeline/load-private.h"
+#include <errno.h>
 
 #include <unistd.h>
 
@@ -545,18 +546,146 @@ static void test_shared_scan(bool late_define)
 		}
 		CHECK(!bad, "every thread's slices the same read both ways (%zu differ)", bad);
 		if (late_define)
-			CHECK(sb.segments_shared == 0,
-			      "the tracing data voided the second thread's frames (%zu taken in)",
+			CHECK(!sb.one_pass && sb.segments_shared == 0,
+			      "the tracing data after the walk began: two passes, and it voided "
+			      "the second thread's frames (%zu taken in)",
 			      sb.segments_shared);
 		else if (cpus >= 2)
-			CHECK(sb.segments_shared > 0 && sb.segments_shared < sb.segments,
-			      "%zu of %zu frames scanned by the second thread", sb.segments_shared,
-			      sb.segments);
+			CHECK(sb.one_pass && sb.segments_inflated == sb.segments + 1,
+			      "in one pass: %llu inflations of %zu frames (each once; the first, "
+			      "of header records, read by the scan, again by the walk)",
+			      (unsigned long long)sb.segments_inflated, sb.segments);
+	}
+	if (!late_define && cpus >= 2 && z) {
+		/* the same stream in two passes: the second thread scans frames */
+		struct rsp_trace *c = NULL;
+		struct rsp_trace_summary sc;
+
+		/* with symbols: the set-up warns (no kallsyms), in the same place both ways */
+		struct rsp_trace_opts os = { 0 };
+		struct rsp_trace *d = NULL;
+
+		setenv("RSP_LOAD_TWO_PASS", "1", 1);
+		if (rsp_trace_open_mem(z, zlen, &os, &c, err, sizeof(err)))
+			c = NULL;
+		unsetenv("RSP_LOAD_TWO_PASS");
+		if (rsp_trace_open_mem(z, zlen, &os, &d, err, sizeof(err)))
+			d = NULL;
+		if (c && d) {
+			size_t differ = rsp_trace_n_warnings(c) != rsp_trace_n_warnings(d);
+
+			for (size_t i = 0; !differ && i < rsp_trace_n_warnings(c); i++)
+				differ += strcmp(rsp_trace_warning(c, i), rsp_trace_warning(d, i)) != 0;
+			rsp_trace_get_summary(d, &sc);
+			CHECK(sc.one_pass && !differ && rsp_trace_n_warnings(d) >= 1,
+			      "the same %zu warnings in one pass and in two, in order (%zu differ)",
+			      rsp_trace_n_warnings(d), differ);
+		}
+		rsp_trace_free(d);
+		CHECK(c != NULL, "in two passes too (%s)", c ? "" : err);
+		if (c && a) {
+			rsp_trace_get_summary(c, &sc);
+			CHECK(!sc.one_pass && sc.segments_shared > 0 &&
+				      sc.segments_shared < sc.segments &&
+				      sc.segments_inflated >= 2 * sc.segments &&
+				      sc.events == sa.events && sc.n_threads == sa.n_threads,
+			      "%zu of %zu frames scanned by the second thread, %llu inflations",
+			      sc.segments_shared, sc.segments,
+			      (unsigned long long)sc.segments_inflated);
+		}
+		rsp_trace_free(c);
 	}
 	rsp_trace_free(a);
 	rsp_trace_free(b);
 	free(z);
 	synth_free(s);
+}
+
+/* Loading's progress, as told: how many times, whether it went back, the last fraction. */
+struct told {
+	int n, back;
+	double last;
+	volatile int cancel;
+	int cancel_at; /* set the cancel flag at this call (0: never) */
+};
+
+static void told_progress(double f, void *ctx)
+{
+	struct told *tl = ctx;
+
+	tl->back += f < tl->last || f < 0 || f > 1;
+	tl->last = f;
+	if (++tl->n == tl->cancel_at)
+		tl->cancel = 1;
+}
+
+/*
+ * Progress and cancel while loading a stream of many frames in one pass, in
+ * two passes, and in one that starts again in two (a record older than the
+ * window, after the first progress told): the fraction never goes back; a
+ * cancel stops the load with one line.
+ */
+static void test_one_pass_progress(void)
+{
+	struct synth_opts so = { 0 };
+	struct synth *s = synth_new(&so), *late = synth_new(&so);
+	unsigned char *z = NULL, *zl = NULL;
+	const void *buf;
+	size_t len, zlen = 0, zllen = 0;
+
+	/* 70 k records (progress every 64 k) in frames of 16 KiB, ~420 of them; the late one
+	 * after the first progress */
+	for (size_t i = 0; i < 70000; i++) {
+		uint64_t t0 = US(1000) + i * 100000;
+
+		synth_switch(s, i % 2, t0, 0, "swapper", 0, 100 + (int)(i % 7), "a");
+		synth_switch(late, i % 2, i == 68000 ? US(1000) : t0, 0, "swapper", 0,
+			     100 + (int)(i % 7), "a");
+		if (i % 1000 == 999) {
+			synth_round(s);
+			synth_round(late);
+		}
+	}
+	buf = synth_finish(s, &len);
+	z = synth_compress_framed(buf, len, 8 << 10, 16 << 10, false, &zlen);
+	buf = synth_finish(late, &len);
+	zl = synth_compress_framed(buf, len, 8 << 10, 16 << 10, false, &zllen);
+	for (int way = 0; way < 3 && z && zl; way++) {
+		static const char *const ways[] = { "in one pass", "in two passes",
+						    "in one pass, then two" };
+		struct told tl = { 0 };
+		struct rsp_trace_opts o = { .no_symbols = true, .progress = told_progress,
+					    .progress_ctx = &tl, .cancel = &tl.cancel };
+		struct rsp_trace *t = NULL;
+		struct rsp_trace_summary sum;
+		char err[256] = "";
+		int ret;
+
+		if (way == 1)
+			setenv("RSP_LOAD_TWO_PASS", "1", 1);
+		ret = rsp_trace_open_mem(way == 2 ? zl : z, way == 2 ? zllen : zlen, &o, &t, err,
+					 sizeof(err));
+		if (t)
+			rsp_trace_get_summary(t, &sum);
+		CHECK(ret == 0 && t && sum.one_pass == (way == 0) && tl.n >= (way ? 2 : 1) &&
+			      !tl.back,
+		      "%s: progress told %d times, never back (%d back, last %.2f; %s)", ways[way],
+		      tl.n, tl.back, tl.last, ret ? err : "");
+		rsp_trace_free(t);
+		t = NULL;
+		memset(&tl, 0, sizeof(tl));
+		tl.cancel_at = 1;
+		ret = rsp_trace_open_mem(way == 2 ? zl : z, way == 2 ? zllen : zlen, &o, &t, err,
+					 sizeof(err));
+		CHECK(ret == -ECANCELED && !t && !strcmp(err, "loading cancelled"),
+		      "%s: cancelled at the first progress: %d (%s)", ways[way], ret, err);
+		rsp_trace_free(t);
+		unsetenv("RSP_LOAD_TWO_PASS");
+	}
+	free(z);
+	free(zl);
+	synth_free(s);
+	synth_free(late);
 }
 
 /*
@@ -1079,6 +1208,178 @@ static void check_sort(size_t n, int nseq, size_t chunk, bool shuffled, uint32_t
 	free(ref);
 }
 
+/*
+ * Loading in one pass: @n entries into the window (window.c) in groups of
+ * @group, in file order; what it gives, in order, into @out (*@n_out).  0, or
+ * what _rsp_window_add() returned (-ERESTART: the bet lost) and *@at, the
+ * entry it refused.
+ */
+static int window_feed(const struct idx *v, size_t n, size_t group, struct idx *out,
+		       size_t *n_out, size_t *at)
+{
+	struct window wn;
+	size_t first, k;
+	int ret = 0;
+
+	*n_out = 0;
+	*at = n;
+	_rsp_window_init(&wn);
+	for (size_t i = 0; i < n && !ret; i++) {
+		if ((ret = _rsp_window_add(&wn, v[i].time, v[i].off))) {
+			*at = i;
+			break;
+		}
+		if ((i + 1) % group == 0 || i + 1 == n) {
+			ret = _rsp_window_close(&wn, i + 1 == n, &first, &k);
+			if (!ret) {
+				memcpy(out + *n_out, wn.pend.v + first, k * sizeof(*out));
+				*n_out += k;
+			}
+		}
+	}
+	_rsp_window_free(&wn);
+	return ret;
+}
+
+/*
+ * The window against a plain stable sort: @nseq sequences in time order
+ * (CPUs), in chunks of up to @chunk interleaved as a recorder drains its
+ * buffers, each sequence up to @lag behind the others, times with ties
+ * (steps of 0 to 3).  All of it given, in the stable sort's order.
+ */
+static void check_window(size_t n, int nseq, size_t chunk, uint64_t lag, size_t group,
+			 uint32_t seed)
+{
+	struct idx *v = malloc(n * sizeof(*v)), *out = malloc(n * sizeof(*out));
+	struct ref_ent *ref = malloc(n * sizeof(*ref));
+	uint64_t next[64] = { 0 };
+	size_t i = 0, bad = 0, n_out = 0, at;
+	int ret;
+
+	if (!v || !ref || !out) {
+		CHECK(false, "memory for the window test");
+		goto out;
+	}
+	while (i < n) {
+		int q = (int)((seed = seed * 1103515245u + 12345u) >> 16) % nseq;
+		size_t len = 1 + ((seed = seed * 1103515245u + 12345u) >> 16) % chunk;
+
+		for (size_t j = 0; j < len && i < n; j++, i++) {
+			seed = seed * 1103515245u + 12345u;
+			next[q] += (seed >> 16) % 4;
+			/* sequence q this far behind the file's order: 0 to @lag */
+			v[i].time = 1000 + lag + 2 * i + next[q] - lag * (uint64_t)q / (uint64_t)nseq;
+			v[i].off = i;
+		}
+	}
+	for (i = 0; i < n; i++)
+		ref[i] = (struct ref_ent){ v[i].time, i, v[i] };
+	qsort(ref, n, sizeof(*ref), ref_cmp);
+	ret = window_feed(v, n, group, out, &n_out, &at);
+	for (i = 0; i < n_out && i < n; i++)
+		bad += out[i].time != ref[i].e.time || out[i].off != ref[i].e.off;
+	CHECK(ret == 0 && n_out == n && bad == 0,
+	      "the window: %zu entries, %d sequences in chunks of up to %zu, up to %llu behind, "
+	      "groups of %zu: %d, %zu given, %zu out of place", n, nseq, chunk,
+	      (unsigned long long)lag, group, ret, n_out, bad);
+out:
+	free(v);
+	free(out);
+	free(ref);
+}
+
+static void test_window(void)
+{
+	struct idx v[40000], out[40000];
+	size_t n_out, at, n;
+	int ret;
+
+	check_window(20000, 1, 20000, 0, 100, 1); /* in order */
+	check_window(50000, 2, 300, 2000, 250, 2); /* two CPUs, a run behind */
+	check_window(50000, 4, 50, 20000, 250, 3); /* runs older than 30 groups before */
+	check_window(50000, 9, 7, 500, 64, 4); /* short runs, ties across them */
+	check_window(3000, 3, 40, 1000, 7, 5); /* given all at the end */
+
+	/* time 0 (synthesized before the trace) first, then in order; nothing given until
+	 * the trace's start is known and WINDOW_GROUPS groups are read */
+	for (n = 0; n < 10000; n++)
+		v[n] = (struct idx){ n < 100 ? 0 : 5000 + n - 100, n };
+	{
+		struct window wn;
+		size_t first, k, given = 0, groups_before = 0;
+
+		_rsp_window_init(&wn);
+		for (size_t i = 0; i < n; i++) {
+			_rsp_window_add(&wn, v[i].time, v[i].off);
+			if ((i + 1) % 100 == 0) {
+				_rsp_window_close(&wn, false, &first, &k);
+				if (!given && k)
+					groups_before = (i + 1) / 100;
+				given += k;
+			}
+		}
+		/* the first time 0's group leaves the last WINDOW_GROUPS at the one after; then
+		 * the 100th gives up to the oldest of the (100 - WINDOW_GROUPS + 1)th */
+		CHECK(groups_before == WINDOW_GROUPS + 1 && wn.min_nonzero == 5000 &&
+			      given == 100 + (100 - WINDOW_GROUPS - 1) * 100 + 1,
+		      "the first entries given after %zu groups (%d), %zu of %zu", groups_before,
+		      WINDOW_GROUPS + 1, given, n);
+		_rsp_window_free(&wn);
+	}
+
+	/* a record older than one given: refused (the load starts again in two passes) */
+	for (n = 0; n < 20000; n++)
+		v[n] = (struct idx){ 10000 + n, n };
+	v[15000].time = 10000 + 100; /* 14,900 entries late: 149 groups of 100 */
+	ret = window_feed(v, n, 100, out, &n_out, &at);
+	CHECK(ret == -ERESTART && at == 15000, "a record older than one given: %d at %zu", ret,
+	      at);
+	/* ... but one late within the window: in its place */
+	v[15000].time = 10000 + 15000 - 3000; /* 30 groups late */
+	ret = window_feed(v, n, 100, out, &n_out, &at);
+	CHECK(ret == 0 && n_out == n && out[12001].off == 15000 && out[12000].off == 12000,
+	      "a record 30 groups late: in its place, after the one of its time before it "
+	      "(%d, %zu given; at 12001: %llu)", ret, n_out,
+	      (unsigned long long)out[12001].off);
+	/* a late record as young as the youngest given: not older, after it */
+	{
+		struct window wn;
+		size_t first, k;
+
+		_rsp_window_init(&wn);
+		for (size_t i = 0; i < 70 * 10; i++) {
+			_rsp_window_add(&wn, 100 + i, i);
+			if ((i + 1) % 10 == 0)
+				_rsp_window_close(&wn, false, &first, &k);
+		}
+		ret = _rsp_window_add(&wn, wn.given_max, 9999);
+		CHECK(ret == 0 && wn.given_any, "a record of the youngest given time: taken (%d)",
+		      ret);
+		ret = _rsp_window_add(&wn, wn.given_max - 1, 9998);
+		CHECK(ret == -ERESTART, "one older by 1 ns: refused (%d)", ret);
+		_rsp_window_free(&wn);
+	}
+	/* a window that would grow past its bound (time 0 in every group: no start) */
+	{
+		struct window wn;
+		size_t first, k;
+
+		_rsp_window_init(&wn);
+		CHECK(wn.max_entries == WINDOW_MAX_ENTRIES, "the window's bound: %zu entries",
+		      wn.max_entries);
+		wn.max_entries = 100000; /* the same, sooner */
+		ret = 0;
+		for (size_t i = 0; !ret && i <= wn.max_entries; i++) {
+			ret = _rsp_window_add(&wn, i % 1000 ? 0 : 1, i);
+			if (!ret && i % 1000 == 999)
+				ret = _rsp_window_close(&wn, false, &first, &k);
+		}
+		CHECK(ret == -ERESTART && wn.pend.n == 100000,
+		      "a window that would grow past its bound: %d at %zu entries", ret, wn.pend.n);
+		_rsp_window_free(&wn);
+	}
+}
+
 static void test_sort_index(void)
 {
 	check_sort(1000, 1, 1000, false, 1, 1, false); /* in order */
@@ -1104,6 +1405,8 @@ static void test_sort_index(void)
 int main(void)
 {
 	test_sort_index();
+	test_window();
+	test_one_pass_progress();
 	test_frame_names();
 	test_pingpong();
 	test_scrambled();
