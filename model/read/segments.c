@@ -425,6 +425,18 @@ uint64_t rsp_reader_n_inflated(const struct rsp_reader *r)
 	return r->zs ? __atomic_load_n(&r->zs->inflated, __ATOMIC_RELAXED) : 0;
 }
 
+/* A buffer given back to the pool, or none ({0}: the caller allocates one). */
+static struct segbuf pool_take(struct segs *zs)
+{
+	struct segbuf b = { 0 };
+
+	pthread_mutex_lock(&zs->pool_lock);
+	if (zs->n_pool)
+		b = zs->pool[--zs->n_pool];
+	pthread_mutex_unlock(&zs->pool_lock);
+	return b;
+}
+
 int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who)
 {
 	struct segs *zs = r->zs;
@@ -440,10 +452,7 @@ int rsp_reader_segment_load(struct rsp_reader *r, size_t i, int who)
 		return 0;
 	if (!z->len)
 		return -ENODATA; /* not scanned, or nothing in it */
-	pthread_mutex_lock(&zs->pool_lock);
-	if (zs->n_pool)
-		b = zs->pool[--zs->n_pool];
-	pthread_mutex_unlock(&zs->pool_lock);
+	b = pool_take(zs);
 	if (b.cap < z->len) {
 		free(b.p);
 		b.cap = z->len;
@@ -483,10 +492,7 @@ int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
 	z = &zs->v[i];
 	if (z->buf)
 		return 0;
-	pthread_mutex_lock(&zs->pool_lock);
-	if (zs->n_pool)
-		b = zs->pool[--zs->n_pool];
-	pthread_mutex_unlock(&zs->pool_lock);
+	b = pool_take(zs);
 	/*
 	 * a buffer of the pool if it holds the largest segment held so far, else
 	 * one a quarter larger (rsp record's frames vary little), 64 KiB at least;
