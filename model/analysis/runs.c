@@ -580,26 +580,56 @@ static uint32_t unsampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_
 			       uint32_t site, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 
 /*
- * A leaf of [@lo, @hi] of run @slice, its time split among the run's samples in
- * [@first, @end) taken in [@t_lo, @t_hi] (@n_in of them, taken in @basis of
- * the run's time: split_of()); what they do not stand for goes to the run's
- * site, estimated.
+ * The samples a leaf [@lo, @hi] of run @slice of @th stands for: every sample
+ * of the run, taken over the run's time; or (@in_part) those taken in the
+ * part (up to SAMPLE_LATE_NS after it: the sampler's interrupt lands late),
+ * over the part's.  The leaf makers and the views' parts read the same.
+ */
+struct leaf_samples {
+	size_t first, end; /* the run's samples */
+	uint64_t t_lo, t_hi; /* those taken then */
+	size_t n; /* how many */
+	uint64_t basis; /* the time they were taken in */
+};
+
+static struct leaf_samples leaf_samples_of(const struct thread *th, uint32_t slice, uint64_t lo,
+					   uint64_t hi, bool in_part)
+{
+	const struct slice *r = &th->slices.v[slice];
+	struct leaf_samples ls = { 0, 0, 0, UINT64_MAX, 0, hi - lo };
+
+	ls.first = run_samples(th, slice, &ls.end);
+	if (!in_part) {
+		ls.n = ls.end - ls.first;
+		if (r->end > r->start && r->end - r->start >= hi - lo)
+			ls.basis = r->end - r->start;
+		return ls;
+	}
+	ls.t_lo = lo;
+	ls.t_hi = hi + SAMPLE_LATE_NS;
+	for (size_t i = ls.first; i < ls.end; i++)
+		ls.n += th->samples.v[i].time >= ls.t_lo && th->samples.v[i].time <= ls.t_hi;
+	return ls;
+}
+
+/*
+ * A leaf of [@lo, @hi] of run @slice, its time split among the samples @ls
+ * (split_of()); what they do not stand for goes to the run's site, estimated.
  */
 static uint32_t sampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
-			     size_t first, size_t end, uint64_t t_lo, uint64_t t_hi, size_t n_in,
-			     uint64_t basis, uint64_t lo, uint64_t hi, uint32_t parent,
-			     uint32_t depth)
+			     const struct leaf_samples *ls, uint64_t lo, uint64_t hi,
+			     uint32_t parent, uint32_t depth)
 {
 	const struct thread *th = &an->t->threads.v[thread];
-	struct split sp = split_of(sample_period(an, (int)th->pid), basis, hi - lo, n_in);
+	struct split sp = split_of(sample_period(an, (int)th->pid), ls->basis, hi - lo, ls->n);
 	uint32_t n = analysis_leaf(an, RSP_NODE_RUN, RSP_CAT_CPU, lo, hi, parent, depth, thread);
 	uint32_t best = 0, site = RSP_NONE;
 
-	for (size_t i = first, k = 0; i < end && k < n_in; i++) {
+	for (size_t i = ls->first, k = 0; i < ls->end && k < ls->n; i++) {
 		uint32_t what, l;
 		uint64_t ns;
 
-		if (th->samples.v[i].time < t_lo || th->samples.v[i].time > t_hi)
+		if (th->samples.v[i].time < ls->t_lo || th->samples.v[i].time > ls->t_hi)
 			continue;
 		what = analysis_cached_label(an, th->samples.v[i].stack, (int)th->pid,
 					     th->samples.v[i].time, false);
@@ -627,23 +657,14 @@ static uint32_t sampled_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t 
 	return n;
 }
 
-/* The time run @slice of @th lasted, for a part [@lo, @hi] of it. */
-static uint64_t run_len(const struct thread *th, uint32_t slice, uint64_t lo, uint64_t hi)
-{
-	const struct slice *r = &th->slices.v[slice];
-
-	return r->end > r->start && r->end - r->start >= hi - lo ? r->end - r->start : hi - lo;
-}
-
 uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			   uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
 {
 	const struct thread *th = &an->t->threads.v[thread];
-	size_t end, first = run_samples(th, slice, &end);
+	struct leaf_samples ls = leaf_samples_of(th, slice, lo, hi, false);
 
-	if (end > first)
-		return sampled_leaf(an, thread, slice, first, end, 0, UINT64_MAX, end - first,
-				    run_len(th, slice, lo, hi), lo, hi, parent, depth);
+	if (ls.n)
+		return sampled_leaf(an, thread, slice, &ls, lo, hi, parent, depth);
 	pool_process(an, (int)th->pid);
 	return unsampled_leaf(an, thread, slice, site_of(an, thread, slice), lo, hi, parent, depth);
 }
@@ -659,16 +680,14 @@ uint32_t analysis_tail_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t s
 			    uint32_t from, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth)
 {
 	const struct thread *th = &an->t->threads.v[thread];
-	size_t end, first = run_samples(th, slice, &end), n_in = 0;
+	struct leaf_samples ls;
 	uint32_t a, b, site;
 
 	if (!from)
 		return analysis_run_leaf(an, thread, slice, lo, hi, parent, depth);
-	for (size_t i = first; i < end; i++)
-		n_in += th->samples.v[i].time >= lo && th->samples.v[i].time <= hi + SAMPLE_LATE_NS;
-	if (n_in) {
-		uint32_t n = sampled_leaf(an, thread, slice, first, end, lo, hi + SAMPLE_LATE_NS,
-					  n_in, hi - lo, lo, hi, parent, depth);
+	ls = leaf_samples_of(th, slice, lo, hi, true);
+	if (ls.n) {
+		uint32_t n = sampled_leaf(an, thread, slice, &ls, lo, hi, parent, depth);
 
 		if (n != RSP_NONE)
 			analysis_node(an, n)->flags |= RSP_NODE_PART_SAMPLES;
@@ -1086,27 +1105,21 @@ static size_t sampled_parts(const struct rsp_analysis *an, const struct anode *n
 			    struct rsp_run_part *out, size_t max)
 {
 	const struct thread *th = &an->t->threads.v[n->thread];
-	uint64_t part = n->end - n->start, t_lo = 0, t_hi = UINT64_MAX, basis;
-	size_t end, first, n_in = 0, got = 0;
+	uint64_t part = n->end - n->start;
+	struct leaf_samples ls;
 	struct split sp;
+	size_t got = 0;
 
 	if (n->slice >= th->slices.n || !part)
 		return 0;
-	first = run_samples(th, n->slice, &end);
-	if (n->flags & RSP_NODE_PART_SAMPLES) {
-		t_lo = n->start;
-		t_hi = n->end + SAMPLE_LATE_NS;
-	}
-	for (size_t i = first; i < end; i++)
-		n_in += th->samples.v[i].time >= t_lo && th->samples.v[i].time <= t_hi;
-	if (!n_in)
+	ls = leaf_samples_of(th, n->slice, n->start, n->end, n->flags & RSP_NODE_PART_SAMPLES);
+	if (!ls.n)
 		return 0;
-	basis = n->flags & RSP_NODE_PART_SAMPLES ? part : run_len(th, n->slice, n->start, n->end);
-	sp = split_of(known_period(an, (int)th->pid), basis, part, n_in);
-	for (size_t i = first, k = 0; i < end; i++) {
+	sp = split_of(known_period(an, (int)th->pid), ls.basis, part, ls.n);
+	for (size_t i = ls.first, k = 0; i < ls.end; i++) {
 		const struct tsample *sm = &th->samples.v[i];
 
-		if (sm->time < t_lo || sm->time > t_hi)
+		if (sm->time < ls.t_lo || sm->time > ls.t_hi)
 			continue;
 		if (got < max)
 			out[got] = (struct rsp_run_part){
