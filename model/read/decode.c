@@ -164,7 +164,8 @@ void rsp_decoder_init(struct rsp_decoder *d, const struct rsp_rattr *attr, struc
 	}
 }
 
-static uint64_t u(const struct rsp_decoder *d, int f, const struct rsp_sample *s, uint64_t dflt)
+static inline __attribute__((always_inline)) uint64_t u(const struct rsp_decoder *d, int f,
+							 const struct rsp_sample *s, uint64_t dflt)
 {
 	uint64_t v;
 

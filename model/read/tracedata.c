@@ -313,42 +313,28 @@ int rsp_field_resolve(struct tep_event *ev, const char *name, struct rsp_field *
 	f->is_dynamic = !!(tf->flags & TEP_FIELD_IS_DYNAMIC);
 	f->is_relative = !!(tf->flags & TEP_FIELD_IS_RELATIVE);
 	f->found = true;
+	/* an integer of 1, 2, 4 or 8 bytes in place: read by rsp_field_u64() */
+	f->end = f->offset + f->size;
+	if (f->end < f->offset)
+		f->end = UINT32_MAX;
+	if (!f->is_dynamic)
+		switch (f->size) {
+		case 1:
+			f->load = f->is_signed ? RSP_LOAD_S8 : RSP_LOAD_U8;
+			break;
+		case 2:
+			f->load = f->is_signed ? RSP_LOAD_S16 : RSP_LOAD_U16;
+			break;
+		case 4:
+			f->load = f->is_signed ? RSP_LOAD_S32 : RSP_LOAD_U32;
+			break;
+		case 8:
+			f->load = RSP_LOAD_64;
+			break;
+		default:
+			break;
+		}
 	return 0;
-}
-
-bool rsp_field_u64(const struct rsp_field *f, const void *raw, size_t len, uint64_t *v)
-{
-	const unsigned char *p = (const unsigned char *)raw + f->offset;
-
-	if (!f->found || f->is_dynamic || f->offset + f->size > len)
-		return false;
-	switch (f->size) {
-	case 1: {
-		uint8_t x = p[0];
-
-		*v = f->is_signed ? (uint64_t)(int64_t)(int8_t)x : x;
-		return true;
-	}
-	case 2: {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		*v = f->is_signed ? (uint64_t)(int64_t)(int16_t)x : x;
-		return true;
-	}
-	case 4: {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		*v = f->is_signed ? (uint64_t)(int64_t)(int32_t)x : x;
-		return true;
-	}
-	case 8:
-		memcpy(v, p, 8);
-		return true;
-	default:
-		return false;
-	}
 }
 
 size_t rsp_field_bytes(const struct rsp_field *f, const void *raw, size_t len, const void **out)
