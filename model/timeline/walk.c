@@ -550,6 +550,8 @@ _Static_assert(sizeof(((struct rsp_dev *)0)->u.sock) <= sizeof(((struct op *)0)-
 	       "an op carries a decoded socket event");
 _Static_assert(sizeof(((struct rsp_dev *)0)->u.runtime) <= sizeof(((struct op *)0)->dev),
 	       "an op carries a decoded runtime");
+_Static_assert(sizeof(((struct rsp_dev *)0)->u) >= sizeof(((struct op *)0)->dev),
+	       "an op's payload copies to and from the union whole");
 
 /*
  * Ops in the ring from which the first stage decodes the events it may
@@ -595,7 +597,7 @@ static void op_decode(struct walk *w, const struct rsp_decoder *d, const struct 
 		return;
 	o->ctx = ev.ctx;
 	o->dtid = ev.tid;
-	memcpy(o->dev, &ev.u, n);
+	memcpy(o->dev, &ev.u, sizeof(o->dev)); /* a fixed size: moves, not a call */
 }
 
 /* The second stage: the event the first decoded. */
@@ -605,7 +607,7 @@ static void op_dev(const struct rsp_decoder *d, const struct op *o, struct rsp_d
 	ev->kind = d->kind;
 	ev->ctx = o->ctx;
 	ev->tid = o->dtid;
-	memcpy(&ev->u, o->dev, dev_size(d->kind));
+	memcpy(&ev->u, o->dev, sizeof(o->dev)); /* past the kind's member: unread */
 }
 
 /* The first stage's part of a sample: parse it (and unwind its copy). */
