@@ -107,6 +107,42 @@ static int calc_is_pos(uint64_t st)
 	return idx;
 }
 
+/*
+ * A sample layout of fixed words, RAW after them or not (a tracepoint's without
+ * a stack): each word's place, in sample_type's order (parse_sample()'s).
+ */
+#define FIXED_BITS                                                                          \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |     \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |      \
+	 PERF_SAMPLE_PERIOD)
+
+static void fixed_layout(struct rsp_rattr *ra)
+{
+	uint64_t st = ra->attr.sample_type;
+	int8_t w = 0;
+
+	ra->fixed_words = 0;
+	ra->id_w = ra->ip_w = ra->tid_w = ra->addr_w = ra->period_w = -1;
+	if (st & ~(FIXED_BITS | PERF_SAMPLE_RAW))
+		return;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		ra->id_w = w++;
+	if (st & PERF_SAMPLE_IP)
+		ra->ip_w = w++;
+	if (st & PERF_SAMPLE_TID)
+		ra->tid_w = w++;
+	w += !!(st & PERF_SAMPLE_TIME); /* time_pos */
+	if (st & PERF_SAMPLE_ADDR)
+		ra->addr_w = w++;
+	if (st & PERF_SAMPLE_ID)
+		ra->id_w = w++; /* after IDENTIFIER: the one read last */
+	w += !!(st & PERF_SAMPLE_STREAM_ID);
+	w += !!(st & PERF_SAMPLE_CPU); /* cpu_pos */
+	if (st & PERF_SAMPLE_PERIOD)
+		ra->period_w = w++;
+	ra->fixed_words = (uint8_t)w;
+}
+
 /* Add an attr from @len bytes at @p (its own size field says how much is attr). */
 int _rsp_reader_add_attr(struct rsp_reader *r, const void *p, size_t len, const void *ids,
 		    size_t n_ids, char *err, size_t errlen)
@@ -149,6 +185,7 @@ int _rsp_reader_add_attr(struct rsp_reader *r, const void *p, size_t len, const 
 		       !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID);
 		ra->cpu_pos = st & PERF_SAMPLE_CPU ? pos : -1;
 	}
+	fixed_layout(ra);
 	if (n_ids) {
 		/* @ids may be unaligned in the file: copy before reading */
 		ra->ids = malloc(n_ids * sizeof(uint64_t));

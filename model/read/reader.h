@@ -28,6 +28,13 @@ struct rsp_rattr {
 	size_t trailer_size; /* sample_id_all trailer on non-sample records */
 	unsigned index;
 	int time_pos, cpu_pos; /* u64 index in a sample, -1: absent */
+	/*
+	 * A sample of fixed words only (and RAW after them): where each is, so
+	 * that it is read without walking sample_type (-1: absent; fixed_words 0:
+	 * a sample of another layout)
+	 */
+	uint8_t fixed_words;
+	int8_t id_w, ip_w, tid_w, addr_w, period_w;
 };
 
 /* One parsed sample (pointers into the mapped file). */

@@ -142,6 +142,56 @@ static inline void sample_clear(struct rsp_sample *s, const struct rsp_rattr *ra
 _Static_assert(sizeof(void *) != 8 || sizeof(struct rsp_sample) == 144,
 	       "a field added to struct rsp_sample is cleared in sample_clear()");
 
+/*
+ * A sample of fixed words (and RAW after them): each read at its place
+ * (fixed_layout(), layout.c), as the walk of sample_type below reads it.  A
+ * tracepoint without a stack is most records of a busy machine's file.
+ */
+static inline int parse_fixed(const struct rsp_rattr *ra, const struct perf_event_header *h,
+			      struct rsp_sample *s)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	size_t avail = h->size > sizeof(*h) ? h->size - sizeof(*h) : 0, at = 8u * ra->fixed_words;
+	uint64_t v;
+	uint32_t sz;
+
+	if (avail < at)
+		return -EINVAL;
+	if (ra->id_w >= 0)
+		memcpy(&s->id, p + 8 * ra->id_w, 8);
+	if (ra->ip_w >= 0)
+		memcpy(&s->ip, p + 8 * ra->ip_w, 8);
+	if (ra->tid_w >= 0) {
+		memcpy(&v, p + 8 * ra->tid_w, 8);
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+		s->has_tid = true;
+	}
+	if (ra->time_pos >= 0) {
+		memcpy(&s->time, p + 8 * ra->time_pos, 8);
+		s->has_time = true;
+	}
+	if (ra->addr_w >= 0)
+		memcpy(&s->addr, p + 8 * ra->addr_w, 8);
+	if (ra->cpu_pos >= 0) {
+		memcpy(&v, p + 8 * ra->cpu_pos, 8);
+		s->cpu = (uint32_t)v;
+		s->has_cpu = true;
+	}
+	if (ra->period_w >= 0)
+		memcpy(&s->period, p + 8 * ra->period_w, 8);
+	if (!(ra->attr.sample_type & PERF_SAMPLE_RAW))
+		return 0;
+	if (avail - at < 4)
+		return -EINVAL;
+	memcpy(&sz, p + at, 4);
+	if (sz > avail - at - 4)
+		return -EINVAL;
+	s->raw = p + at + 4;
+	s->raw_size = sz;
+	return 0;
+}
+
 static inline __attribute__((always_inline)) int
 parse_sample(const struct rsp_reader *r, const struct perf_event_header *h, struct rsp_sample *s,
 	     bool dyn_size)
@@ -153,6 +203,8 @@ parse_sample(const struct rsp_reader *r, const struct perf_event_header *h, stru
 	sample_clear(s, ra);
 	if (!ra)
 		return -ENOENT;
+	if (ra->fixed_words)
+		return parse_fixed(ra, h, s);
 	st = ra->attr.sample_type;
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		s->id = take64(&c);

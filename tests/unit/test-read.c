@@ -9,6 +9,9 @@
 #include "trace-check.h"
 
 #include "rsp-perf-format.h"
+#include "read/tracedata.h"
+
+#include <errno.h>
 
 static void test_compressed(void)
 {
@@ -494,9 +497,222 @@ static void test_truncated_and_garbage(void)
 	synth_free(s);
 }
 
+/*
+ * A one-attr pipe stream of @sample_type (its header and attr only), open and
+ * scanned: its samples are parsed against it.
+ */
+static struct rsp_reader *reader_of_type(uint64_t sample_type, unsigned char *buf, size_t cap)
+{
+	struct perf_event_attr a;
+	struct perf_event_header h = { RSP_PF_RECORD_HEADER_ATTR, 0, 0 };
+	uint64_t magic = RSP_PF_MAGIC, size = 16, id = 7;
+	struct rsp_reader *r = NULL;
+	char err[256];
+	size_t n = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.sample_type = sample_type;
+	a.sample_id_all = 1;
+	h.size = (uint16_t)(sizeof(h) + sizeof(a) + sizeof(id));
+	if (cap < 16 + h.size)
+		return NULL;
+	memcpy(buf + n, &magic, 8), n += 8;
+	memcpy(buf + n, &size, 8), n += 8;
+	memcpy(buf + n, &h, sizeof(h)), n += sizeof(h);
+	memcpy(buf + n, &a, sizeof(a)), n += sizeof(a);
+	memcpy(buf + n, &id, sizeof(id)), n += sizeof(id);
+	if (rsp_reader_open_mem(buf, n, &r, err, sizeof(err)) ||
+	    rsp_reader_scan(r, NULL, NULL, err, sizeof(err)) || rsp_reader_n_attrs(r) != 1) {
+		rsp_reader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/*
+ * Samples of every layout of fixed words (sample_type's bits before the
+ * callchain in any combination, a tracepoint's RAW after them or not): each
+ * field read where perf writes it (read fast, by its place), as the walk of
+ * sample_type reads it; a sample cut anywhere, or a RAW size past its end,
+ * refused either way.
+ */
+static void test_fixed_layouts(void)
+{
+	static const uint64_t bits[] = { PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID,
+					 PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR, PERF_SAMPLE_ID,
+					 PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+					 PERF_SAMPLE_PERIOD };
+	static const unsigned char raw[12] = "tracepoint!";
+	size_t layouts = 0, wrong = 0, cuts = 0, cut_wrong = 0, fast = 0;
+
+	for (unsigned mask = 1; mask < 1u << 10; mask++) {
+		uint64_t st = mask & 512 ? PERF_SAMPLE_RAW : 0, v[16], want_id = 0;
+		_Alignas(8) unsigned char stream[256], rec[256];
+		struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, 0 };
+		struct rsp_reader *r;
+		struct rsp_sample s, g;
+		size_t n = sizeof(h), w = 0;
+		struct rsp_rattr *ra;
+		uint8_t fixed;
+		int ret;
+
+		for (int b = 0; b < 9; b++)
+			if (mask & 1u << b)
+				st |= bits[b];
+		if (!(r = reader_of_type(st, stream, sizeof(stream)))) {
+			wrong++;
+			continue;
+		}
+		layouts++;
+		/* each word its own value: 0x100 * (its bit's place + 1) + its place in the record */
+		for (int b = 0; b < 9; b++)
+			if (st & bits[b]) {
+				v[w] = 0x100u * (unsigned)(b + 1) + w;
+				if (bits[b] == PERF_SAMPLE_TID)
+					v[w] = (uint64_t)(1000 + w) << 32 | (2000 + w);
+				if (bits[b] == PERF_SAMPLE_IDENTIFIER || bits[b] == PERF_SAMPLE_ID)
+					want_id = v[w]; /* ID's after IDENTIFIER's: the one read last */
+				memcpy(rec + n, &v[w], 8);
+				n += 8;
+				w++;
+			}
+		if (st & PERF_SAMPLE_RAW) {
+			uint32_t sz = sizeof(raw);
+
+			memcpy(rec + n, &sz, 4);
+			memcpy(rec + n + 4, raw, sz);
+			n += 4 + sz; /* 4 + 12: aligned */
+		}
+		h.size = (uint16_t)n;
+		memcpy(rec, &h, sizeof(h));
+		ret = rsp_reader_parse_sample((struct rsp_reader *)r, (const void *)rec, &s);
+		ra = (struct rsp_rattr *)rsp_reader_attr(r, 0);
+		fast += ra->fixed_words != 0;
+		wrong += ret != 0 || s.id != want_id ||
+			 ((st & PERF_SAMPLE_TIME) && (!s.has_time || s.time != 0x400u + (uint64_t)ra->time_pos)) ||
+			 ((st & PERF_SAMPLE_CPU) && (!s.has_cpu || s.cpu != 0x800u + (uint32_t)ra->cpu_pos)) ||
+			 ((st & PERF_SAMPLE_TID) && (!s.has_tid || s.tid < 1000 || s.pid != s.tid + 1000)) ||
+			 (!!(st & PERF_SAMPLE_RAW) != !!s.raw) ||
+			 (s.raw && (s.raw_size != sizeof(raw) || memcmp(s.raw, raw, sizeof(raw))));
+		/* the same as the walk of sample_type, whole and cut at every 4 bytes */
+		fixed = ra->fixed_words;
+		for (size_t cut = 8; cut <= n; cut += 4) {
+			int rf, rg;
+
+			h.size = (uint16_t)cut;
+			memcpy(rec, &h, sizeof(h));
+			rf = rsp_reader_parse_sample(r, (const void *)rec, &s);
+			ra->fixed_words = 0;
+			rg = rsp_reader_parse_sample(r, (const void *)rec, &g);
+			ra->fixed_words = fixed;
+			cuts++;
+			cut_wrong += rf != rg || (rf == 0) != (cut == n) ||
+				     (!rf && (s.id != g.id || s.ip != g.ip || s.time != g.time ||
+					      s.addr != g.addr || s.period != g.period ||
+					      s.pid != g.pid || s.tid != g.tid || s.cpu != g.cpu ||
+					      s.raw != g.raw || s.raw_size != g.raw_size ||
+					      s.has_time != g.has_time || s.has_cpu != g.has_cpu ||
+					      s.has_tid != g.has_tid));
+		}
+		/* a RAW size past the record's end */
+		if (st & PERF_SAMPLE_RAW) {
+			uint32_t sz = sizeof(raw) + 8;
+
+			h.size = (uint16_t)n;
+			memcpy(rec, &h, sizeof(h));
+			memcpy(rec + n - 4 - sizeof(raw), &sz, 4);
+			cuts++;
+			cut_wrong += rsp_reader_parse_sample(r, (const void *)rec, &s) != -EINVAL;
+		}
+		rsp_reader_free(r);
+	}
+	/* every layout but RAW alone (no fixed word: read by the walk) */
+	CHECK(layouts == 1023 && fast == 1022 && wrong == 0,
+	      "samples of fixed words: %zu layouts (%zu read by their places), %zu read wrong",
+	      layouts, fast, wrong);
+	CHECK(cut_wrong == 0, "the same read by places as by sample_type's walk, %zu samples cut "
+	      "or with a RAW size past their end: %zu differ", cuts, cut_wrong);
+}
+
+/*
+ * A tracepoint's integer fields read by their size and sign (rsp_field_u64()):
+ * each of 1, 2, 4 and 8 bytes, signed or not; none past the payload's end,
+ * none of a dynamic field or an array of another size, none of a field not
+ * in the format.
+ */
+static void test_field_loads(void)
+{
+	static const char fmt[] =
+		"name: loads\nID: 900\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:unsigned char u8;\toffset:8;\tsize:1;\tsigned:0;\n"
+		"\tfield:signed char s8;\toffset:9;\tsize:1;\tsigned:1;\n"
+		"\tfield:unsigned short u16;\toffset:10;\tsize:2;\tsigned:0;\n"
+		"\tfield:short s16;\toffset:12;\tsize:2;\tsigned:1;\n"
+		"\tfield:unsigned int u32;\toffset:16;\tsize:4;\tsigned:0;\n"
+		"\tfield:int s32;\toffset:20;\tsize:4;\tsigned:1;\n"
+		"\tfield:unsigned long u64;\toffset:24;\tsize:8;\tsigned:0;\n"
+		"\tfield:long s64;\toffset:32;\tsize:8;\tsigned:1;\n"
+		"\tfield:char three[3];\toffset:40;\tsize:3;\tsigned:0;\n"
+		"\tfield:__data_loc char[] name;\toffset:44;\tsize:4;\tsigned:0;\n\n"
+		"print fmt: \"%d\", REC->s32\n";
+	static const struct {
+		const char *name;
+		uint64_t want;
+	} f[] = {
+		{ "u8", 0xffu }, { "s8", (uint64_t)-1 }, { "u16", 0xfffeu }, { "s16", (uint64_t)-2 },
+		{ "u32", 0xfffffffdu }, { "s32", (uint64_t)-3 }, { "u64", 0xfffffffffffffffcull },
+		{ "s64", (uint64_t)-4 },
+	};
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev = NULL;
+	_Alignas(8) unsigned char raw[48];
+	struct rsp_field fl;
+	size_t wrong = 0;
+	uint64_t v, w;
+
+	memset(raw, 0, sizeof(raw));
+	raw[8] = 0xff, raw[9] = 0xff;
+	w = 0xfffe, memcpy(raw + 10, &w, 2);
+	w = 0xfffe, memcpy(raw + 12, &w, 2);
+	w = 0xfffffffd, memcpy(raw + 16, &w, 4);
+	w = 0xfffffffd, memcpy(raw + 20, &w, 4);
+	w = 0xfffffffffffffffcull, memcpy(raw + 24, &w, 8);
+	memcpy(raw + 32, &w, 8);
+	if (!tep || tep_parse_format(tep, &ev, fmt, sizeof(fmt) - 1, "test") || !ev) {
+		CHECK(false, "the test's format parses");
+		tep_free(tep);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		/* the unsigned ones read as their bits, the signed ones sign-extended */
+		uint64_t want = f[i].want;
+
+		v = 12345;
+		wrong += rsp_field_resolve(ev, f[i].name, &fl) || !rsp_field_u64(&fl, raw, 40, &v) ||
+			 v != want;
+		/* one byte short of its end: not read */
+		wrong += rsp_field_u64(&fl, raw, fl.offset + fl.size - 1, &v);
+		wrong += !rsp_field_u64(&fl, raw, fl.offset + fl.size, &v) || v != want;
+	}
+	wrong += rsp_field_resolve(ev, "three", &fl) || rsp_field_u64(&fl, raw, 48, &v);
+	wrong += rsp_field_resolve(ev, "name", &fl) || rsp_field_u64(&fl, raw, 48, &v);
+	wrong += !rsp_field_resolve(ev, "absent", &fl) || rsp_field_u64(&fl, raw, 48, &v);
+	CHECK(wrong == 0, "integer fields by size and sign, bounds, arrays, dynamic and absent "
+	      "fields: %zu wrong", wrong);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	test_layouts();
+	test_fixed_layouts();
+	test_field_loads();
 	test_truncated_and_garbage();
 	test_compressed();
 	test_compressed_interleaved();
