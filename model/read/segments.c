@@ -45,6 +45,7 @@
 struct seg {
 	uint64_t first, end; /* file offsets: its first compressed record, past its last */
 	uint64_t len; /* bytes inflated (whole records), once scanned */
+	bool plain; /* held: every record in it plain and in place (rsp_reader_segment_records()) */
 	unsigned char *buf; /* held by the walk, or NULL */
 	size_t cap;
 };
@@ -305,11 +306,14 @@ static bool plain_type(uint32_t type)
 
 /*
  * Whole records only, from @len inflated bytes (a payload after its record
- * included): a frame cut short or broken ends on its last.
+ * included): a frame cut short or broken ends on its last.  *@plain (if
+ * given): every record of the @len bytes whole, plain, aligned and without a
+ * payload after it (what rsp_reader_segment_records() gives).
  */
-static uint64_t whole_records(const unsigned char *buf, uint64_t len)
+static uint64_t whole_records(const unsigned char *buf, uint64_t len, bool *plain)
 {
 	uint64_t whole = 0;
+	bool all_plain = true;
 
 	while (whole < len) {
 		struct perf_event_header h;
@@ -317,8 +321,12 @@ static uint64_t whole_records(const unsigned char *buf, uint64_t len)
 
 		if (!_rsp_record_span(buf + whole, len - whole, &h, &skip))
 			break;
+		if ((whole & 7) || skip || !plain_type(h.type))
+			all_plain = false;
 		whole += h.size + skip;
 	}
+	if (plain)
+		*plain = all_plain && whole == len;
 	return whole;
 }
 
@@ -341,7 +349,7 @@ int _rsp_segs_scan_inflate(struct rsp_reader *r, size_t i, const unsigned char *
 		                       "than %llu MB, more than this process can hold",
 		                 (unsigned long long)(zs->limit >> 20));
 	*buf = zs->scan;
-	whole = whole_records(zs->scan, len);
+	whole = whole_records(zs->scan, len, NULL);
 	zs->v[i].len = whole;
 	hold_cap_at_least(zs, whole);
 	zs->scan_used = len;
@@ -485,6 +493,7 @@ int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
 	struct seg *z;
 	struct segbuf b = { 0 };
 	uint64_t len = 0, want;
+	bool plain = false;
 	int ret;
 
 	if (!zs || i >= zs->n)
@@ -522,7 +531,7 @@ int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
 		__atomic_fetch_sub(&zs->inflated, 1, __ATOMIC_RELAXED); /* not a whole one */
 		want = b.cap * 2;
 	}
-	if (!ret && whole_records(b.p, len) < len)
+	if (!ret && whole_records(b.p, len, &plain) < len)
 		ret = -EINVAL;
 	if (ret) {
 		free(b.p);
@@ -530,6 +539,7 @@ int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
 	}
 	hold_cap_at_least(zs, len);
 	z->len = len;
+	z->plain = plain;
 	z->cap = b.cap;
 	__atomic_store_n(&z->buf, b.p, __ATOMIC_RELEASE);
 	return 0;
@@ -548,12 +558,13 @@ int rsp_reader_segment_records(struct rsp_reader *r, size_t i, rsp_record_fn fn,
 	if (!zs || i >= zs->n || !(buf = zs->v[i].buf))
 		return -EINVAL;
 	len = zs->v[i].len;
-	/* every record plain and in place first: none is given otherwise */
-	for (p = 0; p < len; p += h.size, n++)
-		if ((p & 7) || !_rsp_record_span(buf + p, len - p, &h, &skip) || skip ||
-		    !plain_type(h.type))
-			return -EAGAIN;
-	for (p = 0; p < len; p += ((const struct perf_event_header *)(buf + p))->size) {
+	/* every record plain and in place first: none is given otherwise (known if held) */
+	if (!zs->v[i].plain)
+		for (p = 0; p < len; p += h.size)
+			if ((p & 7) || !_rsp_record_span(buf + p, len - p, &h, &skip) || skip ||
+			    !plain_type(h.type))
+				return -EAGAIN;
+	for (p = 0; p < len; p += ((const struct perf_event_header *)(buf + p))->size, n++) {
 		struct rsp_record rec = { (const void *)(buf + p),
 					  RSP_SEG_BIT | (uint64_t)i << 32 | p };
 

@@ -122,6 +122,12 @@ void _rsp_window_free(struct window *wn);
 /* An entry of the group being read: 0, -ERESTART or -ENOMEM. */
 int _rsp_window_add(struct window *wn, uint64_t time, uint64_t off);
 /*
+ * @n entries at once, as many _rsp_window_add() calls would add them (their
+ * oldest, youngest and oldest nonzero times given): 0, -ERESTART or -ENOMEM.
+ */
+int _rsp_window_add_many(struct window *wn, const struct idx *e, size_t n, uint64_t min_time,
+			 uint64_t max_time, uint64_t min_nonzero);
+/*
  * The group ends (@last: and the file): the entries now given are
  * wn->pend.v[*first, *first + *n), in time order, good until the next
  * _rsp_window_add().  None until the trace's start is known (no record can

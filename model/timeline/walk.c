@@ -1258,18 +1258,21 @@ out:
 #define ONE_PASS_AHEAD 4 /* frames the second stage inflates ahead of the scan, at most */
 #define ONE_PASS_MAX_HELD (256ull << 20) /* bytes of frames held at once, at most */
 
-/* A record of a frame the second stage read ahead (one_pass_preload()) */
-struct pre_ent {
-	uint64_t time, off;
-	uint32_t cpu;
-	bool has_time, has_cpu;
-};
-
-/* The records of a frame the second stage read ahead, for the scan to take in */
+/*
+ * The records of a frame the second stage read ahead, for the scan to take in
+ * whole: the window's entries (one_pass_entry()'s, an untimed record at the
+ * time of the last timed one before it) and what the window and the scan's
+ * checks need of them
+ */
 struct pre_slot {
 	size_t seg; /* the frame, SIZE_MAX: none */
-	VEC(struct pre_ent) ent;
+	VEC(struct idx) ent;
 	uint64_t records, misfits;
+	uint64_t min_time, max_time, min_nonzero; /* of the entries (min_time: UINT64_MAX) */
+	uint64_t last_nonzero; /* the last record's nonzero time, 0: none */
+	uint32_t max_cpu; /* the highest CPU a record named (< 4096), if any_cpu */
+	bool any_cpu;
+	bool lead_untimed; /* an untimed record before any timed one: its time is the scan's */
 	bool plain; /* false: a record not plain in it, the scan reads it */
 };
 
@@ -1316,26 +1319,37 @@ struct pre_ctx {
 	struct pre_slot *sl;
 };
 
-/* rsp_reader_segment_records()'s callback on the second stage: a record's time and CPU. */
+/* rsp_reader_segment_records()'s callback on the second stage: a record's entry. */
 static int pre_record(void *ctx, const struct rsp_record *rec)
 {
-	struct pre_ctx *pc = ctx;
+	struct pre_slot *sl = ((struct pre_ctx *)ctx)->sl;
 	struct rsp_sample s;
-	struct pre_ent e;
-	int ret = _rsp_record_time(pc->rd, rec->h, &s);
+	struct idx e;
+	int ret = _rsp_record_time(((struct pre_ctx *)ctx)->rd, rec->h, &s);
 
 	if (ret > 0)
 		return 0;
 	if (ret) {
-		pc->sl->misfits++;
+		sl->misfits++;
 		return 0;
 	}
-	e.time = s.has_time ? s.time : 0;
+	if (s.has_cpu && s.cpu < 4096 && (!sl->any_cpu || s.cpu > sl->max_cpu)) {
+		sl->max_cpu = s.cpu;
+		sl->any_cpu = true;
+	}
+	e.time = s.has_time ? s.time : sl->last_nonzero;
 	e.off = rec->offset;
-	e.cpu = s.has_cpu ? s.cpu : 0;
-	e.has_time = s.has_time;
-	e.has_cpu = s.has_cpu;
-	return vec_push(&pc->sl->ent, e) ? 0 : -ENOMEM;
+	if (!s.has_time && !sl->last_nonzero)
+		sl->lead_untimed = true;
+	if (s.has_time && s.time)
+		sl->last_nonzero = s.time;
+	if (e.time < sl->min_time)
+		sl->min_time = e.time;
+	if (e.time > sl->max_time)
+		sl->max_time = e.time;
+	if (e.time && (!sl->min_nonzero || e.time < sl->min_nonzero))
+		sl->min_nonzero = e.time;
+	return vec_push(&sl->ent, e) ? 0 : -ENOMEM;
 }
 
 /*
@@ -1351,6 +1365,10 @@ static void pre_read(struct one_pass *op, size_t s)
 
 	sl->ent.n = 0;
 	sl->misfits = 0;
+	sl->min_time = UINT64_MAX;
+	sl->max_time = sl->min_nonzero = sl->last_nonzero = 0;
+	sl->max_cpu = 0;
+	sl->any_cpu = sl->lead_untimed = false;
 	ret = rsp_reader_segment_records(op->w.rd, s, pre_record, &pc, &sl->records);
 	/* not plain, or no memory: the scan reads the frame itself */
 	sl->plain = ret == 0;
@@ -1583,11 +1601,23 @@ static int one_pass_take(struct one_pass *op, const struct pre_slot *sl, size_t 
 {
 	int ret;
 
-	for (size_t k = 0; k < sl->ent.n; k++) {
-		const struct pre_ent *e = &sl->ent.v[k];
-
-		if ((ret = one_pass_entry(op, e->time, e->has_time, e->cpu, e->has_cpu, e->off)))
+	if (sl->lead_untimed)
+		return -EAGAIN; /* the time before it is the scan's: it reads the frame */
+	/* one_pass_entry()'s checks and counts, for the frame's entries at once */
+	if (sl->any_cpu && sl->max_cpu >= op->max_cpu) {
+		op->max_cpu = sl->max_cpu;
+		if (op->begun && sl->max_cpu >= op->t->nr_cpus)
+			return -ERESTART;
+	}
+	if (sl->ent.n) {
+		ret = _rsp_window_add_many(&op->win, sl->ent.v, sl->ent.n, sl->min_time,
+					   sl->max_time, sl->min_nonzero);
+		if (ret)
 			return ret;
+		if (sl->last_nonzero)
+			op->last_time = sl->last_nonzero;
+		op->group_open = true;
+		op->w.seg_left[i] += sl->ent.n;
 	}
 	for (uint64_t k = 0; k < sl->misfits; k++)
 		one_pass_misfit(op->t);

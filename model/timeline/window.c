@@ -51,6 +51,28 @@ int _rsp_window_add(struct window *wn, uint64_t time, uint64_t off)
 	return 0;
 }
 
+int _rsp_window_add_many(struct window *wn, const struct idx *e, size_t n, uint64_t min_time,
+			 uint64_t max_time, uint64_t min_nonzero)
+{
+	if (wn->given_any && min_time < wn->given_max)
+		return -ERESTART; /* older than one given: the bet is lost */
+	if (wn->pend.n - wn->head + n > wn->max_entries)
+		return -ERESTART; /* the window would grow past its bound */
+	while (wn->pend.n + n > wn->pend.warm)
+		if (!vec_grow_((void **)&wn->pend.v, &wn->pend.cap, &wn->pend.warm, wn->pend.warm,
+			       sizeof(*wn->pend.v)))
+			return -ENOMEM;
+	memcpy(wn->pend.v + wn->pend.n, e, n * sizeof(*e));
+	wn->pend.n += n;
+	if (min_time < wn->group_min)
+		wn->group_min = min_time;
+	if (min_nonzero && (!wn->min_nonzero || min_nonzero < wn->min_nonzero))
+		wn->min_nonzero = min_nonzero;
+	if (max_time > wn->max_time)
+		wn->max_time = max_time;
+	return 0;
+}
+
 static int tmp_room(struct window *wn, size_t n)
 {
 	struct idx *t;

@@ -217,6 +217,30 @@ int main(int argc, char **argv)
 		synth_free(s);
 	}
 	{
+		/*
+		 * records without a time in a stream of frames loaded in one pass: the
+		 * second thread's read-ahead gives a frame's entries at once, one led
+		 * by an untimed record the scan reads itself
+		 */
+		struct synth_opts o = { 0 };
+		struct synth *s = synth_new(&o);
+		size_t len, zlen;
+		const void *buf;
+		void *z;
+
+		for (int k = 0; k < 120; k++) {
+			events_at(s, (uint64_t)k * 100000000ull);
+			if (k % 3 == 0)
+				synth_comm_untimed(s, 100, 100, k % 2 ? "a" : "c");
+		}
+		buf = synth_finish(s, &len);
+		z = synth_compress_framed(buf, len, 256, 512, false, &zlen);
+		if (!put_file(dir, "synth-framed-onepass-untimed.data", z, zlen))
+			return 1;
+		free(z);
+		synth_free(s);
+	}
+	{
 		/* perf record's own lost-samples counts, written at its end with time 0 */
 		struct synth_opts o = { 0 };
 		struct synth *s = synth_new(&o);

@@ -541,6 +541,21 @@ void synth_comm(struct synth *s, uint64_t t, int pid, int tid, const char *comm,
 	     tid, t);
 }
 
+void synth_comm_untimed(struct synth *s, int pid, int tid, const char *comm)
+{
+	struct buf r = { 0 };
+	unsigned char body[8 + 16] = { 0 };
+	struct perf_event_header h = { PERF_RECORD_COMM, 0, 8 + sizeof(body) };
+
+	memcpy(body, &pid, 4);
+	memcpy(body + 4, &tid, 4);
+	strncpy((char *)body + 8, comm, 15);
+	put(&r, &h, 8);
+	put(&r, body, sizeof(body));
+	emit(s, -1, &r);
+	free(r.p);
+}
+
 void synth_fork(struct synth *s, uint64_t t, int pid, int ppid, int tid, int ptid)
 {
 	uint32_t body[6] = { (uint32_t)pid, (uint32_t)ppid, (uint32_t)tid, (uint32_t)ptid };

@@ -89,6 +89,8 @@ const void *synth_finish(struct synth *s, size_t *len);
 
 /* side-band */
 void synth_comm(struct synth *s, uint64_t t, int pid, int tid, const char *comm, bool exec);
+/* A COMM record without its sample_id_all trailer: no time (as a kernel's without it) */
+void synth_comm_untimed(struct synth *s, int pid, int tid, const char *comm);
 void synth_fork(struct synth *s, uint64_t t, int pid, int ppid, int tid, int ptid);
 void synth_exit(struct synth *s, uint64_t t, int pid, int tid);
 /* A process's executable map of @path (PERF_RECORD_MMAP2 without a build id). */

@@ -601,6 +601,86 @@ static void test_shared_scan(bool late_define)
 	synth_free(s);
 }
 
+/*
+ * Records without a time in a stream of many frames: one at a frame's start
+ * takes the time of the frame before's last (the scan reads such a frame
+ * itself), one inside a frame its own frame's; in one pass as in two.
+ */
+static void test_one_pass_untimed(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace_opts o = { .no_symbols = true };
+	struct rsp_trace *a = NULL, *b = NULL;
+	struct rsp_trace_summary sa, sb;
+	unsigned char *z;
+	const void *buf;
+	size_t len, zlen, N = 40000, bad = 0;
+	char err[256];
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		CHECK(true, "# SKIP one CPU: loading is not in one pass");
+		synth_free(s);
+		return;
+	}
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_fork(s, 0, 200, 1, 200, 1);
+	for (size_t i = 0; i < N; i++) {
+		uint64_t t0 = US(1000) + i * 100000;
+
+		synth_waking(s, 0, t0 + 10000, 100, 0, 200, "b", 1, false, NULL, 0);
+		synth_switch(s, 1, t0 + 30000, 0, "swapper/1", 0, 200, "b");
+		if (i % 37 == 0)
+			synth_comm_untimed(s, 200, 200, i % 74 ? "b" : "c");
+		synth_switch(s, 1, t0 + 70000, 200, "b", S_INT, 0, "swapper/1");
+		if (i % 1000 == 999)
+			synth_round(s);
+	}
+	buf = synth_finish(s, &len);
+	/* frames of 4 KiB: ~40 records each, an untimed one in most, first in some */
+	z = synth_compress_framed(buf, len, 4 << 10, 4 << 10, false, &zlen);
+	setenv("RSP_LOAD_TWO_PASS", "1", 1);
+	if (!z || rsp_trace_open_mem(z, zlen, &o, &a, err, sizeof(err)))
+		a = NULL;
+	unsetenv("RSP_LOAD_TWO_PASS");
+	if (!z || rsp_trace_open_mem(z, zlen, &o, &b, err, sizeof(err)))
+		b = NULL;
+	CHECK(a && b, "untimed records in frames: open in two passes and in one (%s)",
+	      a && b ? "" : err);
+	if (a && b) {
+		rsp_trace_get_summary(a, &sa);
+		rsp_trace_get_summary(b, &sb);
+		for (size_t i = 0; i < rsp_trace_n_threads(a) && i < rsp_trace_n_threads(b); i++) {
+			struct rsp_thread_info ta, tb;
+
+			rsp_trace_thread(a, i, &ta);
+			rsp_trace_thread(b, i, &tb);
+			bad += ta.tid != tb.tid || ta.n_slices != tb.n_slices ||
+			       strcmp(ta.comm, tb.comm) != 0;
+			for (size_t k = 0; !bad && k < ta.n_slices; k++) {
+				struct rsp_slice_info x, y;
+
+				rsp_thread_slice(a, i, k, &x);
+				rsp_thread_slice(b, i, k, &y);
+				bad += x.kind != y.kind || x.start_ns != y.start_ns ||
+				       x.end_ns != y.end_ns;
+			}
+		}
+		/* a frame led by an untimed record inflated again by the scan: more than
+		 * one inflation per frame (and the first's) */
+		CHECK(!sa.one_pass && sb.one_pass && sb.segments >= 100 &&
+			      sb.segments_inflated > sb.segments + 1 && sa.events == sb.events &&
+			      sa.n_threads == sb.n_threads && !bad,
+		      "the same trace in one pass (%zu frames, %llu inflations: some read by the "
+		      "scan) and in two: %llu and %llu events, %zu differ",
+		      sb.segments, (unsigned long long)sb.segments_inflated,
+		      (unsigned long long)sa.events, (unsigned long long)sb.events, bad);
+	}
+	rsp_trace_free(a);
+	rsp_trace_free(b);
+	free(z);
+	synth_free(s);
+}
+
 /* Loading's progress, as told: how many times, whether it went back, the last fraction. */
 struct told {
 	int n, back;
@@ -1208,28 +1288,47 @@ static void check_sort(size_t n, int nseq, size_t chunk, bool shuffled, uint32_t
 	free(ref);
 }
 
+/* Which way window_feed() adds a group's entries */
+enum feed { FEED_ONE, FEED_MANY };
+
 /*
  * Loading in one pass: @n entries into the window (window.c) in groups of
- * @group, in file order; what it gives, in order, into @out (*@n_out).  0, or
- * what _rsp_window_add() returned (-ERESTART: the bet lost) and *@at, the
- * entry it refused.
+ * @group, in file order, one at a time or a group at once (@how: as the scan
+ * adds a frame the second stage read ahead); what it gives, in order, into
+ * @out (*@n_out), and the trace's start and end it knows (*@start, *@end).  0,
+ * or what the window returned (-ERESTART: the bet lost) and *@at, the entry
+ * it refused (a group's first, added at once).
  */
-static int window_feed(const struct idx *v, size_t n, size_t group, struct idx *out,
-		       size_t *n_out, size_t *at)
+static int window_feed_as(const struct idx *v, size_t n, size_t group, enum feed how,
+			  struct idx *out, size_t *n_out, size_t *at, uint64_t *start,
+			  uint64_t *end)
 {
 	struct window wn;
-	size_t first, k;
+	size_t first, k, g0 = 0;
+	uint64_t lo = UINT64_MAX, hi = 0, nz = 0;
 	int ret = 0;
 
 	*n_out = 0;
 	*at = n;
 	_rsp_window_init(&wn);
 	for (size_t i = 0; i < n && !ret; i++) {
-		if ((ret = _rsp_window_add(&wn, v[i].time, v[i].off))) {
+		if (how == FEED_ONE && (ret = _rsp_window_add(&wn, v[i].time, v[i].off))) {
 			*at = i;
 			break;
 		}
+		lo = v[i].time < lo ? v[i].time : lo;
+		hi = v[i].time > hi ? v[i].time : hi;
+		if (v[i].time && (!nz || v[i].time < nz))
+			nz = v[i].time;
 		if ((i + 1) % group == 0 || i + 1 == n) {
+			if (how == FEED_MANY &&
+			    (ret = _rsp_window_add_many(&wn, v + g0, i + 1 - g0, lo, hi, nz))) {
+				*at = g0;
+				break;
+			}
+			g0 = i + 1;
+			lo = UINT64_MAX;
+			hi = nz = 0;
 			ret = _rsp_window_close(&wn, i + 1 == n, &first, &k);
 			if (!ret) {
 				memcpy(out + *n_out, wn.pend.v + first, k * sizeof(*out));
@@ -1237,8 +1336,18 @@ static int window_feed(const struct idx *v, size_t n, size_t group, struct idx *
 			}
 		}
 	}
+	*start = wn.min_nonzero;
+	*end = wn.max_time;
 	_rsp_window_free(&wn);
 	return ret;
+}
+
+static int window_feed(const struct idx *v, size_t n, size_t group, struct idx *out,
+		       size_t *n_out, size_t *at)
+{
+	uint64_t start, end;
+
+	return window_feed_as(v, n, group, FEED_ONE, out, n_out, at, &start, &end);
 }
 
 /*
@@ -1275,13 +1384,20 @@ static void check_window(size_t n, int nseq, size_t chunk, uint64_t lag, size_t 
 	for (i = 0; i < n; i++)
 		ref[i] = (struct ref_ent){ v[i].time, i, v[i] };
 	qsort(ref, n, sizeof(*ref), ref_cmp);
-	ret = window_feed(v, n, group, out, &n_out, &at);
-	for (i = 0; i < n_out && i < n; i++)
-		bad += out[i].time != ref[i].e.time || out[i].off != ref[i].e.off;
-	CHECK(ret == 0 && n_out == n && bad == 0,
-	      "the window: %zu entries, %d sequences in chunks of up to %zu, up to %llu behind, "
-	      "groups of %zu: %d, %zu given, %zu out of place", n, nseq, chunk,
-	      (unsigned long long)lag, group, ret, n_out, bad);
+	for (int how = FEED_ONE; how <= FEED_MANY; how++) {
+		uint64_t start, end;
+
+		ret = window_feed_as(v, n, group, (enum feed)how, out, &n_out, &at, &start, &end);
+		for (i = 0, bad = 0; i < n_out && i < n; i++)
+			bad += out[i].time != ref[i].e.time || out[i].off != ref[i].e.off;
+		CHECK(ret == 0 && n_out == n && bad == 0 && start == ref[0].e.time &&
+			      end == ref[n - 1].e.time,
+		      "the window, %s: %zu entries, %d sequences in chunks of up to %zu, up to "
+		      "%llu behind, groups of %zu: %d, %zu given, %zu out of place, start %llu "
+		      "end %llu", how == FEED_ONE ? "one at a time" : "a group at once", n, nseq,
+		      chunk, (unsigned long long)lag, group, ret, n_out, bad,
+		      (unsigned long long)start, (unsigned long long)end);
+	}
 out:
 	free(v);
 	free(out);
@@ -1334,6 +1450,14 @@ static void test_window(void)
 	ret = window_feed(v, n, 100, out, &n_out, &at);
 	CHECK(ret == -ERESTART && at == 15000, "a record older than one given: %d at %zu", ret,
 	      at);
+	{
+		uint64_t start, end;
+
+		/* in a group of 64 added at once (its first is 14,976): the group refused */
+		ret = window_feed_as(v, n, 64, FEED_MANY, out, &n_out, &at, &start, &end);
+		CHECK(ret == -ERESTART && at == 15000 / 64 * 64,
+		      "a record older than one given, its group added at once: %d at %zu", ret, at);
+	}
 	/* ... but one late within the window: in its place */
 	v[15000].time = 10000 + 15000 - 3000; /* 30 groups late */
 	ret = window_feed(v, n, 100, out, &n_out, &at);
@@ -1376,6 +1500,23 @@ static void test_window(void)
 		}
 		CHECK(ret == -ERESTART && wn.pend.n == 100000,
 		      "a window that would grow past its bound: %d at %zu entries", ret, wn.pend.n);
+		_rsp_window_free(&wn);
+		/* the same a group at once: the group that would pass it refused whole */
+		_rsp_window_init(&wn);
+		wn.max_entries = 100000;
+		ret = 0;
+		for (size_t i = 0; !ret && i < 101; i++) {
+			struct idx g[1000];
+
+			for (size_t j = 0; j < 1000; j++)
+				g[j] = (struct idx){ j ? 0 : 1, i * 1000 + j };
+			ret = _rsp_window_add_many(&wn, g, 1000, 0, 1, 1);
+			if (!ret)
+				ret = _rsp_window_close(&wn, false, &first, &k);
+		}
+		CHECK(ret == -ERESTART && wn.pend.n == 100000,
+		      "a window that would grow past its bound, a group at once: %d at %zu entries",
+		      ret, wn.pend.n);
 		_rsp_window_free(&wn);
 	}
 }
@@ -1427,6 +1568,7 @@ int main(void)
 	test_long_pingpong(24000, 32 << 10, 256 << 10, 16, true); /* rsp record's framing */
 	test_shared_scan(false);
 	test_shared_scan(true);
+	test_one_pass_untimed();
 	/* frames larger than the part of the scan's buffer kept after each (16 MB) */
 	test_long_pingpong(30000, 32 << 10, 17 << 20, 18, false);
 	test_user_stack_copies(false);
