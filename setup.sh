@@ -109,11 +109,11 @@ test)
   meson test -C build --print-errorlogs
   say "building build-asan/ (AddressSanitizer + UBSan)"
   configure build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dbuildtype=debug
+    -Dbuildtype=debug -Db_lto=false
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs --suite unit --suite fuzz --suite matrix
   say "building build-tsan/ (ThreadSanitizer)"
-  configure build-tsan -Dwerror=true -Db_sanitize=thread -Dviewer=disabled
+  configure build-tsan -Dwerror=true -Db_sanitize=thread -Dviewer=disabled -Db_lto=false
   TSAN_OPTIONS=halt_on_error=1 \
     meson test -C build-tsan --print-errorlogs unit-timeline unit-collector unit-symbols
   ;;
