@@ -97,6 +97,17 @@ static bool thread_in_chain(const struct rsp_running_data *d, uint32_t th)
 	return th != NONE && d->procs[d->threads[th].proc].chain;
 }
 
+/* An item at the end of lane @l (its array grown by halves: a saturated machine's
+ * socket lanes hold millions) */
+static void lane_push(struct rlane *l, const struct litem *it)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap + l->cap / 2 : 16;
+		l->v = g_renew(struct litem, l->v, l->cap);
+	}
+	l->v[l->n++] = *it;
+}
+
 static int build_lanes(struct rsp_running_data *d)
 {
 	struct rsp_trace *t = d->t;
@@ -137,8 +148,7 @@ static int build_lanes(struct rsp_running_data *d)
 				? d->of_model[io.thread]
 				: NONE;
 		it.sub = 0;
-		l->v = g_renew(struct litem, l->v, l->n + 1);
-		l->v[l->n++] = it;
+		lane_push(l, &it);
 		if (thread_in_chain(d, it.thread))
 			l->chain = true;
 	}
@@ -177,8 +187,7 @@ static int build_lanes(struct rsp_running_data *d)
 			? d->of_model[ni.sender_thread]
 			: NONE;
 		it.sub = 0;
-		l->v = g_renew(struct litem, l->v, l->n + 1);
-		l->v[l->n++] = it;
+		lane_push(l, &it);
 		if (thread_in_chain(d, it.thread))
 			l->chain = true;
 		if (ni.link != RSP_NO_INDEX) {

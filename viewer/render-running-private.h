@@ -54,7 +54,7 @@ struct rlane {
 	enum rsp_row_kind kind;
 	const char *name;
 	struct litem *v;
-	size_t n;
+	size_t n, cap;
 	uint8_t n_sub;
 	bool chain;
 	uint32_t dev;
