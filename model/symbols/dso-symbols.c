@@ -224,6 +224,25 @@ static int cmp_cand(const void *x, const void *y)
 	return a->s.index < b->s.index ? -1 : a->s.index > b->s.index;
 }
 
+/*
+ * Is section @shndx of @elf one of code?  A symbol elsewhere names no
+ * function: a link-time optimized object's `FILE.c.HASH` markers sit in
+ * .debug_info at small values that fall inside .text's addresses (gcc -flto:
+ * a function's samples were named after one).  A separate debug file's .text
+ * is NOBITS, its flags the same.  (Not sized or typed, so only NOTYPE symbols
+ * are asked.)
+ */
+static bool code_section(Elf *elf, GElf_Word shndx)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (shndx == (GElf_Word)-1)
+		return false; /* libdwfl's word for a section not allocated */
+	scn = elf ? elf_getscn(elf, shndx) : NULL;
+	return !scn || !gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_EXECINSTR);
+}
+
 /* One sorted entry per address, from every table libdwfl found for the module
  * (.symtab, .dynsym, MiniDebugInfo, a separate debug file). */
 static int build_table(struct _rsp_dso *d)
@@ -241,12 +260,14 @@ static int build_table(struct _rsp_dso *d)
 		struct cand c = { .s.index = (uint32_t)i };
 		GElf_Word shndx;
 		GElf_Addr addr;
+		Elf *elf = NULL;
 		int type;
 
-		c.name = dwfl_module_getsym_info(d->mod, i, &c.sym, &addr, &shndx, NULL, NULL);
+		c.name = dwfl_module_getsym_info(d->mod, i, &c.sym, &addr, &shndx, &elf, NULL);
 		type = GELF_ST_TYPE(c.sym.st_info);
 		if (!c.name || !c.name[0] || !addr || shndx == SHN_UNDEF || shndx == SHN_ABS ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE))
+		    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||
+		    (type == STT_NOTYPE && !code_section(elf, shndx)))
 			continue;
 		c.s.addr = addr;
 		c.s.size = c.sym.st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)c.sym.st_size;

@@ -969,6 +969,33 @@ static void test_minidebuginfo(const char *helper, const char *mini)
 	rsp_sym_free(sym);
 }
 
+/*
+ * A symbol outside the code names no function: gcc -flto leaves `FILE.c.HASH`
+ * markers (no type, no size) in .debug_info at values that may fall inside a
+ * function; the function's own name stays.
+ */
+static void test_not_code(const char *helper, const char *marker)
+{
+	uint64_t alpha = file_symbol(helper, "rsp_helper_alpha", NULL, NULL);
+	uint64_t mark = file_symbol(marker, "symbols-helper.c.5eed1e55", NULL, NULL);
+	uint64_t base = 0x555580000000ull;
+	struct rsp_sym_frame f;
+	struct rsp_sym *sym;
+
+	CHECK(alpha && mark == alpha + 1, "a marker at the function's address + 1 (%#llx, %#llx)",
+	      (unsigned long long)alpha, (unsigned long long)mark);
+	if (rsp_sym_new(&sym, NULL)) {
+		CHECK(0, "rsp_sym_new");
+		return;
+	}
+	add_file_maps(sym, 45, 0, marker, marker, base, NULL, 0);
+	rsp_sym_lookup(sym, 45, 1, base + alpha + 2, false, &f);
+	CHECK(f.func && !strcmp(f.func, "rsp_helper_alpha") && f.offset == 2,
+	      "a symbol in .debug_info inside a function: the function's name, %s+%llu",
+	      func_or(&f), (unsigned long long)f.offset);
+	rsp_sym_free(sym);
+}
+
 static void test_debug_file(const char *helper, const char *stripped, const char *debug)
 {
 	uint64_t alpha = file_symbol(helper, "rsp_helper_alpha", NULL, NULL);
@@ -1438,7 +1465,7 @@ static void test_costs(void)
 
 int main(int argc, char **argv)
 {
-	static char helpers[6][PATH_MAX];
+	static char helpers[7][PATH_MAX];
 	ssize_t len;
 
 	read_self_maps();
@@ -1459,14 +1486,14 @@ int main(int argc, char **argv)
 	read_self_maps();
 	elf_version(EV_CURRENT);
 
-	if (argc < 7) {
+	if (argc < 8) {
 		fprintf(stderr, "usage: %s HELPER HELPER-MINI HELPER-STRIPPED HELPER-DEBUG "
-			"HELPER-EXPORT HELPER-EXPORT-STRIPPED\n", argv[0]);
+			"HELPER-EXPORT HELPER-EXPORT-STRIPPED HELPER-MARKER\n", argv[0]);
 		CHECK(0, "helper files given");
 		return tap_done();
 	}
 	/* meson passes paths relative to the build directory; maps name absolute ones */
-	for (int i = 1; i < 7; i++) {
+	for (int i = 1; i < 8; i++) {
 		if (!realpath(argv[i], helpers[i - 1])) {
 			CHECK(0, "%s: %s", argv[i], strerror(errno));
 			return tap_done();
@@ -1480,6 +1507,7 @@ int main(int argc, char **argv)
 	test_minidebuginfo(helpers[0], helpers[1]);
 	test_debug_file(helpers[0], helpers[2], helpers[3]);
 	test_dynamic_only(helpers);
+	test_not_code(helpers[0], helpers[6]);
 	test_unwind();
 	test_hostile();
 	test_costs();
