@@ -32,25 +32,6 @@ void _rsp_window_free(struct window *wn)
 	memset(wn, 0, sizeof(*wn));
 }
 
-int _rsp_window_add(struct window *wn, uint64_t time, uint64_t off)
-{
-	struct idx e = { time, off };
-
-	if (wn->given_any && time < wn->given_max)
-		return -ERESTART; /* older than one given: the bet is lost */
-	if (wn->pend.n - wn->head >= wn->max_entries)
-		return -ERESTART; /* the window would grow past its bound */
-	if (!vec_push(&wn->pend, e))
-		return -ENOMEM;
-	if (time < wn->group_min)
-		wn->group_min = time;
-	if (time && (!wn->min_nonzero || time < wn->min_nonzero))
-		wn->min_nonzero = time;
-	if (time > wn->max_time)
-		wn->max_time = time;
-	return 0;
-}
-
 int _rsp_window_add_many(struct window *wn, const struct idx *e, size_t n, uint64_t min_time,
 			 uint64_t max_time, uint64_t min_nonzero)
 {
@@ -71,6 +52,13 @@ int _rsp_window_add_many(struct window *wn, const struct idx *e, size_t n, uint6
 	if (max_time > wn->max_time)
 		wn->max_time = max_time;
 	return 0;
+}
+
+int _rsp_window_add(struct window *wn, uint64_t time, uint64_t off)
+{
+	struct idx e = { time, off };
+
+	return _rsp_window_add_many(wn, &e, 1, time, time, time);
 }
 
 static int tmp_room(struct window *wn, size_t n)

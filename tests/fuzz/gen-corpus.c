@@ -191,37 +191,20 @@ int main(int argc, char **argv)
 		free(z);
 		synth_free(s);
 	}
-	for (int v = 0; v < 3; v++) {
+	for (int v = 0; v < 4; v++) {
 		/*
 		 * 64 frames and more in time order: loaded in one pass (each frame
 		 * inflated once, sorted within a window); with a record older than
 		 * the window (the load starts again in two passes); with a frame
-		 * broken in the middle (the scan reads it and tells the cut)
+		 * broken in the middle (the scan reads it and tells the cut); with
+		 * records without a time (the second thread's read-ahead gives a
+		 * frame's entries at once, one led by an untimed record the scan
+		 * reads itself)
 		 */
 		static const char *const names[] = { "synth-framed-onepass.data",
 						     "synth-framed-onepass-late.data",
-						     "synth-framed-onepass-broken.data" };
-		struct synth_opts o = { 0 };
-		struct synth *s = synth_new(&o);
-		size_t len, zlen;
-		const void *buf;
-		void *z;
-
-		for (int k = 0; k < 120; k++)
-			events_at(s, v == 1 && k == 110 ? 0 : (uint64_t)k * 100000000ull);
-		buf = synth_finish(s, &len);
-		z = synth_compress_framed(buf, len, 256, 512, v == 2, &zlen);
-		if (!put_file(dir, names[v], z, zlen))
-			return 1;
-		free(z);
-		synth_free(s);
-	}
-	{
-		/*
-		 * records without a time in a stream of frames loaded in one pass: the
-		 * second thread's read-ahead gives a frame's entries at once, one led
-		 * by an untimed record the scan reads itself
-		 */
+						     "synth-framed-onepass-broken.data",
+						     "synth-framed-onepass-untimed.data" };
 		struct synth_opts o = { 0 };
 		struct synth *s = synth_new(&o);
 		size_t len, zlen;
@@ -229,13 +212,13 @@ int main(int argc, char **argv)
 		void *z;
 
 		for (int k = 0; k < 120; k++) {
-			events_at(s, (uint64_t)k * 100000000ull);
-			if (k % 3 == 0)
+			events_at(s, v == 1 && k == 110 ? 0 : (uint64_t)k * 100000000ull);
+			if (v == 3 && k % 3 == 0)
 				synth_comm_untimed(s, 100, 100, k % 2 ? "a" : "c");
 		}
 		buf = synth_finish(s, &len);
-		z = synth_compress_framed(buf, len, 256, 512, false, &zlen);
-		if (!put_file(dir, "synth-framed-onepass-untimed.data", z, zlen))
+		z = synth_compress_framed(buf, len, 256, 512, v == 2, &zlen);
+		if (!put_file(dir, names[v], z, zlen))
 			return 1;
 		free(z);
 		synth_free(s);
