@@ -275,11 +275,88 @@ static void peer_closed(struct builder *b, uint64_t t, uint32_t cpu, uint32_t si
 	(void)arrived(b, t, cpu, &op, ev->ctx);
 }
 
+/* A tuple's key: from @fam, the ports and addresses (@alen bytes each), @sp/@sa first. */
+static uint64_t tuple_key(uint16_t fam, uint16_t sp, uint16_t dp, const uint8_t *sa,
+			  const uint8_t *da, size_t alen)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ fam;
+
+	h = (h ^ sp) * 0x100000001b3ull;
+	h = (h ^ dp) * 0x100000001b3ull;
+	for (size_t k = 0; k < alen; k++)
+		h = (h ^ sa[k]) * 0x100000001b3ull;
+	for (size_t k = 0; k < alen; k++)
+		h = (h ^ da[k]) * 0x100000001b3ull;
+	return h | 1; /* 0: an empty slot */
+}
+
+/* Socket @si's current tuple into the table (an entry per tuple it has had). */
+static void peer_put(struct builder *b, uint32_t si)
+{
+	const struct sock_info *s = &b->t->socks.v[si];
+	size_t alen = s->family == 10 ? 16 : 4, m, j;
+	uint64_t key = tuple_key(s->family, s->sport, s->dport, s->saddr, s->daddr, alen);
+
+	if ((b->peer_n + 1) * 2 > b->peer_cap) {
+		size_t cap = b->peer_cap ? b->peer_cap * 2 : 256;
+		struct peer_ent *ht = calloc(cap, sizeof(*ht));
+
+		if (!ht)
+			return; /* without memory: no peer found for it, nothing worse */
+		for (size_t i = 0; i < b->peer_cap; i++) {
+			if (!b->peer_ht[i].key)
+				continue;
+			for (j = b->peer_ht[i].key & (cap - 1); ht[j].key; j = (j + 1) & (cap - 1))
+				;
+			ht[j] = b->peer_ht[i];
+		}
+		free(b->peer_ht);
+		b->peer_ht = ht;
+		b->peer_cap = cap;
+	}
+	m = b->peer_cap - 1;
+	for (j = key & m; b->peer_ht[j].key; j = (j + 1) & m)
+		;
+	b->peer_ht[j] = (struct peer_ent){ key, si + 1 };
+	b->peer_n++;
+}
+
+/*
+ * The peer of socket @si on this machine: the socket of the mirrored tuple, of
+ * its family, open, with an address, the first made (as a scan of every socket
+ * in order finds it), RSP_NONE.  A socket's entries of tuples it no longer
+ * has are checked against its tuple now.
+ */
+static uint32_t peer_find(struct builder *b, uint32_t si)
+{
+	const struct sock_info *s = &b->t->socks.v[si];
+	size_t alen = s->family == 10 ? 16 : 4, m, j;
+	uint64_t key = tuple_key(s->family, s->dport, s->sport, s->daddr, s->saddr, alen);
+	uint32_t best = RSP_NONE;
+
+	if (!b->peer_cap)
+		return RSP_NONE;
+	m = b->peer_cap - 1;
+	for (j = key & m; b->peer_ht[j].key; j = (j + 1) & m) {
+		uint32_t i = b->peer_ht[j].sock1 - 1;
+		const struct sock_info *o = &b->t->socks.v[i];
+
+		if (b->peer_ht[j].key != key || i == si || i >= best || !o->have_addr ||
+		    o->family != s->family || o->closed)
+			continue;
+		if (o->sport == s->dport && o->dport == s->sport &&
+		    !memcmp(o->saddr, s->daddr, alen) && !memcmp(o->daddr, s->saddr, alen))
+			best = i;
+	}
+	return best;
+}
+
 void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
 {
 	uint32_t si = sock_get(b, ev->u.state.sk, ev->u.state.family, ev->u.state.protocol);
 	struct sock_info *s;
 	size_t alen;
+	bool same_tuple;
 
 	if (si == RSP_NONE)
 		return;
@@ -293,6 +370,9 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struc
 	if (ev->u.state.newstate == 7)
 		s->closed = true;
 	alen = s->family == 10 ? 16 : 4;
+	same_tuple = s->have_addr && s->sport == ev->u.state.sport &&
+		     s->dport == ev->u.state.dport && !memcmp(s->saddr, ev->u.state.saddr, alen) &&
+		     !memcmp(s->daddr, ev->u.state.daddr, alen);
 	s->sport = ev->u.state.sport;
 	s->dport = ev->u.state.dport;
 	memcpy(s->saddr, ev->u.state.saddr, alen);
@@ -303,16 +383,15 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struc
 		s->opened = SOCK_CONNECTED;
 	else if (ev->u.state.newstate == 3 /* TCP_SYN_RECV */ && !s->opened)
 		s->opened = SOCK_ACCEPTED;
+	if (!same_tuple)
+		peer_put(b, si);
 	/* the peer on this machine has the mirrored tuple */
-	for (size_t i = 0; i < b->t->socks.n && s->peer == RSP_NONE; i++) {
-		struct sock_info *o = &b->t->socks.v[i];
+	if (s->peer == RSP_NONE) {
+		uint32_t i = peer_find(b, si);
 
-		if (i == si || !o->have_addr || o->family != s->family || o->closed)
-			continue;
-		if (o->sport == s->dport && o->dport == s->sport &&
-		    !memcmp(o->saddr, s->daddr, alen) && !memcmp(o->daddr, s->saddr, alen)) {
-			s->peer = (uint32_t)i;
-			o->peer = si;
+		if (i != RSP_NONE) {
+			s->peer = i;
+			b->t->socks.v[i].peer = si;
 		}
 	}
 	if (ev->u.state.newstate == 8 /* TCP_CLOSE_WAIT */)

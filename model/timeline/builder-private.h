@@ -82,6 +82,15 @@ struct builder {
 	struct io_slot *io;
 	size_t io_cap, io_used;
 	uint32_t *sock_ht; /* sk -> sock index + 1 */
+	/*
+	 * a socket's address tuple -> sock index + 1, an entry per tuple each socket
+	 * had (a peer is found by the mirrored tuple: builder-net.c, peer_find())
+	 */
+	struct peer_ent {
+		uint64_t key;
+		uint32_t sock1;
+	} *peer_ht;
+	size_t peer_cap, peer_n;
 	size_t sock_cap;
 	struct product last;
 	/* per thread, off the slice arrays */
