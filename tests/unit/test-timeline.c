@@ -665,13 +665,14 @@ static void test_one_pass_untimed(void)
 				       x.end_ns != y.end_ns;
 			}
 		}
-		/* a frame led by an untimed record inflated again by the scan: more than
-		 * one inflation per frame (and the first's) */
+		/* a frame led by an untimed record that the second stage read ahead is
+		 * inflated again by the scan (how many were read ahead depends on the
+		 * threads' timing: none under ThreadSanitizer, hundreds here) */
 		CHECK(!sa.one_pass && sb.one_pass && sb.segments >= 100 &&
-			      sb.segments_inflated > sb.segments + 1 && sa.events == sb.events &&
+			      sb.segments_inflated >= sb.segments + 1 && sa.events == sb.events &&
 			      sa.n_threads == sb.n_threads && !bad,
-		      "the same trace in one pass (%zu frames, %llu inflations: some read by the "
-		      "scan) and in two: %llu and %llu events, %zu differ",
+		      "the same trace in one pass (%zu frames, %llu inflations: the excess read "
+		      "again by the scan) and in two: %llu and %llu events, %zu differ",
 		      sb.segments, (unsigned long long)sb.segments_inflated,
 		      (unsigned long long)sa.events, (unsigned long long)sb.events, bad);
 	}
