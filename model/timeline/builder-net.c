@@ -290,11 +290,21 @@ static uint64_t tuple_key(uint16_t fam, uint16_t sp, uint16_t dp, const uint8_t 
 	return h | 1; /* 0: an empty slot */
 }
 
+/* The first empty slot from @key's in @ht (@cap slots, a power of two, one empty at least). */
+static size_t peer_slot(const struct peer_ent *ht, size_t cap, uint64_t key)
+{
+	size_t j;
+
+	for (j = key & (cap - 1); ht[j].key; j = (j + 1) & (cap - 1))
+		;
+	return j;
+}
+
 /* Socket @si's current tuple into the table (an entry per tuple it has had). */
 static void peer_put(struct builder *b, uint32_t si)
 {
 	const struct sock_info *s = &b->t->socks.v[si];
-	size_t alen = s->family == 10 ? 16 : 4, m, j;
+	size_t alen = s->family == 10 ? 16 : 4;
 	uint64_t key = tuple_key(s->family, s->sport, s->dport, s->saddr, s->daddr, alen);
 
 	if ((b->peer_n + 1) * 2 > b->peer_cap) {
@@ -303,21 +313,14 @@ static void peer_put(struct builder *b, uint32_t si)
 
 		if (!ht)
 			return; /* without memory: no peer found for it, nothing worse */
-		for (size_t i = 0; i < b->peer_cap; i++) {
-			if (!b->peer_ht[i].key)
-				continue;
-			for (j = b->peer_ht[i].key & (cap - 1); ht[j].key; j = (j + 1) & (cap - 1))
-				;
-			ht[j] = b->peer_ht[i];
-		}
+		for (size_t i = 0; i < b->peer_cap; i++)
+			if (b->peer_ht[i].key)
+				ht[peer_slot(ht, cap, b->peer_ht[i].key)] = b->peer_ht[i];
 		free(b->peer_ht);
 		b->peer_ht = ht;
 		b->peer_cap = cap;
 	}
-	m = b->peer_cap - 1;
-	for (j = key & m; b->peer_ht[j].key; j = (j + 1) & m)
-		;
-	b->peer_ht[j] = (struct peer_ent){ key, si + 1 };
+	b->peer_ht[peer_slot(b->peer_ht, b->peer_cap, key)] = (struct peer_ent){ key, si + 1 };
 	b->peer_n++;
 }
 
