@@ -300,13 +300,21 @@ static size_t peer_slot(const struct peer_ent *ht, size_t cap, uint64_t key)
 	return j;
 }
 
-/* Socket @si's current tuple into the table (an entry per tuple it has had). */
+/*
+ * Socket @si's current tuple into the table (an entry per tuple it has had).
+ * A tuple with a port 0 names no connection: a listener's, or a connecting
+ * socket's before its port is chosen (inet_sock_set_state reports SYN_SENT
+ * first with sport 0); a busy client leaves one such entry per connection, all
+ * equal, so they are kept out.
+ */
 static void peer_put(struct builder *b, uint32_t si)
 {
 	const struct sock_info *s = &b->t->socks.v[si];
 	size_t alen = s->family == 10 ? 16 : 4;
 	uint64_t key = tuple_key(s->family, s->sport, s->dport, s->saddr, s->daddr, alen);
 
+	if (!s->sport || !s->dport)
+		return;
 	if ((b->peer_n + 1) * 2 > b->peer_cap) {
 		size_t cap = b->peer_cap ? b->peer_cap * 2 : 256;
 		struct peer_ent *ht = calloc(cap, sizeof(*ht));
@@ -327,7 +335,7 @@ static void peer_put(struct builder *b, uint32_t si)
 /*
  * The peer of socket @si on this machine: the socket of the mirrored tuple, of
  * its family, open, with an address, the first made (as a scan of every socket
- * in order finds it), RSP_NONE.  A socket's entries of tuples it no longer
+ * in order finds it), RSP_NONE; none for a tuple with a port 0 (peer_put()).  A socket's entries of tuples it no longer
  * has are checked against its tuple now.
  */
 static uint32_t peer_find(struct builder *b, uint32_t si)
@@ -337,7 +345,7 @@ static uint32_t peer_find(struct builder *b, uint32_t si)
 	uint64_t key = tuple_key(s->family, s->dport, s->sport, s->daddr, s->saddr, alen);
 	uint32_t best = RSP_NONE;
 
-	if (!b->peer_cap)
+	if (!b->peer_cap || !s->sport || !s->dport)
 		return RSP_NONE;
 	m = b->peer_cap - 1;
 	for (j = key & m; b->peer_ht[j].key; j = (j + 1) & m) {

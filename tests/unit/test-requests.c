@@ -1019,6 +1019,89 @@ static void test_client_preempted_send(void)
 	srv_requests_free(s, t, r);
 }
 
+/*
+ * A web server's churn (builder-net.c, peer_put()): 300 connections in the
+ * kernel's order, each a client socket (SK_C + k % 3: addresses reused)
+ * connecting from a port of 7 (ports reused: each tuple ~43 times) to srv's
+ * listener (5432), accepted on SK_A + k % 3:
+ *   the client's SYN_SENT with local port 0 (the port is chosen after it),
+ *   the accepted socket's SYN_RECV, both ESTABLISHED; srv answers and closes
+ *   (FIN_WAIT1, FIN_WAIT2, CLOSE), the client sees CLOSE_WAIT, LAST_ACK, CLOSE.
+ * Every third connect is refused (SYN_SENT with port 0, CLOSE), a socket more.
+ * Sockets in the order made: each connection's client, then its server
+ * socket; every pair peers, each with its own connection's, not an earlier
+ * one's of the same tuple (closed) nor a refused one's; the listener and the
+ * refused sockets have none.
+ */
+static void test_churned_peers(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_requests *r;
+	const uint8_t lo[4] = { 127, 0, 0, 1 }, any[4] = { 0 };
+	const uint64_t SK_L = 0xffff80010000ull, SK_R = 0xffff80020000ull;
+	const int N = 300;
+	uint64_t at = 1001;
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
+	synth_sock_state(s, 0, US(at++), SRV, SK_L, lo, 5432, any, 0, 10 /* LISTEN */);
+	for (int k = 0; k < N; k++) {
+		uint64_t c = SK_C + (uint64_t)(k % 3) * 64, a = SK_A + (uint64_t)(k % 3) * 64;
+		uint16_t port = (uint16_t)(40000 + k % 7);
+
+		if (k % 3 == 2) {
+			synth_sock_state(s, 1, US(at++), CLI, SK_R, lo, 0, lo, 5432, 2);
+			synth_sock_state(s, 1, US(at++), CLI, SK_R, lo, 0, lo, 5432, 7);
+		}
+		synth_sock_state(s, 1, US(at++), CLI, c, lo, 0, lo, 5432, 2 /* SYN_SENT */);
+		synth_sock_state(s, 1, US(at++), CLI, a, lo, 5432, lo, port, 3 /* SYN_RECV */);
+		synth_sock_state(s, 1, US(at++), CLI, c, lo, port, lo, 5432, 1 /* ESTABLISHED */);
+		synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 1 /* ESTABLISHED */);
+		synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 4 /* FIN_WAIT1 */);
+		synth_sock_state(s, 0, US(at++), SRV, c, lo, port, lo, 5432, 8 /* CLOSE_WAIT */);
+		synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 5 /* FIN_WAIT2 */);
+		synth_sock_state(s, 1, US(at++), CLI, c, lo, port, lo, 5432, 9 /* LAST_ACK */);
+		synth_sock_state(s, 1, US(at++), CLI, c, lo, port, lo, 5432, 7 /* CLOSE */);
+		synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 7 /* CLOSE */);
+	}
+	synth_switch(s, 0, US(at), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(at), CLI, "cli", S_INT, 0, "swapper/1");
+	if (srv_requests(s, &t, &r)) {
+		size_t n = rsp_trace_n_sockets(t), pairs = 0, bad = 0, others = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			struct rsp_socket_info x, y;
+
+			rsp_trace_socket(t, i, &x);
+			if (x.sk == SK_L || x.sk == SK_R) {
+				others += x.peer == RSP_NO_INDEX;
+				continue;
+			}
+			if (x.sk != SK_C + (uint64_t)(pairs % 3) * 64 || i + 1 >= n) {
+				bad++;
+				continue;
+			}
+			rsp_trace_socket(t, i + 1, &y);
+			if (y.sk == SK_A + (uint64_t)(pairs % 3) * 64 && x.peer == i + 1 && y.peer == i &&
+			    !strcmp(x.remote, y.local) && !strcmp(y.remote, x.local))
+				pairs++;
+			else
+				bad++;
+			i++;
+		}
+		CHECK(pairs == (size_t)N && !bad && others == 1 + N / 3,
+		      "churn: %d connections, each pair of sockets peers (got %zu, %zu wrong), the "
+		      "listener and %d refused without a peer (got %zu)",
+		      N, pairs, bad, N / 3, others);
+	} else {
+		CHECK(0, "churn: rsp_requests_find");
+	}
+	srv_requests_free(s, t, r);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -1050,5 +1133,6 @@ int main(void)
 	test_client_preempted_return();
 	test_backlog_during_send();
 	test_client_preempted_send();
+	test_churned_peers();
 	return tap_done();
 }
