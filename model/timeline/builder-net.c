@@ -24,6 +24,7 @@
  * not answered the other way), the two sockets are peers from then on, and
  * that arrival's sender is the task.
  */
+#include "base/htab.h"
 #include "timeline/builder-private.h"
 
 #include <stdlib.h>
@@ -279,84 +280,70 @@ static void peer_closed(struct builder *b, uint64_t t, uint32_t cpu, uint32_t si
 static uint64_t tuple_key(uint16_t fam, uint16_t sp, uint16_t dp, const uint8_t *sa,
 			  const uint8_t *da, size_t alen)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ fam;
+	uint64_t h = _rsp_hash_bytes(0xcbf29ce484222325ull, &fam, sizeof(fam));
 
-	h = (h ^ sp) * 0x100000001b3ull;
-	h = (h ^ dp) * 0x100000001b3ull;
-	for (size_t k = 0; k < alen; k++)
-		h = (h ^ sa[k]) * 0x100000001b3ull;
-	for (size_t k = 0; k < alen; k++)
-		h = (h ^ da[k]) * 0x100000001b3ull;
-	return h | 1; /* 0: an empty slot */
+	h = _rsp_hash_bytes(h, &sp, sizeof(sp));
+	h = _rsp_hash_bytes(h, &dp, sizeof(dp));
+	h = _rsp_hash_bytes(h, sa, alen);
+	return _rsp_hash_bytes(h, da, alen);
 }
 
-/* The first empty slot from @key's in @ht (@cap slots, a power of two, one empty at least). */
-static size_t peer_slot(const struct peer_ent *ht, size_t cap, uint64_t key)
+/* Socket @s's own tuple's key. */
+static uint64_t sock_key(const struct sock_info *s)
 {
-	size_t j;
-
-	for (j = key & (cap - 1); ht[j].key; j = (j + 1) & (cap - 1))
-		;
-	return j;
+	return tuple_key(s->family, s->sport, s->dport, s->saddr, s->daddr,
+			 s->family == 10 ? 16 : 4);
 }
 
 /*
- * Socket @si's current tuple into the table (an entry per tuple it has had).
- * A tuple with a port 0 names no connection: a listener's, or a connecting
- * socket's before its port is chosen (inet_sock_set_state reports SYN_SENT
- * first with sport 0); a busy client leaves one such entry per connection, all
- * equal, so they are kept out.
+ * The table of tuples holds the tuple of every open socket with one
+ * (s->in_peers): put when it gets one, taken out when it changes or the
+ * socket closes.  Closed sockets' entries kept would be probed through by
+ * every later lookup of their tuple: a busy client's ephemeral ports are
+ * reused, each tuple by dozens of connections a minute.  A tuple with a
+ * port 0 names no connection: a listener's, or a connecting socket's before
+ * its port is chosen (inet_sock_set_state reports SYN_SENT first with sport
+ * 0): not put.
  */
 static void peer_put(struct builder *b, uint32_t si)
 {
-	const struct sock_info *s = &b->t->socks.v[si];
-	size_t alen = s->family == 10 ? 16 : 4;
-	uint64_t key = tuple_key(s->family, s->sport, s->dport, s->saddr, s->daddr, alen);
+	struct sock_info *s = &b->t->socks.v[si];
 
-	if (!s->sport || !s->dport)
-		return;
-	if ((b->peer_n + 1) * 2 > b->peer_cap) {
-		size_t cap = b->peer_cap ? b->peer_cap * 2 : 256;
-		struct peer_ent *ht = calloc(cap, sizeof(*ht));
+	/* without memory: no peer found for it, nothing worse */
+	if (s->sport && s->dport && !s->in_peers && !_rsp_u64multi_add(&b->peers, sock_key(s), si))
+		s->in_peers = true;
+}
 
-		if (!ht)
-			return; /* without memory: no peer found for it, nothing worse */
-		for (size_t i = 0; i < b->peer_cap; i++)
-			if (b->peer_ht[i].key)
-				ht[peer_slot(ht, cap, b->peer_ht[i].key)] = b->peer_ht[i];
-		free(b->peer_ht);
-		b->peer_ht = ht;
-		b->peer_cap = cap;
-	}
-	b->peer_ht[peer_slot(b->peer_ht, b->peer_cap, key)] = (struct peer_ent){ key, si + 1 };
-	b->peer_n++;
+/* Socket @si's entry out of the table, by its tuple as it was put. */
+static void peer_del(struct builder *b, uint32_t si)
+{
+	struct sock_info *s = &b->t->socks.v[si];
+
+	if (s->in_peers)
+		(void)_rsp_u64multi_del(&b->peers, sock_key(s), si);
+	s->in_peers = false;
 }
 
 /*
  * The peer of socket @si on this machine: the socket of the mirrored tuple, of
  * its family, open, with an address, the first made (as a scan of every socket
- * in order finds it), RSP_NONE; none for a tuple with a port 0 (peer_put()).  A socket's entries of tuples it no longer
- * has are checked against its tuple now.
+ * in order finds it), RSP_NONE; none for a tuple with a port 0 (peer_put()).
  */
 static uint32_t peer_find(struct builder *b, uint32_t si)
 {
 	const struct sock_info *s = &b->t->socks.v[si];
-	size_t alen = s->family == 10 ? 16 : 4, m, j;
+	size_t alen = s->family == 10 ? 16 : 4, it = 0;
 	uint64_t key = tuple_key(s->family, s->dport, s->sport, s->daddr, s->saddr, alen);
-	uint32_t best = RSP_NONE;
+	uint32_t best = RSP_NONE, i;
 
-	if (!b->peer_cap || !s->sport || !s->dport)
+	if (!s->sport || !s->dport)
 		return RSP_NONE;
-	m = b->peer_cap - 1;
-	for (j = key & m; b->peer_ht[j].key; j = (j + 1) & m) {
-		uint32_t i = b->peer_ht[j].sock1 - 1;
+	while (_rsp_u64multi_next(&b->peers, key, &it, &i)) {
 		const struct sock_info *o = &b->t->socks.v[i];
 
-		if (b->peer_ht[j].key != key || i == si || i >= best || !o->have_addr ||
-		    o->family != s->family || o->closed)
-			continue;
-		if (o->sport == s->dport && o->dport == s->sport &&
-		    !memcmp(o->saddr, s->daddr, alen) && !memcmp(o->daddr, s->saddr, alen))
+		if (i != si && i < best && o->family == s->family && o->sport == s->dport &&
+		    o->dport == s->sport && !memcmp(o->saddr, s->daddr, alen) &&
+		    !memcmp(o->daddr, s->saddr, alen))
 			best = i;
 	}
 	return best;
@@ -378,12 +365,14 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struc
 	     ev->u.state.newstate == 10 /* TCP_LISTEN */))
 		si = sock_renew(b, si);
 	s = &b->t->socks.v[si];
-	if (ev->u.state.newstate == 7)
-		s->closed = true;
 	alen = s->family == 10 ? 16 : 4;
 	same_tuple = s->have_addr && s->sport == ev->u.state.sport &&
 		     s->dport == ev->u.state.dport && !memcmp(s->saddr, ev->u.state.saddr, alen) &&
 		     !memcmp(s->daddr, ev->u.state.daddr, alen);
+	if (ev->u.state.newstate == 7 || !same_tuple)
+		peer_del(b, si);
+	if (ev->u.state.newstate == 7)
+		s->closed = true;
 	s->sport = ev->u.state.sport;
 	s->dport = ev->u.state.dport;
 	memcpy(s->saddr, ev->u.state.saddr, alen);
@@ -394,7 +383,7 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struc
 		s->opened = SOCK_CONNECTED;
 	else if (ev->u.state.newstate == 3 /* TCP_SYN_RECV */ && !s->opened)
 		s->opened = SOCK_ACCEPTED;
-	if (!same_tuple)
+	if (!s->closed)
 		peer_put(b, si);
 	/* the peer on this machine has the mirrored tuple */
 	if (s->peer == RSP_NONE) {

@@ -82,15 +82,9 @@ struct builder {
 	struct io_slot *io;
 	size_t io_cap, io_used;
 	uint32_t *sock_ht; /* sk -> sock index + 1 */
-	/*
-	 * a socket's address tuple -> sock index + 1, an entry per tuple each socket
-	 * had (a peer is found by the mirrored tuple: builder-net.c, peer_find())
-	 */
-	struct peer_ent {
-		uint64_t key;
-		uint32_t sock1;
-	} *peer_ht;
-	size_t peer_cap, peer_n;
+	/* an open socket's address tuple's key -> its sock index (a peer is found
+	 * by the mirrored tuple: builder-net.c, peer_find()) */
+	struct _rsp_u64multi peers;
 	size_t sock_cap;
 	struct product last;
 	/* per thread, off the slice arrays */

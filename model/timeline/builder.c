@@ -394,7 +394,7 @@ void builder_free(struct builder *b)
 	free(b->cpus);
 	free(b->io);
 	free(b->sock_ht);
-	free(b->peer_ht);
+	_rsp_u64multi_free(&b->peers);
 	vec_free(&b->bt);
 	vec_free(&b->flushes);
 	vec_free(&b->at_end);

@@ -180,6 +180,7 @@ struct sock_info {
 	bool have_addr;
 	uint8_t opened; /* SOCK_CONNECTED (SYN_SENT seen), SOCK_ACCEPTED (SYN_RECV), 0 */
 	bool closed; /* went to TCP_CLOSE: a later state change is a new socket at its address */
+	bool in_peers; /* its tuple in the builder's table of tuples (builder-net.c, peer_put()) */
 };
 #define SOCK_CONNECTED 1
 #define SOCK_ACCEPTED 2

@@ -1020,10 +1020,12 @@ static void test_client_preempted_send(void)
 }
 
 /*
- * A web server's churn (builder-net.c, peer_put()): 300 connections in the
- * kernel's order, each a client socket (SK_C + k % 3: addresses reused)
- * connecting from a port of 7 (ports reused: each tuple ~43 times) to srv's
- * listener (5432), accepted on SK_A + k % 3:
+ * A web server's churn (builder-net.c, peer_put(), peer_del()): 3000
+ * connections in the kernel's order, 300 open at a time, closed in a shuffled
+ * order (entries taken out of the middle of the table's runs, some across
+ * its end); connection k a client socket CS + k % 307 (addresses reused)
+ * connecting from port 40000 + k % 331 (ports reused: each tuple ~9 times) to
+ * srv's listener (5432), accepted on AS + k % 307:
  *   the client's SYN_SENT with local port 0 (the port is chosen after it),
  *   the accepted socket's SYN_RECV, both ESTABLISHED; srv answers and closes
  *   (FIN_WAIT1, FIN_WAIT2, CLOSE), the client sees CLOSE_WAIT, LAST_ACK, CLOSE.
@@ -1040,7 +1042,8 @@ static void test_churned_peers(void)
 	struct rsp_requests *r;
 	const uint8_t lo[4] = { 127, 0, 0, 1 }, any[4] = { 0 };
 	const uint64_t SK_L = 0xffff80010000ull, SK_R = 0xffff80020000ull;
-	const int N = 300;
+	const uint64_t CS = 0xffff81000000ull, AS = 0xffff82000000ull; /* the sockets' */
+	const int N = 3000, W = 300, NSK = 307, NPORT = 331;
 	uint64_t at = 1001;
 
 	existing(s, SRV, SRV, "srv");
@@ -1048,24 +1051,32 @@ static void test_churned_peers(void)
 	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
 	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
 	synth_sock_state(s, 0, US(at++), SRV, SK_L, lo, 5432, any, 0, 10 /* LISTEN */);
-	for (int k = 0; k < N; k++) {
-		uint64_t c = SK_C + (uint64_t)(k % 3) * 64, a = SK_A + (uint64_t)(k % 3) * 64;
-		uint16_t port = (uint16_t)(40000 + k % 7);
+	for (int b0 = 0; b0 < N; b0 += W) {
+		for (int k = b0; k < b0 + W; k++) {
+			uint64_t c = CS + (uint64_t)(k % NSK) * 64, a = AS + (uint64_t)(k % NSK) * 64;
+			uint16_t port = (uint16_t)(40000 + k % NPORT);
 
-		if (k % 3 == 2) {
-			synth_sock_state(s, 1, US(at++), CLI, SK_R, lo, 0, lo, 5432, 2);
-			synth_sock_state(s, 1, US(at++), CLI, SK_R, lo, 0, lo, 5432, 7);
+			if (k % 3 == 2) {
+				synth_sock_state(s, 1, US(at++), CLI, SK_R, lo, 0, lo, 5432, 2);
+				synth_sock_state(s, 1, US(at++), CLI, SK_R, lo, 0, lo, 5432, 7);
+			}
+			synth_sock_state(s, 1, US(at++), CLI, c, lo, 0, lo, 5432, 2 /* SYN_SENT */);
+			synth_sock_state(s, 1, US(at++), CLI, a, lo, 5432, lo, port, 3 /* SYN_RECV */);
+			synth_sock_state(s, 1, US(at++), CLI, c, lo, port, lo, 5432, 1 /* ESTABLISHED */);
+			synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 1 /* ESTABLISHED */);
 		}
-		synth_sock_state(s, 1, US(at++), CLI, c, lo, 0, lo, 5432, 2 /* SYN_SENT */);
-		synth_sock_state(s, 1, US(at++), CLI, a, lo, 5432, lo, port, 3 /* SYN_RECV */);
-		synth_sock_state(s, 1, US(at++), CLI, c, lo, port, lo, 5432, 1 /* ESTABLISHED */);
-		synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 1 /* ESTABLISHED */);
-		synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 4 /* FIN_WAIT1 */);
-		synth_sock_state(s, 0, US(at++), SRV, c, lo, port, lo, 5432, 8 /* CLOSE_WAIT */);
-		synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 5 /* FIN_WAIT2 */);
-		synth_sock_state(s, 1, US(at++), CLI, c, lo, port, lo, 5432, 9 /* LAST_ACK */);
-		synth_sock_state(s, 1, US(at++), CLI, c, lo, port, lo, 5432, 7 /* CLOSE */);
-		synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 7 /* CLOSE */);
+		for (int q = 0; q < W; q++) {
+			int k = b0 + q * 7 % W; /* 7 and W coprime: each once */
+			uint64_t c = CS + (uint64_t)(k % NSK) * 64, a = AS + (uint64_t)(k % NSK) * 64;
+			uint16_t port = (uint16_t)(40000 + k % NPORT);
+
+			synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 4 /* FIN_WAIT1 */);
+			synth_sock_state(s, 0, US(at++), SRV, c, lo, port, lo, 5432, 8 /* CLOSE_WAIT */);
+			synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 5 /* FIN_WAIT2 */);
+			synth_sock_state(s, 1, US(at++), CLI, c, lo, port, lo, 5432, 9 /* LAST_ACK */);
+			synth_sock_state(s, 1, US(at++), CLI, c, lo, port, lo, 5432, 7 /* CLOSE */);
+			synth_sock_state(s, 0, US(at++), SRV, a, lo, 5432, lo, port, 7 /* CLOSE */);
+		}
 	}
 	synth_switch(s, 0, US(at), SRV, "srv", S_INT, 0, "swapper/0");
 	synth_switch(s, 1, US(at), CLI, "cli", S_INT, 0, "swapper/1");
@@ -1080,12 +1091,12 @@ static void test_churned_peers(void)
 				others += x.peer == RSP_NO_INDEX;
 				continue;
 			}
-			if (x.sk != SK_C + (uint64_t)(pairs % 3) * 64 || i + 1 >= n) {
+			if (x.sk != CS + (uint64_t)(pairs % NSK) * 64 || i + 1 >= n) {
 				bad++;
 				continue;
 			}
 			rsp_trace_socket(t, i + 1, &y);
-			if (y.sk == SK_A + (uint64_t)(pairs % 3) * 64 && x.peer == i + 1 && y.peer == i &&
+			if (y.sk == AS + (uint64_t)(pairs % NSK) * 64 && x.peer == i + 1 && y.peer == i &&
 			    !strcmp(x.remote, y.local) && !strcmp(y.remote, x.local))
 				pairs++;
 			else
