@@ -1,9 +1,13 @@
 #!/bin/sh
 # Saturation benchmark (issue 21): rsp record -a and perf record -a -g with the
-# same events, one after the other, on a machine both of whose CPUs a loop of
-# `perf bench sched messaging -g 5 -l 2000` saturates.  As root:
+# same events, one after the other, on a machine both of whose CPUs a load
+# saturates: LOAD messaging, a loop of `perf bench sched messaging -g 5 -l 2000`
+# (switches and Unix sockets), or churn, a web server's connection churn over
+# loopback (bench/tcp-churn: 16 clients, 2 workers, a new TCP connection per
+# 4 KiB answer).  As root:
 #
-#   flock /tmp/rsp-bench.lock bench/saturate.sh [BUILD_DIR] [SECONDS]   (build, 60)
+#   flock /tmp/rsp-bench.lock bench/saturate.sh [BUILD_DIR] [SECONDS] [LOAD]
+#                                               (build, 60, messaging)
 #
 # Per recorder: peak RSS (/usr/bin/time -v), wall time past the deadline, file
 # size, and per event the share recorded (rsp info --json, which reads both
@@ -14,8 +18,14 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 B=$(cd "${1:-$here/../build}" && pwd)
 S=${2:-60}
+LOAD=${3:-messaging}
 RSP=$B/cli/rsp
 [ "$(id -u)" -eq 0 ] || { echo "saturate.sh: run as root" >&2; exit 1; }
+case $LOAD in
+  messaging) LOADCMD='perf bench sched messaging -g 5 -l 2000'; TARGET=sched-messaging ;;
+  churn) LOADCMD="$B/bench/tcp-churn 30"; TARGET=tcp-churn ;;
+  *) echo "saturate.sh: LOAD is messaging or churn, not $LOAD" >&2; exit 1 ;;
+esac
 W=$(mktemp -d /var/tmp/rsp-sat.XXXXXX)
 trap 'kill $load 2>/dev/null || true; rm -rf "$W"' EXIT INT TERM
 
@@ -26,7 +36,7 @@ done
 TPS=${TPS#,}
 EV="$TPS,cpu-clock/period=1001001/"
 
-timeout $((S * 3 + 120)) sh -c 'while :; do perf bench sched messaging -g 5 -l 2000 >/dev/null 2>&1; done' &
+timeout $((S * 3 + 120)) sh -c "while :; do $LOADCMD >/dev/null 2>&1; done" &
 load=$!
 sleep 2
 
@@ -72,7 +82,7 @@ for ev in sorted(kern):
           f"{100.0 * got.get(ev, 0) / k if k else 100.0:6.1f}%")
 PY
 }
-echo "saturate.sh: $S s of rsp record -a and perf record -a -g, messaging saturating both CPUs"
+echo "saturate.sh: $S s of rsp record -a and perf record -a -g, $LOAD saturating both CPUs"
 report rsp
 report perf
 grep -E 'memory:|SHED|LOST' "$W/rsp.err" || true
@@ -95,11 +105,11 @@ grep -E 'LOST|memory:' "$W/t.err" || true
 # reading the saturated file, on a quiet machine (the load stopped: reading is timed
 # against perf script as on other files)
 kill $load 2>/dev/null || true
-pkill -f 'perf bench sched messaging' 2>/dev/null || true
+pkill -f "$LOADCMD" 2>/dev/null || true
 sleep 2
-# rsp info and rsp report (a messaging process as the target),
+# rsp info and rsp report (the load's processes as the target),
 # their exit status, time and warnings; perf script on it with SAT_PERF_SCRIPT=1 (minutes)
-for verb in info "report --target sched-messaging"; do
+for verb in info "report --target $TARGET"; do
   t0=$(date +%s.%N)
   rc=0
   "$RSP" $verb "$W/rsp.data" >"$W/read.out" 2>"$W/read.err" || rc=$?
