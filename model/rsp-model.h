@@ -258,6 +258,7 @@ struct rsp_socket_info {
 	uint64_t sk;
 	int family, protocol;
 	char local[64], remote[64]; /* "127.0.0.1:8080", "" if unknown */
+	bool listening; /* a listener (remote port 0): local is what it listens on */
 	size_t peer; /* the socket at the other end on this machine */
 };
 size_t rsp_trace_n_sockets(const struct rsp_trace *t);

@@ -169,7 +169,9 @@ static int build_lanes(struct rsp_running_data *d)
 			char name[160];
 
 			rsp_trace_socket(t, ni.socket, &si);
-			if (si.local[0] || si.remote[0])
+			if (si.listening)
+				snprintf(name, sizeof(name), "socket %s (listening)", si.local);
+			else if (si.local[0] || si.remote[0])
 				snprintf(name, sizeof(name), "socket %s%s%s", si.local,
 					 si.remote[0] ? " <- " : "", si.remote);
 			else

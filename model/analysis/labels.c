@@ -224,8 +224,7 @@ void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net)
 	char buf[160];
 
 	rsp_trace_socket(an->t, n->sock, &so);
-	if (so.remote[0] && strrchr(so.remote, ':') && !strcmp(strrchr(so.remote, ':'), ":0"))
-		/* remote port 0: a listening socket, woken by a connection to it */
+	if (so.listening) /* woken by a connection to it */
 		snprintf(buf, sizeof(buf), "connection to %s (listening)", so.local);
 	else if (so.remote[0])
 		snprintf(buf, sizeof(buf), "peer %s", so.remote);

@@ -36,6 +36,9 @@
 /* from a datagram's delivery in the sender's context to its sock_send_length:
  * microseconds, unless the receiver it woke preempts the sender first */
 #define DGRAM_SEND_WINDOW_NS 1000000u
+/* from an accepted connection's ESTABLISHED to its listener's data-ready, in
+ * one softirq (or one backlog's processing): microseconds at most */
+#define LISTENER_WINDOW_NS 100000u
 
 /*
  * @ti's socket call at @t on @cpu, on @si: the end of a pending arrival's wait
@@ -394,8 +397,45 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struc
 			b->t->socks.v[i].peer = si;
 		}
 	}
+	if (ev->u.state.newstate == 1 /* TCP_ESTABLISHED */ && s->opened == SOCK_ACCEPTED &&
+	    cpu < b->ncpus) {
+		b->cpus[cpu].accepted = si + 1;
+		b->cpus[cpu].accepted_gen = b->cpus[cpu].gen;
+		b->cpus[cpu].accepted_time = t;
+	}
 	if (ev->u.state.newstate == 8 /* TCP_CLOSE_WAIT */)
 		peer_closed(b, t, cpu, si, ev);
+}
+
+/*
+ * Data-ready on TCP socket @si, whose address is not known (it listened
+ * before the trace), in the context where a connection it accepted became
+ * established just before: @si is that connection's listener (the kernel
+ * wakes a listener right after moving its new child to ESTABLISHED,
+ * tcp_child_process()).  Its address: the child's local one, remote port 0
+ * (as a LISTEN state change reports it).
+ */
+static void listener_learned(struct builder *b, uint64_t t, uint32_t cpu, uint32_t si)
+{
+	struct sock_info *s = &b->t->socks.v[si];
+	struct cpu *cs;
+	const struct sock_info *c;
+
+	if (s->have_addr || s->protocol != IPPROTO_TCP_ || cpu >= b->ncpus)
+		return;
+	cs = &b->cpus[cpu];
+	if (!cs->accepted || cs->accepted_gen != cs->gen || t < cs->accepted_time ||
+	    t - cs->accepted_time > LISTENER_WINDOW_NS || cs->accepted - 1 == si)
+		return;
+	c = &b->t->socks.v[cs->accepted - 1];
+	cs->accepted = 0;
+	if (c->family != s->family)
+		return;
+	s->sport = c->sport;
+	memcpy(s->saddr, c->saddr, sizeof(s->saddr));
+	s->dport = 0;
+	memset(s->daddr, 0, sizeof(s->daddr));
+	s->have_addr = true;
 }
 
 void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
@@ -426,6 +466,7 @@ void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 
 	if (si == RSP_NONE)
 		return;
+	listener_learned(b, t, cpu, si);
 	s = &b->t->socks.v[si];
 	op = net_op_at(t, si);
 	if (s->family == AF_UNIX_ && ev->ctx == RSP_CTX_TASK && ev->tid) {

@@ -51,6 +51,11 @@ struct cpu {
 	uint8_t io_ctx, net_ctx; /* the context each cause was seen in ... */
 	uint32_t io_gen, net_gen; /* ... and which instance of it */
 	uint32_t gen; /* bumped at every irq/softirq entry and exit */
+	/* a connection a listener accepted here just now (its ESTABLISHED): sock
+	 * index + 1, 0; the listener's data-ready follows in the same context
+	 * (builder-net.c, listener_learned()) */
+	uint32_t accepted, accepted_gen;
+	uint64_t accepted_time;
 };
 
 /* pending block requests by (dev, sector): open addressing with tombstones */

@@ -414,6 +414,7 @@ void rsp_trace_socket(const struct rsp_trace *t, size_t i, struct rsp_socket_inf
 	if (s->have_addr) {
 		fmt_addr(o->local, sizeof(o->local), s->family, s->saddr, s->sport);
 		fmt_addr(o->remote, sizeof(o->remote), s->family, s->daddr, s->dport);
+		o->listening = !s->dport;
 	}
 	o->peer = idx_or_none(s->peer);
 }

@@ -1113,6 +1113,72 @@ static void test_churned_peers(void)
 	srv_requests_free(s, t, r);
 }
 
+/*
+ * A listener from before the trace (no LISTEN seen: its address unknown)
+ * learned from the connection it accepts (builder-net.c, listener_learned()).
+ * In one softirq on CPU 1 (cli's connect, 1100-1104): the accepted socket A's
+ * SYN_RECV, cli's C and A ESTABLISHED, then data-ready on the listener L: L
+ * is 127.0.0.1:5432 with remote port 0.  Not learned: M's data-ready in the
+ * softirq (1113) after the one of a second accept (1110-1112), N's in the
+ * same softirq as a third accept (1115) but 200 us after it.
+ */
+static void test_learned_listener(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_requests *r;
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	const uint64_t SK_L = 0xffff80010000ull, SK_M = 0xffff80020000ull,
+		       SK_N = 0xffff80030000ull, SK_A2 = 0xffff80040000ull,
+		       SK_A3 = 0xffff80050000ull;
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(1100), CLI, 3);
+	synth_sock_state(s, 1, US(1100), CLI, SK_C, lo, 0, lo, 5432, 2 /* SYN_SENT */);
+	synth_sock_state(s, 1, US(1101), CLI, SK_A, lo, 5432, lo, 40001, 3 /* SYN_RECV */);
+	synth_sock_state(s, 1, US(1101), CLI, SK_C, lo, 40001, lo, 5432, 1 /* ESTABLISHED */);
+	synth_sock_state(s, 1, US(1102), CLI, SK_A, lo, 5432, lo, 40001, 1 /* ESTABLISHED */);
+	synth_sk_ready(s, 1, US(1102), CLI, SYN_SOFTIRQ, SK_L, 2);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(1104), CLI, 3);
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(1110), CLI, 3);
+	synth_sock_state(s, 1, US(1110), CLI, SK_A2, lo, 5432, lo, 40002, 3 /* SYN_RECV */);
+	synth_sock_state(s, 1, US(1111), CLI, SK_A2, lo, 5432, lo, 40002, 1 /* ESTABLISHED */);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(1112), CLI, 3);
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(1113), CLI, 3);
+	synth_sk_ready(s, 1, US(1113), CLI, SYN_SOFTIRQ, SK_M, 2);
+	synth_sock_state(s, 1, US(1114), CLI, SK_A3, lo, 5432, lo, 40003, 3 /* SYN_RECV */);
+	synth_sock_state(s, 1, US(1115), CLI, SK_A3, lo, 5432, lo, 40003, 1 /* ESTABLISHED */);
+	synth_sk_ready(s, 1, US(1315), CLI, SYN_SOFTIRQ, SK_N, 2);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(1316), CLI, 3);
+	synth_switch(s, 0, US(1400), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1400), CLI, "cli", S_INT, 0, "swapper/1");
+	if (srv_requests(s, &t, &r)) {
+		struct rsp_socket_info l = { 0 }, m = { 0 }, n = { 0 }, x;
+
+		for (size_t i = 0; i < rsp_trace_n_sockets(t); i++) {
+			rsp_trace_socket(t, i, &x);
+			if (x.sk == SK_L)
+				l = x;
+			else if (x.sk == SK_M)
+				m = x;
+			else if (x.sk == SK_N)
+				n = x;
+		}
+		CHECK(l.sk == SK_L && !strcmp(l.local, "127.0.0.1:5432") &&
+			      !strcmp(l.remote, "0.0.0.0:0") && l.listening && l.peer == RSP_NO_INDEX,
+		      "listener: learned from its accept, %s <- %s", l.local, l.remote);
+		CHECK(m.sk == SK_M && !m.local[0] && n.sk == SK_N && !n.local[0],
+		      "listener: not from another softirq's (%s) nor 200 us later (%s)", m.local,
+		      n.local);
+	} else {
+		CHECK(0, "listener: rsp_requests_find");
+	}
+	srv_requests_free(s, t, r);
+}
+
 int main(void)
 {
 	struct synth *s = synth_new(NULL);
@@ -1145,5 +1211,6 @@ int main(void)
 	test_backlog_during_send();
 	test_client_preempted_send();
 	test_churned_peers();
+	test_learned_listener();
 	return tap_done();
 }
