@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """rsp's explanation against what the workloads measured themselves.
 
-  truth.py WORKLOAD REPORT.json PSEUDO.folded TRUTH.jsonl
+  truth.py WORKLOAD REPORT.json PSEUDO.folded TRUTH.jsonl CHROME.json
 
 REPORT.json: `rsp report --format json --top 1000` of a recording of a truth*
 workload (tests/workloads/README.md, "Ground truth side files"); PSEUDO.folded
 its `rsp export --folded pseudo` (the pseudostacks, in microseconds); TRUTH.jsonl
-the workload's side file.  TAP output: each check with rsp's number and the program's.
+the workload's side file; CHROME.json its `rsp export --chrome` (the threads'
+runs and sleeps as the kernel's scheduling records give them).  TAP output: each check with rsp's number and the program's.
 The tolerances and why: docs/TESTING.md ("record-truth").
 """
 import json
@@ -42,6 +43,37 @@ def load(report, folded, truth):
         stack, _, v = l.rstrip('\n').rpartition(' ')
         stacks.append((stack.split(';'), int(v) * 1000))
     return r, lines, stacks
+
+
+def busy_together(chrome, comms):
+    """ns in which two or more threads named in @comms were busy at once: running,
+    runnable (preempted, or woken and not yet running: a sleep's part after its
+    wake_ts) or asleep in the kernel uninterruptibly (their own I/O), from the
+    timeline of `rsp export --chrome`."""
+    j = json.load(open(chrome))
+    ev = j['traceEvents'] if isinstance(j, dict) else j
+    names = {e['tid']: e['args']['name'] for e in ev
+             if e.get('ph') == 'M' and e.get('name') == 'thread_name'}
+    edges = []
+    for e in ev:
+        if e.get('ph') != 'X' or names.get(e.get('tid')) not in comms:
+            continue
+        a, b = e['ts'], e['ts'] + e['dur']
+        st = (e.get('args') or {}).get('state')
+        wake = (e.get('args') or {}).get('wake_ts')
+        if e['name'] != 'running' and st not in ('R', 'D'):
+            if st != 'S' or wake is None or wake >= b:
+                continue
+            a = max(a, wake)
+        edges += [(a, 1), (b, -1)]
+    edges.sort()
+    n, last, ns = 0, None, 0.0
+    for t, d in edges:
+        if n >= 2:
+            ns += t - last
+        n += d
+        last = t
+    return ns * 1000  # the export's microseconds
 
 
 def cat(r, key):
@@ -111,7 +143,7 @@ def within(got, want, rel, abs_ns):
 
 
 def main():
-    wl, report, folded, truth = sys.argv[1:5]
+    wl, report, folded, truth, chrome = sys.argv[1:6]
     r, lines, stacks = load(report, folded, truth)
     t = Tap()
     total, wall = r['total_ns'], r['wall_ns']
@@ -274,11 +306,20 @@ def main():
         # caller's CPU woke from idle and a helper's waits for a CPU the target's
         # path held another 5-9%, an idle helper's wait for a CPU after a wakeup
         # for nothing 1% more; what is left above wall is work in parallel (a
-        # callee's runs while its caller already runs again) and those helpers'
-        # short runs: 2.1-2.4% for truthrpc in six quiet runs, 1-2% for
-        # truthpipe (ANALYSIS.md, "Control paths and async work").
-        t.check(wall <= total * 1.001 and total <= 1.05 * wall,
-                '%s: total %.3f ms within 5%% of wall %.3f ms' % (wl, total / MS, wall / MS))
+        # callee's runs while its caller already runs again, a stage's send going on
+        # after it woke the next stage) and those helpers' short runs.  How much
+        # ran in parallel is the machine's doing: truthpipe 1-2% over wall in quiet
+        # runs, 4-7.5% in slow phases of a fresh VM (3 of 12 runs over 5%).  What
+        # can be judged: the part above wall is no more than the time two of the
+        # workload's threads were busy at once (running, runnable, or in their own
+        # I/O), by the kernel's scheduling records: counting a run twice (in the
+        # target's path and a parallel one) exceeds it.  12 recordings of truthpipe:
+        # 2.2-22.5 ms above wall, each within the 10.2-26.2 ms of such overlap.
+        together = busy_together(chrome, ours)
+        t.check(wall <= total * 1.001 and total - wall <= together + 0.001 * wall,
+                '%s: total %.3f ms is wall %.3f ms and %.3f ms more, within the %.3f ms '
+                'two of its threads were busy at once' %
+                (wl, total / MS, wall / MS, (total - wall) / MS, together / MS))
     return t.done()
 
 

@@ -17,7 +17,9 @@ for spec in "truthrpc 120" "truthpipe 80" "truthpoll 60" "truthfork 40"; do
   [ -s "$T/$w.jsonl" ] || fail "$w: no side file"
   "$RSP" report "$T/$w.data" --format json --top 1000 >"$T/$w.json" || fail "$w: rsp report failed"
   "$RSP" export "$T/$w.data" --folded pseudo -o "$T/$w.folded" || fail "$w: rsp export failed"
-  if ! python3 "$(dirname "$0")/truth.py" "$w" "$T/$w.json" "$T/$w.folded" "$T/$w.jsonl"; then
+  "$RSP" export "$T/$w.data" --chrome -o "$T/$w.chrome.json" || fail "$w: rsp export failed"
+  if ! python3 "$(dirname "$0")/truth.py" "$w" "$T/$w.json" "$T/$w.folded" "$T/$w.jsonl" \
+    "$T/$w.chrome.json"; then
     sed 's/^/#   /' "$T/$w.rec"
     status=1
   fi
@@ -36,8 +38,9 @@ start_daemon() {
 judge() {
   "$RSP" report "$T/$1.data" --format json --top 1000 >"$T/$1.json" || fail "$1: rsp report failed"
   "$RSP" export "$T/$1.data" --folded pseudo -o "$T/$1.folded" || fail "$1: rsp export failed"
+  "$RSP" export "$T/$1.data" --chrome -o "$T/$1.chrome.json" || fail "$1: rsp export failed"
   if ! TRUTH_SYSTEM_HZ=4999 python3 "$(dirname "$0")/truth.py" "$1" "$T/$1.json" \
-    "$T/$1.folded" "$T/$1.jsonl"; then
+    "$T/$1.folded" "$T/$1.jsonl" "$T/$1.chrome.json"; then
     sed 's/^/#   /' "$T/$1.rec"
     status=1
   fi
