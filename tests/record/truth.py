@@ -47,9 +47,11 @@ def load(report, folded, truth):
 
 def busy_together(chrome, comms):
     """ns in which two or more threads named in @comms were busy at once: running,
-    runnable (preempted, or woken and not yet running: a sleep's part after its
-    wake_ts) or asleep in the kernel uninterruptibly (their own I/O), from the
-    timeline of `rsp export --chrome`."""
+    runnable (woken and not yet running: a sleep's part after its wake_ts;
+    preempted by a thread not of @comms: one of them preempting another holds the
+    time itself, counting both would hide a run counted twice) or asleep in the
+    kernel uninterruptibly (their own I/O), from the timeline of `rsp export
+    --chrome`."""
     j = json.load(open(chrome))
     ev = j['traceEvents'] if isinstance(j, dict) else j
     names = {e['tid']: e['args']['name'] for e in ev
@@ -61,6 +63,8 @@ def busy_together(chrome, comms):
         a, b = e['ts'], e['ts'] + e['dur']
         st = (e.get('args') or {}).get('state')
         wake = (e.get('args') or {}).get('wake_ts')
+        if st == 'R' and (e.get('args') or {}).get('waker') in comms:
+            continue
         if e['name'] != 'running' and st not in ('R', 'D'):
             if st != 'S' or wake is None or wake >= b:
                 continue
@@ -314,9 +318,12 @@ def main():
         # workload's threads were busy at once (running, runnable, or in their own
         # I/O), by the kernel's scheduling records: counting a run twice (in the
         # target's path and a parallel one) exceeds it.  12 recordings of truthpipe:
-        # 2.2-22.5 ms above wall, each within the 10.2-26.2 ms of such overlap.
+        # 2.2-22.5 ms above wall, each within the 7.7-22.8 ms of such overlap (the
+        # closest 0.35 ms under it, in the slowest run).  Slack 0.5% of wall: a
+        # parallel path's sleeps that are neither its own I/O nor idle (a socket's
+        # lock in its send) are in its total and not in the overlap.
         together = busy_together(chrome, ours)
-        t.check(wall <= total * 1.001 and total - wall <= together + 0.001 * wall,
+        t.check(wall <= total * 1.001 and total - wall <= together + 0.005 * wall,
                 '%s: total %.3f ms is wall %.3f ms and %.3f ms more, within the %.3f ms '
                 'two of its threads were busy at once' %
                 (wl, total / MS, wall / MS, (total - wall) / MS, together / MS))
