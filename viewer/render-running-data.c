@@ -314,7 +314,10 @@ int rsp_running_data_new_unlabelled(struct rsp_trace *t, struct rsp_analysis *a,
 	GArray *procs;
 
 	*out = NULL;
-	if (!d) {
+	if (d)
+		d->rc = _rsp_running_rows_new();
+	if (!d || !d->rc) {
+		free(d);
 		snprintf(err, errlen, "out of memory preparing the running view");
 		return -ENOMEM;
 	}
@@ -534,5 +537,6 @@ void rsp_running_data_free(struct rsp_running_data *d)
 	g_free(d->lost);
 	_rsp_frames_clear(&d->fc);
 	_rsp_strtab_clear(&d->strs);
+	_rsp_running_rows_free(d->rc);
 	free(d);
 }

@@ -152,9 +152,14 @@ static void describe_lost(const struct rsp_running_data *d, const struct rsp_los
 bool rsp_running_describe(const struct rsp_running_data *d, const struct rsp_running_state *st,
 			  size_t row, uint64_t time, GString *out)
 {
+	struct rows_view rv;
+	const struct row *rows;
 	size_t nrows;
-	struct row *rows = _rsp_running_rows(d, st, &nrows);
 	bool found = false;
+
+	_rsp_running_rows(d, st, &rv);
+	rows = rv.rows;
+	nrows = rv.n;
 
 	if (row >= nrows)
 		goto out;
@@ -201,7 +206,6 @@ bool rsp_running_describe(const struct rsp_running_data *d, const struct rsp_run
 			}
 	}
 out:
-	g_free(rows);
 	return found;
 }
 

@@ -62,14 +62,86 @@ static size_t build_rows(const struct rsp_running_data *d, const struct rsp_runn
 	return n;
 }
 
-struct row *_rsp_running_rows(const struct rsp_running_data *d, const struct rsp_running_state *st,
-			      size_t *n)
-{
-	size_t cap = build_rows(d, st, NULL);
-	struct row *r = g_new(struct row, cap + 1);
+struct rows_cache {
+	bool valid, chains_only, has_expanded;
+	uint8_t *expanded; /* the state's, n_procs */
+	struct row *rows;
+	size_t n;
+	uint32_t *row_of_thread;
+	int32_t *row_of_lane;
+};
 
-	*n = build_rows(d, st, r);
-	return r;
+/* Does @rc hold the rows of @st? */
+static bool rows_same(const struct rsp_running_data *d, const struct rows_cache *rc,
+		      const struct rsp_running_state *st)
+{
+	bool chains = st && st->chains_only, has = st && st->expanded;
+
+	if (!rc->valid || rc->chains_only != chains || rc->has_expanded != has)
+		return false;
+	return !has || !memcmp(rc->expanded, st->expanded, d->n_procs);
+}
+
+void _rsp_running_rows(const struct rsp_running_data *d, const struct rsp_running_state *st,
+		       struct rows_view *out)
+{
+	struct rows_cache *rc = d->rc;
+
+	if (!rows_same(d, rc, st)) {
+		size_t cap = build_rows(d, st, NULL);
+
+		rc->valid = true;
+		rc->chains_only = st && st->chains_only;
+		rc->has_expanded = st && st->expanded;
+		g_free(rc->expanded);
+		rc->expanded = rc->has_expanded ? g_memdup2(st->expanded, d->n_procs + 1) : NULL;
+		g_free(rc->rows);
+		rc->rows = g_new(struct row, cap + 1);
+		rc->n = build_rows(d, st, rc->rows);
+		g_free(rc->row_of_thread);
+		g_free(rc->row_of_lane);
+		rc->row_of_thread = g_new(uint32_t, d->n_threads + 1);
+		rc->row_of_lane = g_new(int32_t, d->n_lanes + 1);
+		for (size_t i = 0; i < d->n_threads; i++)
+			rc->row_of_thread[i] = NONE;
+		for (size_t i = 0; i < d->n_lanes; i++)
+			rc->row_of_lane[i] = -1;
+		for (size_t r = 0; r < rc->n; r++) {
+			const struct row *w = &rc->rows[r];
+
+			if (w->kind == RSP_ROW_PROCESS) {
+				const struct rproc *p = &d->procs[w->idx];
+
+				for (size_t k = 0; k < p->n_threads; k++)
+					if (rc->row_of_thread[p->threads[k]] == NONE)
+						rc->row_of_thread[p->threads[k]] = (uint32_t)r;
+			} else if (w->kind == RSP_ROW_THREAD) {
+				rc->row_of_thread[w->idx] = (uint32_t)r;
+			} else {
+				rc->row_of_lane[w->idx] = (int32_t)r;
+			}
+		}
+	}
+	out->rows = rc->rows;
+	out->n = rc->n;
+	out->row_of_thread = rc->row_of_thread;
+	out->row_of_lane = rc->row_of_lane;
+}
+
+struct rows_cache *_rsp_running_rows_new(void)
+{
+	return calloc(1, sizeof(struct rows_cache));
+}
+
+void _rsp_running_rows_free(struct rows_cache *rc)
+{
+	if (!rc)
+		return;
+	g_free(rc->expanded);
+	g_free(rc->rows);
+	g_free(rc->row_of_thread);
+	g_free(rc->row_of_lane);
+	free(rc);
 }
 
 size_t rsp_running_n_procs(const struct rsp_running_data *d)
@@ -79,7 +151,10 @@ size_t rsp_running_n_procs(const struct rsp_running_data *d)
 
 size_t rsp_running_n_rows(const struct rsp_running_data *d, const struct rsp_running_state *st)
 {
-	return build_rows(d, st, NULL);
+	struct rows_view v;
+
+	_rsp_running_rows(d, st, &v);
+	return v.n;
 }
 
 static void row_info(const struct rsp_running_data *d, struct row r, struct rsp_row_info *out)
@@ -121,14 +196,13 @@ static void row_info(const struct rsp_running_data *d, struct row r, struct rsp_
 void rsp_running_row(const struct rsp_running_data *d, const struct rsp_running_state *st,
 		     size_t row, struct rsp_row_info *out)
 {
-	size_t n;
-	struct row *r = _rsp_running_rows(d, st, &n);
+	struct rows_view v;
 
-	if (row < n)
-		row_info(d, r[row], out);
+	_rsp_running_rows(d, st, &v);
+	if (row < v.n)
+		row_info(d, v.rows[row], out);
 	else
 		memset(out, 0, sizeof(*out));
-	g_free(r);
 }
 
 size_t rsp_running_row_at(const struct rsp_running_data *d, const struct rsp_running_state *st,
@@ -389,10 +463,18 @@ static void running_content(const void *data, const void *state, double lx0, dou
 	const struct rsp_running_state *st = state;
 	struct lay L = {d, st, out, lx0, scale, xa, xb, 0, 0, NULL};
 	size_t nrows, r0, r1;
-	struct row *rows = _rsp_running_rows(d, st, &nrows);
-	uint32_t *row_of_thread = g_new(uint32_t, d->n_threads + 1);
-	int32_t *row_of_lane = g_new(int32_t, d->n_lanes + 1);
-	double full_h = (double)nrows * RSP_ROW_H;
+	struct rows_view rv;
+	const struct row *rows;
+	const uint32_t *row_of_thread;
+	const int32_t *row_of_lane;
+	double full_h;
+
+	_rsp_running_rows(d, st, &rv);
+	rows = rv.rows;
+	nrows = rv.n;
+	row_of_thread = rv.row_of_thread;
+	row_of_lane = rv.row_of_lane;
+	full_h = (double)nrows * RSP_ROW_H;
 
 	L.pxa = floor(px(&L, xa));
 	L.ncols = (int)ceil(px(&L, xb) - L.pxa) + 1;
@@ -400,23 +482,6 @@ static void running_content(const void *data, const void *state, double lx0, dou
 		L.ncols = 1;
 	L.cols = g_malloc(L.ncols);
 	L.labels = g_malloc(L.ncols);
-	for (size_t i = 0; i < d->n_threads; i++)
-		row_of_thread[i] = NONE;
-	for (size_t i = 0; i < d->n_lanes; i++)
-		row_of_lane[i] = -1;
-	for (size_t r = 0; r < nrows; r++) {
-		if (rows[r].kind == RSP_ROW_PROCESS) {
-			const struct rproc *p = &d->procs[rows[r].idx];
-
-			for (size_t k = 0; k < p->n_threads; k++)
-				if (row_of_thread[p->threads[k]] == NONE)
-					row_of_thread[p->threads[k]] = (uint32_t)r;
-		} else if (rows[r].kind == RSP_ROW_THREAD) {
-			row_of_thread[rows[r].idx] = (uint32_t)r;
-		} else {
-			row_of_lane[rows[r].idx] = (int32_t)r;
-		}
-	}
 	r0 = (size_t)fmax(0, floor(ya / RSP_ROW_H));
 	r1 = (size_t)fmin((double)nrows, ceil(yb / RSP_ROW_H));
 	for (size_t r = r0; r < r1; r++) {
@@ -531,9 +596,6 @@ static void running_content(const void *data, const void *state, double lx0, dou
 	}
 	g_free(L.cols);
 	g_free(L.labels);
-	g_free(rows);
-	g_free(row_of_thread);
-	g_free(row_of_lane);
 }
 
 static void running_chrome(const void *data, const void *state, const struct rsp_view *v,
@@ -541,11 +603,17 @@ static void running_chrome(const void *data, const void *state, const struct rsp
 {
 	const struct rsp_running_data *d = data;
 	const struct rsp_running_state *st = state;
+	struct rows_view rv;
+	const struct row *rows;
 	size_t nrows;
-	struct row *rows = _rsp_running_rows(d, st, &nrows);
 	double top = RSP_RULER_H;
-	size_t r0 = (size_t)fmax(0, floor(v->scroll_y / RSP_ROW_H));
-	size_t r1 = (size_t)fmin((double)nrows, ceil((v->scroll_y + v->height - top) / RSP_ROW_H));
+	size_t r0, r1;
+
+	_rsp_running_rows(d, st, &rv);
+	rows = rv.rows;
+	nrows = rv.n;
+	r0 = (size_t)fmax(0, floor(v->scroll_y / RSP_ROW_H));
+	r1 = (size_t)fmin((double)nrows, ceil((v->scroll_y + v->height - top) / RSP_ROW_H));
 
 	rsp_ruler_layout(out, v->x0, v->x1, (double)d->start, RSP_GUTTER_W, v->width);
 	rsp_scene_add(out, RSP_PRIM_RECT, RSP_CLS_RULER, 0, top, RSP_GUTTER_W, v->height - top);
@@ -591,7 +659,6 @@ static void running_chrome(const void *data, const void *state, const struct rsp
 			it->flags |= RSP_ITEM_MARKED;
 	}
 	rsp_scene_add(out, RSP_PRIM_LINE, RSP_CLS_SEPARATOR, RSP_GUTTER_W - 0.5, 0, 0, v->height);
-	g_free(rows);
 }
 
 static int running_left(const void *data)
