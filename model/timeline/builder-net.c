@@ -291,11 +291,16 @@ static uint64_t tuple_key(uint16_t fam, uint16_t sp, uint16_t dp, const uint8_t 
 	return _rsp_hash_bytes(h, da, alen);
 }
 
+/* The bytes of an address of @s's family: IPv6's 16, else IPv4's 4. */
+static size_t addr_len(const struct sock_info *s)
+{
+	return s->family == 10 /* AF_INET6 */ ? 16 : 4;
+}
+
 /* Socket @s's own tuple's key. */
 static uint64_t sock_key(const struct sock_info *s)
 {
-	return tuple_key(s->family, s->sport, s->dport, s->saddr, s->daddr,
-			 s->family == 10 ? 16 : 4);
+	return tuple_key(s->family, s->sport, s->dport, s->saddr, s->daddr, addr_len(s));
 }
 
 /*
@@ -322,9 +327,10 @@ static void peer_del(struct builder *b, uint32_t si)
 {
 	struct sock_info *s = &b->t->socks.v[si];
 
-	if (s->in_peers)
+	if (s->in_peers) {
 		(void)_rsp_u64multi_del(&b->peers, sock_key(s), si);
-	s->in_peers = false;
+		s->in_peers = false;
+	}
 }
 
 /*
@@ -335,7 +341,7 @@ static void peer_del(struct builder *b, uint32_t si)
 static uint32_t peer_find(struct builder *b, uint32_t si)
 {
 	const struct sock_info *s = &b->t->socks.v[si];
-	size_t alen = s->family == 10 ? 16 : 4, it = 0;
+	size_t alen = addr_len(s), it = 0;
 	uint64_t key = tuple_key(s->family, s->dport, s->sport, s->daddr, s->saddr, alen);
 	uint32_t best = RSP_NONE, i;
 
@@ -368,7 +374,7 @@ void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struc
 	     ev->u.state.newstate == 10 /* TCP_LISTEN */))
 		si = sock_renew(b, si);
 	s = &b->t->socks.v[si];
-	alen = s->family == 10 ? 16 : 4;
+	alen = addr_len(s);
 	same_tuple = s->have_addr && s->sport == ev->u.state.sport &&
 		     s->dport == ev->u.state.dport && !memcmp(s->saddr, ev->u.state.saddr, alen) &&
 		     !memcmp(s->daddr, ev->u.state.daddr, alen);
