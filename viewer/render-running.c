@@ -63,9 +63,9 @@ static size_t build_rows(const struct rsp_running_data *d, const struct rsp_runn
 }
 
 struct rows_cache {
-	bool valid, chains_only, has_expanded;
-	uint8_t *expanded; /* the state's, n_procs */
-	struct row *rows;
+	bool chains_only;
+	uint8_t *expanded; /* a copy of the state's (n_procs), NULL if it had none */
+	struct row *rows; /* NULL: none built yet */
 	size_t n;
 	uint32_t *row_of_thread;
 	int32_t *row_of_lane;
@@ -77,7 +77,7 @@ static bool rows_same(const struct rsp_running_data *d, const struct rows_cache 
 {
 	bool chains = st && st->chains_only, has = st && st->expanded;
 
-	if (!rc->valid || rc->chains_only != chains || rc->has_expanded != has)
+	if (!rc->rows || rc->chains_only != chains || !rc->expanded != !has)
 		return false;
 	return !has || !memcmp(rc->expanded, st->expanded, d->n_procs);
 }
@@ -90,11 +90,9 @@ void _rsp_running_rows(const struct rsp_running_data *d, const struct rsp_runnin
 	if (!rows_same(d, rc, st)) {
 		size_t cap = build_rows(d, st, NULL);
 
-		rc->valid = true;
 		rc->chains_only = st && st->chains_only;
-		rc->has_expanded = st && st->expanded;
 		g_free(rc->expanded);
-		rc->expanded = rc->has_expanded ? g_memdup2(st->expanded, d->n_procs + 1) : NULL;
+		rc->expanded = st && st->expanded ? g_memdup2(st->expanded, d->n_procs + 1) : NULL;
 		g_free(rc->rows);
 		rc->rows = g_new(struct row, cap + 1);
 		rc->n = build_rows(d, st, rc->rows);
