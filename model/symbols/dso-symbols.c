@@ -135,6 +135,8 @@ static void dwfl_close(struct rsp_sym *sym, struct _rsp_dso *d)
 	free(d->syms);
 	d->syms = NULL;
 	d->n_syms = 0;
+	free(d->plt_names);
+	d->plt_names = NULL;
 	if (!d->dwfl)
 		return;
 	dwfl_end(d->dwfl);
@@ -198,8 +200,8 @@ static bool better(const struct cand *a, const struct cand *b)
 	bool lb = GELF_ST_BIND(b->sym.st_info) == STB_LOCAL;
 	size_t ua, ub, na, nb;
 
-	if (!a->s.size != !b->s.size)
-		return a->s.size != 0;
+	if (!a->sym.st_size != !b->sym.st_size)
+		return a->sym.st_size != 0;
 	if (fa != fb)
 		return fa;
 	if (la != lb)
@@ -243,17 +245,145 @@ static bool code_section(Elf *elf, GElf_Word shndx)
 	return !scn || !gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_EXECINSTR);
 }
 
+/*
+ * How far a symbol without a size reaches: to the next symbol (table_find()),
+ * but not past the end of its section.  crt's _init has no size and ends
+ * .init; what follows is .plt, whose stubs have no symbols: a sample in a stub
+ * was named _init.  0: no bound known (the section not found).
+ */
+static uint32_t sizeless_reach(Elf *elf, GElf_Word shndx, GElf_Addr value)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	uint64_t end;
+
+	if (shndx == (GElf_Word)-1 || !elf || !(scn = elf_getscn(elf, shndx)) ||
+	    !gelf_getshdr(scn, &sh))
+		return 0;
+	end = sh.sh_addr + sh.sh_size;
+	if (value < sh.sh_addr || value >= end)
+		return 0;
+	return end - value > UINT32_MAX ? UINT32_MAX : (uint32_t)(end - value);
+}
+
+/* _rsp_fsym.index of a PLT stub: d->plt_names[index & ~PLT_STUB] */
+#define PLT_STUB 0x80000000u
+#define PLT_ENTRY 16 /* x86-64's stub, lazy (.plt) or IBT's (.plt.sec) */
+
+static Elf_Scn *section_named(Elf *elf, size_t shstrndx, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	const char *n;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+/* "function@plt", interned, its C++ name demangled */
+static const char *plt_name(struct rsp_sym *sym, const char *name)
+{
+	char buf[512];
+
+	name = _rsp_sym_intern(sym, name, true);
+	if (!name || (size_t)snprintf(buf, sizeof(buf), "%s@plt", name) >= sizeof(buf))
+		return NULL;
+	return _rsp_sym_intern(sym, buf, false);
+}
+
+/*
+ * x86-64's PLT stubs, which no symbol table names: "function@plt", as perf
+ * and objdump call them (a sample in a stub, the jump into a library, had no
+ * name, or the one of a sizeless symbol before it).  The stubs follow
+ * .rela.plt's order: relocation i's is .plt's entry i + 1 (entry 0 calls the
+ * resolver) and, in an IBT binary, .plt.sec's entry i.  A section of another
+ * size is some other layout: its stubs stay unnamed.  (.plt.got's stubs, of
+ * functions whose address is also taken, are not named.)  Candidates are put
+ * in @v from @n on, at most @room; returns how many.
+ */
+static size_t plt_cands(struct _rsp_dso *d, struct cand *v, size_t n, size_t room)
+{
+	GElf_Shdr rela_sh, dsym_sh, plt_sh, sec_sh;
+	Elf_Scn *rela, *dsym, *plt, *sec;
+	Elf_Data *rdata, *sdata;
+	size_t shstrndx, nrel, added = 0;
+	const char **names;
+	GElf_Ehdr eh;
+	GElf_Addr bias;
+	Elf *elf;
+
+	if (!(elf = dwfl_module_getelf(d->mod, &bias)) || !gelf_getehdr(elf, &eh) ||
+	    eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx) ||
+	    !(rela = section_named(elf, shstrndx, ".rela.plt", &rela_sh)) ||
+	    rela_sh.sh_type != SHT_RELA || !rela_sh.sh_entsize ||
+	    !(dsym = elf_getscn(elf, rela_sh.sh_link)) || !gelf_getshdr(dsym, &dsym_sh) ||
+	    !(plt = section_named(elf, shstrndx, ".plt", &plt_sh)) ||
+	    !(rdata = elf_getdata(rela, NULL)) || !rdata->d_buf ||
+	    !(sdata = elf_getdata(dsym, NULL)) || !sdata->d_buf)
+		return 0;
+	nrel = rela_sh.sh_size / rela_sh.sh_entsize;
+	sec = section_named(elf, shstrndx, ".plt.sec", &sec_sh);
+	if (!nrel || plt_sh.sh_size != (nrel + 1) * PLT_ENTRY ||
+	    (sec && sec_sh.sh_size != nrel * PLT_ENTRY))
+		return 0;
+	names = realloc(d->plt_names, (nrel + 1) * sizeof(*names));
+	if (!names)
+		return 0;
+	d->plt_names = names;
+	for (size_t i = 0; i < nrel && n + added + 2 <= room; i++) {
+		GElf_Rela r;
+		GElf_Sym ds;
+		const char *name;
+
+		names[i] = NULL;
+		if (!gelf_getrela(rdata, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &ds) ||
+		    !(name = elf_strptr(elf, dsym_sh.sh_link, ds.st_name)) || !name[0] ||
+		    !(names[i] = plt_name(d->sym, name)))
+			continue;
+		for (int k = 0; k < (sec ? 2 : 1); k++) {
+			struct cand *c = &v[n + added++];
+
+			*c = (struct cand){ .s.index = PLT_STUB | (uint32_t)i, .name = names[i] };
+			c->s.addr = k ? sec_sh.sh_addr + i * PLT_ENTRY
+				      : plt_sh.sh_addr + (i + 1) * PLT_ENTRY;
+			c->s.size = PLT_ENTRY;
+			c->sym.st_size = PLT_ENTRY;
+			c->sym.st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC);
+		}
+	}
+	return added;
+}
+
+/* How many stubs plt_cands() may add: two per .rela.plt entry */
+static size_t plt_room(struct _rsp_dso *d)
+{
+	GElf_Shdr sh;
+	GElf_Addr bias;
+	size_t shstrndx;
+	Elf *elf;
+
+	if (!(elf = dwfl_module_getelf(d->mod, &bias)) || elf_getshdrstrndx(elf, &shstrndx) ||
+	    !section_named(elf, shstrndx, ".rela.plt", &sh) || !sh.sh_entsize ||
+	    sh.sh_size / sh.sh_entsize > PLT_STUB / 2)
+		return 0;
+	return 2 * (sh.sh_size / sh.sh_entsize);
+}
+
 /* One sorted entry per address, from every table libdwfl found for the module
  * (.symtab, .dynsym, MiniDebugInfo, a separate debug file). */
 static int build_table(struct _rsp_dso *d)
 {
 	int total = dwfl_module_getsymtab(d->mod);
+	size_t n = 0, k = 0, room;
 	struct cand *v;
-	size_t n = 0, k = 0;
 
 	if (total <= 1)
 		return 0;
-	v = malloc((size_t)total * sizeof(*v));
+	room = (size_t)total + plt_room(d);
+	v = malloc(room * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (int i = 1; i < total; i++) {
@@ -271,8 +401,11 @@ static int build_table(struct _rsp_dso *d)
 			continue;
 		c.s.addr = addr;
 		c.s.size = c.sym.st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)c.sym.st_size;
+		if (!c.s.size)
+			c.s.size = sizeless_reach(elf, shndx, c.sym.st_value);
 		v[n++] = c;
 	}
+	n += plt_cands(d, v, n, room);
 	qsort(v, n, sizeof(*v), cmp_cand);
 	for (size_t i = 0; i < n; i++) {
 		if (k && v[k - 1].s.addr == v[i].s.addr) {
@@ -290,7 +423,9 @@ static int build_table(struct _rsp_dso *d)
 	for (size_t i = 0; i < k; i++)
 		d->syms[i] = v[i].s;
 	d->n_syms = k;
-	d->no_functions = !k;
+	d->no_functions = true; /* its stubs alone do not make a file's symbols */
+	for (size_t i = 0; i < k && d->no_functions; i++)
+		d->no_functions = (d->syms[i].index & PLT_STUB) != 0;
 	free(v);
 	return 0;
 }
@@ -412,7 +547,7 @@ void _rsp_dso_symbolize(struct rsp_sym *sym, struct _rsp_dso *d, uint64_t vaddr,
 			struct rsp_sym_frame *out)
 {
 	uint64_t key = vaddr + 1;
-	const struct _rsp_fsym *fs;
+	const struct _rsp_fsym *fs = NULL;
 	const char *func = NULL, *name;
 	uint64_t start = 0;
 	GElf_Addr addr;
@@ -429,8 +564,11 @@ void _rsp_dso_symbolize(struct rsp_sym *sym, struct _rsp_dso *d, uint64_t vaddr,
 		}
 	}
 	d->last_use = ++sym->tick;
-	if (dwfl_open(sym, d) && (fs = table_find(d, vaddr)) &&
-	    (name = dwfl_module_getsym_info(d->mod, (int)fs->index, &s, &addr, NULL, NULL, NULL))) {
+	if (dwfl_open(sym, d) && (fs = table_find(d, vaddr)) && (fs->index & PLT_STUB)) {
+		func = d->plt_names[fs->index & ~PLT_STUB]; /* interned */
+		start = fs->addr;
+	} else if (fs && (name = dwfl_module_getsym_info(d->mod, (int)fs->index, &s, &addr, NULL,
+							 NULL, NULL))) {
 		/* "memcpy@@GLIBC_2.14": the version is not part of the name */
 		size_t len = strcspn(name, "@");
 		char buf[256];

@@ -61,20 +61,27 @@ m = [f for f in info["missing_files"] if f["path"] == path]
 assert m and m[0]["build_id"] == bid and m[0]["problem"] == "not found", info["missing_files"]
 assert m[0]["frames"] > 0 and m[0]["ns"] > 0, m[0]
 # nm: the functions of the binary, the ground truth of what an address is
-# (a symbol without a size, such as crt's __do_global_dtors_aux, reaches the next
-# symbol, as in every symbolizer: a sample at exit lands there)
-funcs, starts = [], []
-for line in subprocess.run(["nm", "-S", "--defined-only", "-n", binary], capture_output=True,
+# (nm --synthetic adds the PLT's stubs, "write@plt", as rsp names them; a symbol
+# without a size, such as crt's __do_global_dtors_aux, reaches the next symbol
+# but not past its section's end, as in rsp's symbolizer: a sample at exit
+# lands there)
+funcs, bounds = [], []
+for line in subprocess.run(["objdump", "-h", binary], capture_output=True,
                            text=True, check=True).stdout.splitlines():
     p = line.split()
+    if len(p) >= 4 and p[0].isdigit():
+        bounds.append(int(p[3], 16) + int(p[2], 16))
+for line in subprocess.run(["nm", "-S", "--defined-only", "-n", "--synthetic", binary],
+                           capture_output=True, text=True, check=True).stdout.splitlines():
+    p = line.split()
     if len(p) >= 3:
-        starts.append(int(p[0], 16))
+        bounds.append(int(p[0], 16))
     if len(p) == 4 and p[2] in "tTwW":
         funcs.append((int(p[0], 16), int(p[1], 16), p[3]))
     elif len(p) == 3 and p[1] in "tT":
         funcs.append((int(p[0], 16), None, p[2]))
 funcs = [(lo, size if size is not None else
-          min([s for s in starts if s > lo] or [lo + 1]) - lo, name) for lo, size, name in funcs]
+          min([b for b in bounds if b > lo] or [lo + 1]) - lo, name) for lo, size, name in funcs]
 def func_at(a):
     # a return address may be one past its call's function (a noreturn call)
     for lo, size, name in funcs:

@@ -996,6 +996,92 @@ static void test_not_code(const char *helper, const char *marker)
 	rsp_sym_free(sym);
 }
 
+/* The address of section @name of the ELF file @path; 0: none. */
+static uint64_t section_addr(const char *path, const char *name, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx = 0;
+	uint64_t addr = 0;
+
+	if (elf && elf_getshdrstrndx(elf, &shstrndx))
+		shstrndx = 0;
+	while (elf && !addr && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *sname;
+
+		if (gelf_getshdr(scn, &sh) && (sname = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(sname, name)) {
+			addr = sh.sh_addr;
+			*size = sh.sh_size;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return addr;
+}
+
+/*
+ * A symbol without a size reaches the next symbol, not past its section: crt's
+ * _init (no size) ends .init, and .plt's stubs after it have no symbol (a
+ * sample in a stub was named _init+0x30).  The stubs are named as objdump
+ * labels them (the ground truth: its "<strtol@plt>:" lines), in a lazy PLT and
+ * in IBT's .plt.sec; .plt's first entry (the resolver's call) has no name.
+ */
+static void test_plt(const char *helper, const char *what, bool ibt)
+{
+	uint64_t init_size = 0, plt_size = 0, sec_size = 0, base = 0x555590000000ull;
+	uint64_t init = section_addr(helper, ".init", &init_size);
+	uint64_t plt = section_addr(helper, ".plt", &plt_size);
+	uint64_t sec = section_addr(helper, ".plt.sec", &sec_size);
+	char cmd[PATH_MAX + 64], line[512];
+	struct rsp_sym_frame f;
+	struct rsp_sym *sym;
+	int labels = 0;
+	FILE *p;
+
+	CHECK(init && plt > init && plt_size >= 0x20 && !sec == !ibt,
+	      "%s: .init at %#llx, then .plt at %#llx, .plt.sec at %#llx", what,
+	      (unsigned long long)init, (unsigned long long)plt, (unsigned long long)sec);
+	if (!init || plt <= init || plt_size < 0x20 || rsp_sym_new(&sym, NULL))
+		return;
+	add_file_maps(sym, 46, 0, helper, helper, base, NULL, 0);
+	if (file_symbol(helper, "_init", NULL, NULL) == init) {
+		rsp_sym_lookup(sym, 46, 1, base + init + 4, false, &f);
+		CHECK(f.func && !strcmp(f.func, "_init") && f.offset == 4, "%s: in .init: _init+4, %s+%llu",
+		      what, func_or(&f), (unsigned long long)f.offset);
+	}
+	rsp_sym_lookup(sym, 46, 1, base + plt + 4, false, &f);
+	CHECK(!f.func && f.dso && f.rel_addr == plt + 4,
+	      "%s: .plt's first entry: no function, %s+%#llx (%s)", what, f.dso ? f.dso : "-",
+	      (unsigned long long)f.rel_addr, func_or(&f));
+
+	snprintf(cmd, sizeof(cmd), "objdump -d -j %s '%s'", ibt ? ".plt.sec" : ".plt", helper);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		unsigned long long a;
+		char label[256];
+
+		/* not "<strtol@plt-0x10>:", objdump's name for .plt's first entry */
+		if (sscanf(line, "%llx <%255[^>]>:", &a, label) != 2 || !str_ends(label, "@plt"))
+			continue;
+		labels++;
+		rsp_sym_lookup(sym, 46, 1, base + a + 6, false, &f);
+		CHECK(f.func && !strcmp(f.func, label) && f.offset == 6, "%s: %#llx: %s+6, %s+%llu",
+		      what, a, label, func_or(&f), (unsigned long long)f.offset);
+		if (ibt) { /* the same function's lazy stub in .plt, in .rela.plt's order */
+			rsp_sym_lookup(sym, 46, 1, base + plt + (a - sec) + 16 + 2, false, &f);
+			CHECK(f.func && !strcmp(f.func, label), "%s: %s's lazy stub in .plt: %s", what,
+			      label, func_or(&f));
+		}
+	}
+	CHECK(p && pclose(p) == 0 && labels >= 1, "%s: objdump labels %d stubs", what, labels);
+	rsp_sym_free(sym);
+}
+
 static void test_debug_file(const char *helper, const char *stripped, const char *debug)
 {
 	uint64_t alpha = file_symbol(helper, "rsp_helper_alpha", NULL, NULL);
@@ -1465,7 +1551,7 @@ static void test_costs(void)
 
 int main(int argc, char **argv)
 {
-	static char helpers[7][PATH_MAX];
+	static char helpers[8][PATH_MAX];
 	ssize_t len;
 
 	read_self_maps();
@@ -1486,14 +1572,14 @@ int main(int argc, char **argv)
 	read_self_maps();
 	elf_version(EV_CURRENT);
 
-	if (argc < 8) {
+	if (argc < 9) {
 		fprintf(stderr, "usage: %s HELPER HELPER-MINI HELPER-STRIPPED HELPER-DEBUG "
-			"HELPER-EXPORT HELPER-EXPORT-STRIPPED HELPER-MARKER\n", argv[0]);
+			"HELPER-EXPORT HELPER-EXPORT-STRIPPED HELPER-MARKER HELPER-IBT\n", argv[0]);
 		CHECK(0, "helper files given");
 		return tap_done();
 	}
 	/* meson passes paths relative to the build directory; maps name absolute ones */
-	for (int i = 1; i < 8; i++) {
+	for (int i = 1; i < 9; i++) {
 		if (!realpath(argv[i], helpers[i - 1])) {
 			CHECK(0, "%s: %s", argv[i], strerror(errno));
 			return tap_done();
@@ -1508,6 +1594,8 @@ int main(int argc, char **argv)
 	test_debug_file(helpers[0], helpers[2], helpers[3]);
 	test_dynamic_only(helpers);
 	test_not_code(helpers[0], helpers[6]);
+	test_plt(helpers[0], "lazy PLT", false);
+	test_plt(helpers[7], "IBT's PLT", true);
 	test_unwind();
 	test_hostile();
 	test_costs();
