@@ -101,8 +101,11 @@ void rsp_layout_offsets(const struct rsp_layout *l, const struct rsp_view_ops *o
 	int left, top, cw, ch;
 
 	area(ops, data, v, &left, &top, &cw, &ch);
-	*dx = left + (l->lx0 - v->x0) * l->scale;
-	*dy = top - v->scroll_y;
+	/* whole pixels: the layout's boxes stay on the pixel grid, where cairo
+	 * fills them without antialiasing (a pan by a fraction of a pixel made
+	 * every box of a dense view a polygon to rasterize) */
+	*dx = round(left + (l->lx0 - v->x0) * l->scale);
+	*dy = round(top - v->scroll_y);
 }
 
 void rsp_layout_draw(const struct rsp_layout *l, const struct rsp_view_ops *ops, const void *data,

@@ -57,7 +57,9 @@ static int cmp_lane(const void *a, const void *b)
 
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	return x->n > y->n ? -1 : x->n < y->n;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return x->made < y->made ? -1 : x->made > y->made;
 }
 
 /* Greedy sub-lanes: the first whose last item ended, else the one ending first. */
@@ -108,6 +110,174 @@ static void lane_push(struct rlane *l, const struct litem *it)
 	l->v[l->n++] = *it;
 }
 
+/* The port of "127.0.0.1:8080" or "[::1]:8080"; -1: none */
+static int addr_port(const char *a)
+{
+	const char *c = strrchr(a, ':');
+	char *end;
+	long v;
+
+	if (!c || !c[1])
+		return -1;
+	v = strtol(c + 1, &end, 10);
+	return *end || v < 0 || v > 65535 ? -1 : (int)v;
+}
+
+/* Linux's default ip_local_port_range: a connecting socket's port */
+#define EPHEMERAL_LO 32768
+#define EPHEMERAL_HI 60999
+
+/*
+ * Which end of a connected socket is the service's, the one a group of
+ * connections shares: a port some socket of the trace listens on (the local
+ * end: accepted by a server here; the remote end: a client of a server here);
+ * else the end whose port is not ephemeral while the other's is.  0: local,
+ * 1: remote, -1: neither (the connection keeps a lane of its own).
+ */
+static int service_end(const struct rsp_socket_info *si, const GHashTable *listening)
+{
+	int lp = addr_port(si->local), rp = addr_port(si->remote);
+	bool le = lp >= EPHEMERAL_LO && lp <= EPHEMERAL_HI;
+	bool re = rp >= EPHEMERAL_LO && rp <= EPHEMERAL_HI;
+
+	if (lp <= 0 || rp <= 0)
+		return -1;
+	if (g_hash_table_contains((GHashTable *)listening, GINT_TO_POINTER(lp)))
+		return 0;
+	if (g_hash_table_contains((GHashTable *)listening, GINT_TO_POINTER(rp)))
+		return 1;
+	if (le != re)
+		return le ? 1 : 0;
+	return -1;
+}
+
+void _rsp_running_socket_name(const struct rsp_socket_info *si, char *name, size_t len)
+{
+	if (si->listening)
+		snprintf(name, len, "socket %s (listening)", si->local);
+	else if (si->local[0] || si->remote[0])
+		snprintf(name, len, "socket %s%s%s", si->local, si->remote[0] ? " <- " : "",
+			 si->remote);
+	else
+		snprintf(name, len, "socket %" PRIx64, si->sk);
+}
+
+/*
+ * The name of the lane of each socket data arrived at (@lane_name[socket],
+ * interned; NULL: none), a busy server's connections sharing one: a web
+ * server's minute has a million connections, a lane each was a million rows.
+ * Connections to or from one service end (service_end()) are one lane,
+ * "socket 127.0.0.1:8080 <- * (412 connections)" on the server's side,
+ * "socket * <- 127.0.0.1:8080 (412 connections)" on its clients'; a service end
+ * with one connection keeps the connection's own name.  A lane item's tooltip
+ * names its connection.
+ */
+static void socket_lane_names(struct rsp_running_data *d, const char **lane_name)
+{
+	struct rsp_trace *t = d->t;
+	size_t nnet = rsp_trace_n_nets(t), nsock = rsp_trace_n_sockets(t);
+	GHashTable *listening = g_hash_table_new(g_direct_hash, g_direct_equal);
+	GHashTable *groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	bool *used = g_new0(bool, nsock + 1);
+	size_t *members = g_new0(size_t, nsock + 1); /* per group's first socket */
+	size_t *group = g_new(size_t, nsock + 1);     /* a socket's group: its first socket */
+
+	for (size_t i = 0; i < nnet; i++) {
+		struct rsp_net_info ni;
+
+		rsp_trace_net(t, i, &ni);
+		if (ni.socket < nsock && ni.ready_ns)
+			used[ni.socket] = true;
+	}
+	for (size_t i = 0; i < nsock; i++) {
+		struct rsp_socket_info si;
+		int port;
+
+		rsp_trace_socket(t, i, &si);
+		if (si.listening && (port = addr_port(si.local)) > 0)
+			g_hash_table_add(listening, GINT_TO_POINTER(port));
+	}
+	for (size_t i = 0; i < nsock; i++) {
+		struct rsp_socket_info si;
+		char key[160];
+		gpointer v;
+		int end;
+
+		group[i] = i;
+		lane_name[i] = NULL;
+		if (!used[i])
+			continue;
+		rsp_trace_socket(t, i, &si);
+		end = si.listening ? -1 : service_end(&si, listening);
+		if (end >= 0) {
+			snprintf(key, sizeof(key), "%d %s", end, end ? si.remote : si.local);
+			v = g_hash_table_lookup(groups, key);
+			if (v)
+				group[i] = GPOINTER_TO_SIZE(v) - 1;
+			else
+				g_hash_table_insert(groups, g_strdup(key), GSIZE_TO_POINTER(i + 1));
+		}
+		members[group[i]]++;
+	}
+	for (size_t i = 0; i < nsock; i++) {
+		struct rsp_socket_info si;
+		char name[200];
+
+		if (!used[i] || group[i] != i)
+			continue;
+		rsp_trace_socket(t, i, &si);
+		if (members[i] > 1 && service_end(&si, listening) == 0)
+			snprintf(name, sizeof(name), "socket %s <- * (%zu connections)", si.local,
+				 members[i]);
+		else if (members[i] > 1)
+			snprintf(name, sizeof(name), "socket * <- %s (%zu connections)", si.remote,
+				 members[i]);
+		else
+			_rsp_running_socket_name(&si, name, sizeof(name));
+		lane_name[i] = _rsp_intern(&d->strs, name);
+	}
+	for (size_t i = 0; i < nsock; i++)
+		if (used[i])
+			lane_name[i] = lane_name[group[i]];
+	g_hash_table_destroy(groups);
+	g_hash_table_destroy(listening);
+	g_free(used);
+	g_free(members);
+	g_free(group);
+}
+
+/*
+ * A thread's time grid (struct rthread): a layout looks up the slice at each
+ * pixel column's start, and a search through a long thread's slices is a
+ * cache miss per step; the grid narrows it to the few slices of one cell.
+ * About one cell per GRID_PER slices, for threads of more than GRID_MIN.
+ */
+#define GRID_MIN 256
+#define GRID_PER 4
+void _rsp_running_grid(struct rthread *th)
+{
+	uint64_t t0, span;
+	size_t k = 0;
+
+	th->grid = NULL;
+	th->n_grid = 0;
+	if (th->n < GRID_MIN || th->n > UINT32_MAX)
+		return;
+	t0 = th->v[0].s;
+	span = th->v[th->n - 1].e - t0;
+	th->n_grid = th->n / GRID_PER;
+	th->grid_step = span / th->n_grid + 1;
+	th->grid_t0 = t0;
+	th->grid = g_new(uint32_t, th->n_grid + 1);
+	for (size_t g = 0; g <= th->n_grid; g++) {
+		uint64_t at = t0 + g * th->grid_step;
+
+		while (k < th->n && th->v[k].e <= at)
+			k++;
+		th->grid[g] = (uint32_t)k;
+	}
+}
+
 static int build_lanes(struct rsp_running_data *d)
 {
 	struct rsp_trace *t = d->t;
@@ -115,6 +285,8 @@ static int build_lanes(struct rsp_running_data *d)
 	GHashTable *devs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	GArray *lanes = g_array_new(FALSE, TRUE, sizeof(struct rlane));
 	size_t *sock_lane = g_new(size_t, nsock + 1);
+	const char **lane_name = g_new(const char *, nsock + 1);
+	GHashTable *lane_of_name;
 
 	/* disks */
 	for (size_t i = 0; i < nio; i++) {
@@ -152,33 +324,32 @@ static int build_lanes(struct rsp_running_data *d)
 		if (thread_in_chain(d, it.thread))
 			l->chain = true;
 	}
-	/* sockets */
+	/* sockets: a lane per connection, or per service end (socket_lane_names()),
+	 * in the order of their first arrival */
 	for (size_t i = 0; i < nsock; i++)
 		sock_lane[i] = RSP_NO_INDEX;
+	socket_lane_names(d, lane_name);
+	lane_of_name = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (size_t i = 0; i < nnet; i++) {
 		struct rsp_net_info ni;
 		struct rlane *l;
 		struct litem it;
+		gpointer v;
 
 		rsp_trace_net(t, i, &ni);
-		if (ni.socket == RSP_NO_INDEX || ni.socket >= nsock || !ni.ready_ns)
+		if (ni.socket == RSP_NO_INDEX || ni.socket >= nsock || !ni.ready_ns ||
+		    !lane_name[ni.socket])
 			continue;
 		if (sock_lane[ni.socket] == RSP_NO_INDEX) {
-			struct rsp_socket_info si;
-			struct rlane nl = {.kind = RSP_ROW_SOCKET, .sock = ni.socket};
-			char name[160];
+			v = g_hash_table_lookup(lane_of_name, lane_name[ni.socket]);
+			if (!v) {
+				struct rlane nl = {.kind = RSP_ROW_SOCKET, .name = lane_name[ni.socket]};
 
-			rsp_trace_socket(t, ni.socket, &si);
-			if (si.listening)
-				snprintf(name, sizeof(name), "socket %s (listening)", si.local);
-			else if (si.local[0] || si.remote[0])
-				snprintf(name, sizeof(name), "socket %s%s%s", si.local,
-					 si.remote[0] ? " <- " : "", si.remote);
-			else
-				snprintf(name, sizeof(name), "socket %" PRIx64, si.sk);
-			nl.name = _rsp_intern(&d->strs, name);
-			g_array_append_val(lanes, nl);
-			sock_lane[ni.socket] = lanes->len - 1;
+				g_array_append_val(lanes, nl);
+				v = GSIZE_TO_POINTER(lanes->len);
+				g_hash_table_insert(lane_of_name, (gpointer)lane_name[ni.socket], v);
+			}
+			sock_lane[ni.socket] = GPOINTER_TO_SIZE(v) - 1;
 		}
 		l = &g_array_index(lanes, struct rlane, sock_lane[ni.socket]);
 		it.c = it.b = ni.ready_ns;
@@ -209,21 +380,35 @@ static int build_lanes(struct rsp_running_data *d)
 			qsort(l->v, l->n, sizeof(*l->v), cmp_litem);
 		l->n_sub = assign_subs(l->v, l->n);
 	}
+	for (guint i = 0; i < lanes->len; i++)
+		g_array_index(lanes, struct rlane, i).made = i;
 	if (lanes->len > 1)
 		qsort(lanes->data, lanes->len, sizeof(struct rlane), cmp_lane);
 	d->n_lanes = lanes->len;
 	d->lanes = (struct rlane *)(void *)g_array_free(lanes, FALSE);
+	/* each socket's lane, in the sorted order: the links' lanes */
+	{
+		int32_t *sorted = g_new(int32_t, d->n_lanes + 1);
+
+		for (size_t l = 0; l < d->n_lanes; l++)
+			sorted[d->lanes[l].made] = (int32_t)l;
+		d->sock_lane = g_new(int32_t, nsock + 1);
+		d->n_socks = nsock;
+		for (size_t i = 0; i < nsock; i++)
+			d->sock_lane[i] = sock_lane[i] == RSP_NO_INDEX ? -1 : sorted[sock_lane[i]];
+		g_free(sorted);
+	}
 	g_hash_table_destroy(devs);
+	g_hash_table_destroy(lane_of_name);
 	g_free(sock_lane);
+	g_free(lane_name);
 	return 0;
 }
 
-static int32_t lane_of(const struct rsp_running_data *d, enum rsp_row_kind kind, uint32_t dev,
-		       size_t sock)
+static int32_t disk_lane(const struct rsp_running_data *d, uint32_t dev)
 {
 	for (size_t l = 0; l < d->n_lanes; l++)
-		if (d->lanes[l].kind == kind &&
-		    (kind == RSP_ROW_DISK ? d->lanes[l].dev == dev : d->lanes[l].sock == sock))
+		if (d->lanes[l].kind == RSP_ROW_DISK && d->lanes[l].dev == dev)
 			return (int32_t)l;
 	return -1;
 }
@@ -232,7 +417,6 @@ static void build_links(struct rsp_running_data *d)
 {
 	struct rsp_trace *t = d->t;
 	size_t n = rsp_trace_n_links(t), nt = rsp_trace_n_threads(t);
-	GHashTable *lane_cache = g_hash_table_new(g_int64_hash, g_int64_equal);
 
 	d->links = g_new(struct rlink, n + 1);
 	d->n_links = 0;
@@ -265,27 +449,15 @@ static void build_links(struct rsp_running_data *d)
 			struct rsp_io_info io;
 
 			rsp_trace_io(t, li.io, &io);
-			l.from_lane = lane_of(d, RSP_ROW_DISK, io.dev, 0);
+			l.from_lane = disk_lane(d, io.dev);
 			l.from = NONE;
 		} else if (li.kind == RSP_LINK_NET && li.net != RSP_NO_INDEX &&
 			   li.net < rsp_trace_n_nets(t) && l.from == NONE) {
 			struct rsp_net_info ni;
-			gint64 key;
-			gpointer v;
 
 			rsp_trace_net(t, li.net, &ni);
-			key = (gint64)ni.socket;
-			v = g_hash_table_lookup(lane_cache, &key);
-			if (v) {
-				l.from_lane = GPOINTER_TO_INT(v) - 2;
-			} else {
-				gint64 *k = g_new(gint64, 1);
-
-				*k = key;
-				l.from_lane = lane_of(d, RSP_ROW_SOCKET, 0, ni.socket);
-				g_hash_table_insert(lane_cache, k,
-						    GINT_TO_POINTER(l.from_lane + 2));
-			}
+			if (ni.socket < d->n_socks)
+				l.from_lane = d->sock_lane[ni.socket];
 		}
 		if (l.from == NONE && l.from_lane < 0)
 			continue;
@@ -293,15 +465,6 @@ static void build_links(struct rsp_running_data *d)
 	}
 	if (d->n_links > 1)
 		qsort(d->links, d->n_links, sizeof(*d->links), cmp_link);
-	{
-		GHashTableIter it;
-		gpointer k;
-
-		g_hash_table_iter_init(&it, lane_cache);
-		while (g_hash_table_iter_next(&it, &k, NULL))
-			g_free(k);
-		g_hash_table_destroy(lane_cache);
-	}
 }
 
 int rsp_running_data_new_unlabelled(struct rsp_trace *t, struct rsp_analysis *a,
@@ -367,6 +530,7 @@ int rsp_running_data_new_unlabelled(struct rsp_trace *t, struct rsp_analysis *a,
 			s->stack = si.stack;
 			s->label = NULL; /* rsp_running_data_label */
 		}
+		_rsp_running_grid(th);
 		/* a process: its pid (the main thread's name if it is one of them) */
 		v = g_hash_table_lookup(pid_proc, GINT_TO_POINTER(ti.pid + 1));
 		if (!v) {
@@ -524,6 +688,7 @@ void rsp_running_data_free(struct rsp_running_data *d)
 	for (size_t i = 0; i < d->n_threads; i++) {
 		g_free(d->threads[i].v);
 		g_free(d->threads[i].pending);
+		g_free(d->threads[i].grid);
 	}
 	g_free(d->threads);
 	g_free(d->of_model);
@@ -533,6 +698,7 @@ void rsp_running_data_free(struct rsp_running_data *d)
 	for (size_t i = 0; i < d->n_lanes; i++)
 		g_free(d->lanes[i].v);
 	g_free(d->lanes);
+	g_free(d->sock_lane);
 	g_free(d->links);
 	g_free(d->lost);
 	_rsp_frames_clear(&d->fc);

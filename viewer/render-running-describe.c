@@ -117,7 +117,15 @@ static void describe_lane(const struct rsp_running_data *d, const struct rlane *
 		g_string_append(out, ", from ");
 		_rsp_append_time(out, it->a, d->start);
 	} else {
-		g_string_append_printf(out, "%s\ndata in flight ", l->name);
+		/* its own connection: the lane may be a service's many */
+		struct rsp_net_info ni;
+		struct rsp_socket_info si;
+		char name[200];
+
+		rsp_trace_net(d->t, it->model, &ni);
+		rsp_trace_socket(d->t, ni.socket, &si);
+		_rsp_running_socket_name(&si, name, sizeof(name));
+		g_string_append_printf(out, "%s\ndata in flight ", name);
 		_rsp_append_dur(out, it->b - it->a);
 		g_string_append(out, ", ready at ");
 		_rsp_append_time(out, it->b, d->start);

@@ -32,6 +32,11 @@ struct rthread {
 	uint32_t proc;
 	uint64_t run_ns;
 	const char **pending; /* labels made, not yet published */
+	/* where to look for time t: grid[g] is the first slice ending after
+	 * grid_t0 + g * grid_step (slices end in order); NULL for short threads */
+	uint32_t *grid;
+	size_t n_grid;
+	uint64_t grid_t0, grid_step;
 };
 
 struct rproc {
@@ -58,7 +63,7 @@ struct rlane {
 	uint8_t n_sub;
 	bool chain;
 	uint32_t dev;
-	size_t sock;
+	uint32_t made; /* its index before the lanes were sorted */
 };
 
 struct rlink {
@@ -79,6 +84,8 @@ struct rsp_running_data {
 	size_t n_procs;
 	struct rlane *lanes;
 	size_t n_lanes;
+	int32_t *sock_lane; /* a model socket's lane, -1: none */
+	size_t n_socks;
 	struct rlink *links;
 	size_t n_links;
 	struct rsp_lost_info *lost;
@@ -114,6 +121,15 @@ void _rsp_running_rows(const struct rsp_running_data *d, const struct rsp_runnin
 		       struct rows_view *out);
 struct rows_cache *_rsp_running_rows_new(void); /* NULL: out of memory */
 void _rsp_running_rows_free(struct rows_cache *rc);
+
+/* A thread's time grid, from its slices (render-running-data.c); the first of
+ * its slices from @from on that ends after @t (render-running.c) */
+void _rsp_running_grid(struct rthread *th);
+size_t _rsp_running_next(const struct rthread *th, size_t from, double t);
+
+/* "socket 127.0.0.1:8080 <- 127.0.0.1:41234", "socket 0.0.0.0:80 (listening)",
+ * "socket ffff8881...": a socket lane's name, a lane item's connection */
+void _rsp_running_socket_name(const struct rsp_socket_info *si, char *name, size_t len);
 
 /* ---- descriptions (render-running-describe.c) ------------------------------------------ */
 

@@ -223,6 +223,12 @@ struct lay {
 	int ncols;
 	uint8_t *cols;   /* per column: state bits */
 	uint8_t *labels; /* per column: a label is drawn there (the threads of a row share it) */
+	GArray *runs;    /* a row's wide runs, added after its sleeps (struct wide_run) */
+};
+
+struct wide_run {
+	double x, y, w;
+	uint64_t id, t0, t1;
 };
 
 #define C_RUN      0x01
@@ -326,8 +332,44 @@ static bool claim_label(struct lay *L, const struct rsp_scene_item *it)
 	return true;
 }
 
-/* One thread's slices: pass 0 sleeps and unknown spans, pass 1 runs. */
-static void thread_slices(struct lay *L, uint32_t thi, double y, int pass)
+/*
+ * The first slice from @from on that ends after @t: the same answer as a
+ * gallop from @from, found through the thread's time grid where it has one
+ * (the answer is within one cell; the ends of the range checked, so a cell
+ * rounded the other way falls back to the gallop).
+ */
+size_t _rsp_running_next(const struct rthread *th, size_t from, double t)
+{
+	size_t j;
+
+	if (th->grid && from < th->n && t >= (double)th->grid_t0) {
+		double gd = floor((t - (double)th->grid_t0) / (double)th->grid_step);
+
+		if (gd < (double)th->n_grid) {
+			size_t g = (size_t)gd, lo = th->grid[g], hi = th->grid[g + 1];
+
+			if (lo < from)
+				lo = from;
+			if (lo <= hi && (lo == from || (double)th->v[lo - 1].e <= t) &&
+			    (hi >= th->n || (double)th->v[hi].e > t)) {
+				RSP_LOWER_BOUND(th->v + lo, hi - lo, e, t, j);
+				return lo + j;
+			}
+		}
+	}
+	RSP_GALLOP_BOUND(th->v, th->n, e, t, from, j);
+	return j;
+}
+
+/*
+ * One thread's slices, in one walk: sleeps and unknown spans added to the
+ * scene (or marked in their columns), runs kept in L->runs (or marked) to be
+ * added after every thread's sleeps of the row.  A slice narrower than a pixel
+ * marks its column and the walk jumps to the next column: the search is a
+ * cache miss or more per step on a long thread, once per column (not once per
+ * kind of slice).
+ */
+static void thread_slices(struct lay *L, uint32_t thi, double y)
 {
 	const struct rthread *th = &L->d->threads[thi];
 	size_t k;
@@ -340,21 +382,19 @@ static void thread_slices(struct lay *L, uint32_t thi, double y, int pass)
 		bool narrow = x1 - x0 < 2;
 		int c0 = col_of(L, s->s > L->xa ? (double)s->s : L->xa);
 
-		if (pass == 1 && s->kind == RSP_SLICE_RUN) {
+		if (s->kind == RSP_SLICE_RUN) {
 			if (narrow) {
 				L->cols[c0] |= C_RUN;
 			} else {
-				struct rsp_scene_item *it =
-				    rsp_scene_add(L->out, RSP_PRIM_RECT, RSP_CLS_RUN, floor(x0),
-						  y + 3, ceil(x1) - floor(x0), RSP_ROW_H - 6);
+				struct wide_run r = {floor(x0), y + 3, ceil(x1) - floor(x0),
+						     RSP_HIT_ID(RSP_HIT_SLICE, (uint64_t)thi << 32 | k),
+						     s->s, s->e};
 
-				it->id = RSP_HIT_ID(RSP_HIT_SLICE, (uint64_t)thi << 32 | k);
-				it->t0 = s->s;
-				it->t1 = s->e;
+				g_array_append_val(L->runs, r);
 			}
 			if ((s->flags & RSP_SLICE_INFERRED_START) && (double)s->s >= L->xa)
 				L->cols[c0] |= C_INFERRED;
-		} else if (pass == 0 && s->kind == RSP_SLICE_UNKNOWN) {
+		} else if (s->kind == RSP_SLICE_UNKNOWN) {
 			if (narrow) {
 				L->cols[c0] |= C_UNKNOWN;
 			} else {
@@ -366,7 +406,7 @@ static void thread_slices(struct lay *L, uint32_t thi, double y, int pass)
 				it->t0 = s->s;
 				it->t1 = s->e;
 			}
-		} else if (pass == 0 && s->kind == RSP_SLICE_SLEEP && L->st && L->st->show_sleeps) {
+		} else if (s->kind == RSP_SLICE_SLEEP && L->st && L->st->show_sleeps) {
 			if (narrow) {
 				L->cols[c0] |= sleep_bit(s);
 			} else {
@@ -387,10 +427,8 @@ static void thread_slices(struct lay *L, uint32_t thi, double y, int pass)
 		if (x1 - x0 < 1) {
 			/* the rest of this column is drawn: jump to the next one */
 			double tn = L->lx0 + (L->pxa + c0 + 1) / L->scale;
-			size_t j;
 
-			RSP_GALLOP_BOUND(th->v, th->n, e, tn, k + 1, j);
-			k = j;
+			k = _rsp_running_next(th, k + 1, tn);
 		} else {
 			k++;
 		}
@@ -480,6 +518,7 @@ static void running_content(const void *data, const void *state, double lx0, dou
 		L.ncols = 1;
 	L.cols = g_malloc(L.ncols);
 	L.labels = g_malloc(L.ncols);
+	L.runs = g_array_new(FALSE, FALSE, sizeof(struct wide_run));
 	r0 = (size_t)fmax(0, floor(ya / RSP_ROW_H));
 	r1 = (size_t)fmin((double)nrows, ceil(yb / RSP_ROW_H));
 	for (size_t r = r0; r < r1; r++) {
@@ -506,31 +545,34 @@ static void running_content(const void *data, const void *state, double lx0, dou
 				nth = 1;
 			}
 			memset(L.labels, 0, L.ncols);
-			for (int pass = 0; pass < 2; pass++) {
-				memset(L.cols, 0, L.ncols);
-				for (size_t k = 0; k < nth; k++)
-					thread_slices(&L, ths[k], y, pass);
-				if (pass == 0) {
-					flush_cols(&L, C_SLEEP | C_SLEEP_D | C_RUNNABLE, y + 3,
-						   RSP_ROW_H - 6, r);
-					flush_cols(&L, C_UNKNOWN, y + 3, RSP_ROW_H - 6, r);
-				} else {
-					flush_cols(&L, C_RUN, y + 3, RSP_ROW_H - 6, r);
-					/* inferred switch-ins: a mark above the bar */
-					for (int c = 0; c < L.ncols; c++)
-						if (L.cols[c] & C_INFERRED) {
-							struct rsp_scene_item *it =
-							    rsp_scene_add(L.out, RSP_PRIM_TRIANGLE,
-									  RSP_CLS_INFERRED,
-									  L.pxa + c - 3, y, 7, 5);
+			memset(L.cols, 0, L.ncols);
+			g_array_set_size(L.runs, 0);
+			for (size_t k = 0; k < nth; k++)
+				thread_slices(&L, ths[k], y);
+			/* sleeps and unknown spans under the runs */
+			flush_cols(&L, C_SLEEP | C_SLEEP_D | C_RUNNABLE, y + 3, RSP_ROW_H - 6, r);
+			flush_cols(&L, C_UNKNOWN, y + 3, RSP_ROW_H - 6, r);
+			for (guint i = 0; i < L.runs->len; i++) {
+				const struct wide_run *w = &g_array_index(L.runs, struct wide_run, i);
+				struct rsp_scene_item *it =
+				    rsp_scene_add(L.out, RSP_PRIM_RECT, RSP_CLS_RUN, w->x, w->y,
+						  w->w, RSP_ROW_H - 6);
 
-							it->t0 = it->t1 =
-							    (uint64_t)(L.lx0 +
-								       (L.pxa + c) / L.scale);
-							c += 6;
-						}
-				}
+				it->id = w->id;
+				it->t0 = w->t0;
+				it->t1 = w->t1;
 			}
+			flush_cols(&L, C_RUN, y + 3, RSP_ROW_H - 6, r);
+			/* inferred switch-ins: a mark above the bar */
+			for (int c = 0; c < L.ncols; c++)
+				if (L.cols[c] & C_INFERRED) {
+					struct rsp_scene_item *it =
+					    rsp_scene_add(L.out, RSP_PRIM_TRIANGLE, RSP_CLS_INFERRED,
+							  L.pxa + c - 3, y, 7, 5);
+
+					it->t0 = it->t1 = (uint64_t)(L.lx0 + (L.pxa + c) / L.scale);
+					c += 6;
+				}
 		} else {
 			lane_items(&L, &d->lanes[rows[r].idx], y, r);
 		}
@@ -594,6 +636,7 @@ static void running_content(const void *data, const void *state, double lx0, dou
 	}
 	g_free(L.cols);
 	g_free(L.labels);
+	g_array_free(L.runs, TRUE);
 }
 
 static void running_chrome(const void *data, const void *state, const struct rsp_view *v,

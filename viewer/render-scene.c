@@ -263,13 +263,52 @@ static bool dark(uint8_t cls)
 	return l < 120;
 }
 
+/* A line drawn as columns of pixels (column_runs()): steep, a few pixels wide */
+#define STEEP_MAX_W 32
+static bool steep_line(const struct rsp_scene_item *it)
+{
+	return fabs(it->w) < STEEP_MAX_W && fabs(it->h) >= fabs(it->w);
+}
+
+/*
+ * The aliased line from (xa, ya) to (xb, yb), steep, as one box per pixel
+ * column it crosses: the part of its height where its x is in that column.
+ */
+static void column_runs(cairo_t *cr, double xa, double ya, double xb, double yb)
+{
+	double c0, c1;
+
+	if (xb < xa) {
+		double t = xa;
+
+		xa = xb;
+		xb = t;
+		t = ya;
+		ya = yb;
+		yb = t;
+	}
+	c0 = floor(xa);
+	c1 = floor(xb);
+	for (double c = c0; c <= c1; c++) {
+		/* the y where x crosses c and c + 1, within the segment */
+		double ta = c <= xa ? 0 : (c - xa) / (xb - xa);
+		double tb = c + 1 >= xb ? 1 : (c + 1 - xa) / (xb - xa);
+		double y0 = ya + ta * (yb - ya), y1 = ya + tb * (yb - ya);
+		double lo = floor(fmin(y0, y1)), hi = ceil(fmax(y0, y1));
+
+		cairo_rectangle(cr, c, lo, 1, fmax(1, hi - lo));
+	}
+}
+
 void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double cy0, double cx1,
 		    double cy1)
 {
 	int key = -1;
+	bool raster;
 
 	if (!s || !s->n)
 		return;
+	raster = cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE;
 	cairo_save(cr);
 	/* pass 1: boxes, one fill per run of the same class */
 	for (size_t i = 0; i < s->n; i++) {
@@ -290,31 +329,31 @@ void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double c
 	}
 	if (key >= 0)
 		cairo_fill(cr);
-	/* pass 2: lines, hairlines without antialiasing (many cross the whole view) */
-	key = -1;
+	/*
+	 * pass 2: lines, hairlines without antialiasing (many cross the whole
+	 * view).  On an image, a steep line a few pixels wide (a link at a wide
+	 * zoom, from its waker's row to its wakee's) is filled first as its
+	 * columns of pixels: a fill of boxes on the pixel grid is cairo's fast
+	 * path, a stroke of long diagonal edges its slow one (5 us a link on a
+	 * busy server's file).  Vector outputs keep every line as it is.
+	 */
 	cairo_set_line_width(cr, 1.0);
 	cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct rsp_scene_item *it = &s->v[i];
-		int k;
-
-		if (it->prim != RSP_PRIM_LINE || !visible(it, cx0, cy0, cx1, cy1))
-			continue;
-		k = it->cls | !!(it->flags & RSP_ITEM_DIM) << 9;
-		if (k != key) {
-			if (key >= 0)
-				cairo_stroke(cr);
-			rsp_palette_set_source(cr, it->cls, it->flags & RSP_ITEM_DIM);
-			key = k;
-		}
-		/* only the part on screen: links may span thousands of rows */
-		{
+	for (int steep = raster ? 1 : 0; steep >= 0; steep--) {
+		key = -1;
+		for (size_t i = 0; i < s->n; i++) {
+			const struct rsp_scene_item *it = &s->v[i];
 			double x0 = it->x, y0 = it->y, dx = it->w, dy = it->h, t0 = 0, t1 = 1;
 			const double p[4] = {-dx, dx, -dy, dy};
 			const double q[4] = {x0 - (cx0 - 1), (cx1 + 1) - x0, y0 - (cy0 - 1),
 					     (cy1 + 1) - y0};
 			bool out = false;
+			int k;
 
+			if (it->prim != RSP_PRIM_LINE || (raster && steep_line(it)) != steep ||
+			    !visible(it, cx0, cy0, cx1, cy1))
+				continue;
+			/* only the part on screen: links may span thousands of rows */
 			for (int e = 0; e < 4 && !out; e++) {
 				if (p[e] == 0) {
 					out = q[e] < 0;
@@ -330,12 +369,28 @@ void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double c
 			}
 			if (out)
 				continue;
-			cairo_move_to(cr, x0 + t0 * dx, y0 + t0 * dy);
-			cairo_line_to(cr, x0 + t1 * dx, y0 + t1 * dy);
+			k = it->cls | !!(it->flags & RSP_ITEM_DIM) << 9;
+			if (k != key) {
+				if (key >= 0 && steep)
+					cairo_fill(cr);
+				else if (key >= 0)
+					cairo_stroke(cr);
+				rsp_palette_set_source(cr, it->cls, it->flags & RSP_ITEM_DIM);
+				key = k;
+			}
+			if (steep) {
+				column_runs(cr, x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx,
+					    y0 + t1 * dy);
+			} else {
+				cairo_move_to(cr, x0 + t0 * dx, y0 + t0 * dy);
+				cairo_line_to(cr, x0 + t1 * dx, y0 + t1 * dy);
+			}
 		}
+		if (key >= 0 && steep)
+			cairo_fill(cr);
+		else if (key >= 0)
+			cairo_stroke(cr);
 	}
-	if (key >= 0)
-		cairo_stroke(cr);
 	cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
 	/* pass 3: labels and text */
 	for (size_t i = 0; i < s->n; i++) {

@@ -53,6 +53,9 @@ void test_running_culling(void);
 void test_ruler(void);
 void test_running_lost(void);
 void test_running_shed(void);
+void test_running_socket_groups(void);
+void test_running_grid(void);
+void test_scene_steep_lines(void);
 
 /* test-render-flame.c */
 void test_flame_colours(gconstpointer name);

@@ -5,6 +5,7 @@
  * and the ruler.
  */
 #include "render-test.h"
+#include "render-running-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -348,4 +349,241 @@ void test_running_shed(void)
 	rsp_running_data_free(d);
 	rsp_trace_free(tr);
 	synth_free(sy);
+}
+
+/*
+ * A server's connections share a socket lane (a web server's minute has a
+ * million): ten clients of a listener on :5432 are one lane on the server's
+ * side, "socket 127.0.0.1:5432 <- * (10 connections)", and one on the
+ * clients', "socket * <- 127.0.0.1:5432 (10 connections)"; each item's
+ * tooltip names its own connection.  A connection to a service without a
+ * listener here is grouped by the end that is not ephemeral (two to :6000
+ * from ports 40100 and 40101: a lane on each side); one between two ports
+ * neither ephemeral nor listening (1000 <-> 2000) keeps a lane per socket,
+ * named as before.
+ */
+void test_running_socket_groups(void)
+{
+	struct synth *sy = synth_new(&(struct synth_opts){0});
+	const uint8_t lo[4] = {127, 0, 0, 1};
+	const uint64_t LSN = 0xffff80000000ull, CS = 0xffff81000000ull, AS = 0xffff82000000ull;
+	uint64_t t = 1000000000ull;
+	struct rsp_trace_opts o = {.no_symbols = true};
+	struct rsp_running_state st = {0};
+	struct rsp_running_data *d;
+	struct rsp_trace *tr;
+	struct shot sh;
+	const void *buf;
+	char err[256];
+	size_t len, items[4] = {0};
+	const char *want[4] = {"socket 127.0.0.1:5432 <- * (10 connections)",
+			       "socket * <- 127.0.0.1:5432 (10 connections)",
+			       "socket * <- 127.0.0.1:6000 (2 connections)",
+			       "socket 127.0.0.1:1000 <- 127.0.0.1:2000"};
+	struct {
+		uint64_t c, a;
+		uint16_t cport, sport;
+	} conn[13];
+	size_t lanes = 0;
+
+	synth_comm(sy, 0, 500, 500, "srv", false);
+	synth_comm(sy, 0, 600, 600, "cli", false);
+	synth_switch(sy, 0, t, 0, "swapper/0", 0, 500, "srv");
+	synth_switch(sy, 1, t, 0, "swapper/1", 0, 600, "cli");
+	synth_sock_state(sy, 0, t + 1000, 500, LSN, lo, 5432, (const uint8_t[4]){0}, 0,
+			 10 /* LISTEN */);
+	for (int k = 0; k < 13; k++) {
+		conn[k].c = CS + (uint64_t)k * 64;
+		conn[k].a = AS + (uint64_t)k * 64;
+		conn[k].cport = k < 10 ? (uint16_t)(40001 + k) : k < 12 ? (uint16_t)(40090 + k) : 2000;
+		conn[k].sport = k < 10 ? 5432 : k < 12 ? 6000 : 1000;
+		t += 10000;
+		synth_sock_state(sy, 1, t, 600, conn[k].c, lo, conn[k].cport, lo, conn[k].sport,
+				 1 /* ESTABLISHED */);
+		synth_sock_state(sy, 0, t + 10, 500, conn[k].a, lo, conn[k].sport, lo,
+				 conn[k].cport, 1);
+	}
+	for (int round = 0; round < 3; round++)
+		for (int k = 0; k < 13; k++) {
+			t += 10000;
+			synth_sock_send(sy, 1, t, 600, conn[k].c, 2, 64);
+			synth_sk_ready(sy, 1, t + 5, 600, 0, conn[k].a, 2);
+			synth_sock_send(sy, 0, t + 2000, 500, conn[k].a, 2, 64);
+			synth_sk_ready(sy, 0, t + 2005, 500, 0, conn[k].c, 2);
+		}
+	t += 10000;
+	synth_switch(sy, 0, t, 500, "srv", 1, 0, "swapper/0");
+	synth_switch(sy, 1, t, 600, "cli", 1, 0, "swapper/1");
+	buf = synth_finish(sy, &len);
+	g_assert_cmpint(rsp_trace_open_mem(buf, len, &o, &tr, err, sizeof(err)), ==, 0);
+	g_assert_cmpint(rsp_running_data_new(tr, NULL, &d, err, sizeof(err)), ==, 0);
+	for (size_t r = 0; r < rsp_running_n_rows(d, &st); r++) {
+		struct rsp_row_info ri;
+		bool known = false;
+
+		rsp_running_row(d, &st, r, &ri);
+		if (ri.kind != RSP_ROW_SOCKET)
+			continue;
+		lanes++;
+		for (int w = 0; w < 4; w++)
+			known |= !strcmp(ri.name, want[w]);
+		/* the other ends of :6000's and of the lone pair */
+		known |= !strcmp(ri.name, "socket 127.0.0.1:6000 <- * (2 connections)") ||
+			 !strcmp(ri.name, "socket 127.0.0.1:2000 <- 127.0.0.1:1000");
+		if (!known)
+			g_test_message("unexpected lane: %s", ri.name);
+		g_assert_true(known);
+	}
+	g_assert_cmpuint(lanes, ==, 6);
+	/* every item in its lane, its tooltip its own connection */
+	shot_take(&sh, &rsp_running_ops, d, &st, 0, 0, 1600, 0, 0);
+	for (size_t i = 0; i < rsp_scene_n_items(sh.l.content); i++) {
+		const struct rsp_scene_item *it = rsp_scene_item(sh.l.content, i);
+		struct rsp_row_info ri;
+		GString *tip;
+		int w = -1;
+
+		if (RSP_HIT_KIND(it->id) != RSP_HIT_LANE || it->cls != RSP_CLS_NET)
+			continue;
+		rsp_running_row(d, &st, rsp_running_row_at(d, &st, it->y), &ri);
+		for (int k = 0; k < 4; k++)
+			if (!strcmp(ri.name, want[k]))
+				w = k;
+		if (w < 0)
+			continue;
+		items[w]++;
+		tip = g_string_new(NULL);
+		rsp_running_ops.title(d, &st, it, tip);
+		if (w == 0)
+			g_assert_true(g_str_has_prefix(tip->str, "socket 127.0.0.1:5432 <- 127.0.0.1:400"));
+		else if (w == 1)
+			g_assert_true(g_str_has_prefix(tip->str, "socket 127.0.0.1:400") &&
+				      strstr(tip->str, " <- 127.0.0.1:5432\n"));
+		else if (w == 2)
+			g_assert_true(g_str_has_prefix(tip->str, "socket 127.0.0.1:401") &&
+				      strstr(tip->str, " <- 127.0.0.1:6000\n"));
+		else
+			g_assert_true(g_str_has_prefix(tip->str, want[3]));
+		g_string_free(tip, TRUE);
+	}
+	/* three rounds of each connection's exchange, each one item */
+	g_assert_cmpuint(items[0], ==, 30);
+	g_assert_cmpuint(items[1], ==, 30);
+	g_assert_cmpuint(items[2], ==, 6);
+	g_assert_cmpuint(items[3], ==, 3);
+	shot_free(&sh);
+	rsp_running_data_free(d);
+	rsp_trace_free(tr);
+	synth_free(sy);
+}
+
+/*
+ * A long thread's time grid gives the slice at a time as a search through
+ * every slice would: threads of bursts and idle gaps (cells of hundreds of
+ * slices, cells of none), zero-length slices, times before, between and after
+ * them, from any slice on (a layout asks from its last column's slice).
+ */
+void test_running_grid(void)
+{
+	GRand *rnd = g_rand_new_with_seed(7);
+
+	for (int round = 0; round < 40; round++) {
+		struct rthread th = {0};
+		uint64_t at = 1000000000ull + (uint64_t)g_rand_int_range(rnd, 0, 1000);
+		size_t n = (size_t)g_rand_int_range(rnd, 200, 5000), checked = 0;
+
+		th.n = n;
+		th.v = g_new0(struct rslice, n);
+		for (size_t k = 0; k < n; k++) {
+			/* bursts of short slices, now and then an idle gap of a second */
+			uint64_t len = g_rand_int_range(rnd, 0, 8) == 0 ? 0
+									 : (uint64_t)g_rand_int_range(rnd, 1, 5000);
+
+			if (g_rand_int_range(rnd, 0, 300) == 0)
+				at += 1000000000ull;
+			th.v[k].s = at;
+			th.v[k].e = at + len;
+			at += len + (uint64_t)g_rand_int_range(rnd, 0, 3);
+		}
+		_rsp_running_grid(&th);
+		g_assert_true((n >= 256) == (th.grid != NULL));
+		for (int q = 0; q < 4000; q++) {
+			size_t from = (size_t)g_rand_int_range(rnd, 0, (gint32)n + 1), want = from;
+			uint64_t span = th.v[n - 1].e - th.v[0].s + 20000;
+			double t = (double)(th.v[0].s - 10000) +
+				   (double)(uint64_t)(g_rand_double(rnd) * (double)span);
+
+			if (q & 1) /* exactly at a slice's end, where the search turns */
+				t = (double)th.v[(size_t)g_rand_int_range(rnd, 0, (gint32)n)].e;
+			while (want < n && (double)th.v[want].e <= t)
+				want++;
+			g_assert_cmpuint(_rsp_running_next(&th, from, t), ==, want);
+			checked++;
+		}
+		g_assert_cmpuint(checked, ==, 4000);
+		g_free(th.v);
+		g_free(th.grid);
+	}
+	g_rand_free(rnd);
+}
+
+/*
+ * Links on an image: a steep line a few pixels wide is drawn as its columns
+ * of pixels (render-scene.c, a fill on the pixel grid).  Every pixel painted
+ * lies within a pixel of the ideal line, and the line has no gap: each row
+ * it spans has a painted pixel.  Lines of other slopes are stroked as before.
+ */
+void test_scene_steep_lines(void)
+{
+	static const double lines[][4] = {
+	    {20.3, 10.0, 0.0, 150.0},  {40.5, 160.0, 0.4, -140.0}, {60.2, 10.0, 3.7, 170.0},
+	    {90.0, 180.0, -12.5, -165.0}, {120.7, 5.0, 31.0, 190.0}, {150.1, 20.0, 20.0, 20.0},
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(lines); i++) {
+		const double *l = lines[i];
+		cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 200, 200);
+		cairo_t *cr = cairo_create(img);
+		struct rsp_scene *s = rsp_scene_new();
+		size_t painted = 0;
+		unsigned char *px;
+		int stride;
+
+		cairo_set_source_rgb(cr, 1, 1, 1);
+		cairo_paint(cr);
+		rsp_scene_add(s, RSP_PRIM_LINE, RSP_CLS_LINK, l[0], l[1], l[2], l[3]);
+		rsp_scene_draw(s, cr, 0, 0, 200, 200);
+		cairo_surface_flush(img);
+		px = cairo_image_surface_get_data(img);
+		stride = cairo_image_surface_get_stride(img);
+		for (int y = 0; y < 200; y++) {
+			int in_row = 0;
+
+			for (int x = 0; x < 200; x++) {
+				uint32_t v = *(uint32_t *)(void *)(px + y * stride + x * 4) & 0xffffff;
+				double cx = x + 0.5, cy = y + 0.5;
+				/* distance of the pixel's centre from the segment */
+				double len2 = l[2] * l[2] + l[3] * l[3];
+				double u = ((cx - l[0]) * l[2] + (cy - l[1]) * l[3]) / len2;
+				double qx, qy;
+
+				if (v == 0xffffff)
+					continue;
+				painted++;
+				in_row++;
+				u = u < 0 ? 0 : u > 1 ? 1 : u;
+				qx = l[0] + u * l[2] - cx;
+				qy = l[1] + u * l[3] - cy;
+				g_assert_cmpfloat(sqrt(qx * qx + qy * qy), <=, 1.5);
+			}
+			/* no gap: the rows the steep line spans, but its end rows */
+			if (fabs(l[3]) >= fabs(l[2]) && y > fmin(l[1], l[1] + l[3]) + 1 &&
+			    y < fmax(l[1], l[1] + l[3]) - 1)
+				g_assert_cmpint(in_row, >=, 1);
+		}
+		g_assert_cmpuint(painted, >=, (size_t)fmax(fabs(l[2]), fabs(l[3])) - 2);
+		rsp_scene_free(s);
+		cairo_destroy(cr);
+		cairo_surface_destroy(img);
+	}
 }

@@ -231,6 +231,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/progress-cancel", test_progress_cancel);
 	g_test_add_func("/render/running/lost", test_running_lost);
 	g_test_add_func("/render/running/shed", test_running_shed);
+	g_test_add_func("/render/running/socket-groups", test_running_socket_groups);
+	g_test_add_func("/render/running/grid", test_running_grid);
+	g_test_add_func("/render/scene/steep-lines", test_scene_steep_lines);
 	g_test_add_func("/render/running/deferred-labels", test_running_deferred_labels);
 	return g_test_run();
 }
