@@ -379,6 +379,15 @@ static int build_lanes(struct rsp_running_data *d)
 		if (l->n > 1)
 			qsort(l->v, l->n, sizeof(*l->v), cmp_litem);
 		l->n_sub = assign_subs(l->v, l->n);
+		l->blockdur = g_new0(uint64_t, l->n / LANE_BLOCK + 1);
+		for (size_t k = 0; k < l->n; k++) {
+			uint64_t dur = l->v[k].c - l->v[k].a;
+
+			if (dur > l->blockdur[k / LANE_BLOCK])
+				l->blockdur[k / LANE_BLOCK] = dur;
+			if (dur > l->maxdur)
+				l->maxdur = dur;
+		}
 	}
 	for (guint i = 0; i < lanes->len; i++)
 		g_array_index(lanes, struct rlane, i).made = i;
@@ -695,8 +704,10 @@ void rsp_running_data_free(struct rsp_running_data *d)
 	for (size_t i = 0; i < d->n_procs; i++)
 		g_free(d->procs[i].threads);
 	g_free(d->procs);
-	for (size_t i = 0; i < d->n_lanes; i++)
+	for (size_t i = 0; i < d->n_lanes; i++) {
 		g_free(d->lanes[i].v);
+		g_free(d->lanes[i].blockdur);
+	}
 	g_free(d->lanes);
 	g_free(d->sock_lane);
 	g_free(d->links);

@@ -64,7 +64,11 @@ struct rlane {
 	bool chain;
 	uint32_t dev;
 	uint32_t made; /* its index before the lanes were sorted */
+	uint64_t maxdur;   /* the longest item's c - a */
+	uint64_t *blockdur; /* per LANE_BLOCK items: the longest c - a */
 };
+
+#define LANE_BLOCK 32
 
 struct rlink {
 	uint64_t t, to_start;

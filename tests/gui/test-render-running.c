@@ -587,3 +587,135 @@ void test_scene_steep_lines(void)
 		cairo_surface_destroy(img);
 	}
 }
+
+/* The items of a content scene, as a string to compare */
+static GString *scene_text(const struct rsp_scene *s)
+{
+	GString *out = g_string_new(NULL);
+
+	for (size_t i = 0; i < rsp_scene_n_items(s); i++) {
+		const struct rsp_scene_item *it = rsp_scene_item(s, i);
+
+		g_string_append_printf(out, "%d %d %.3f %.3f %.3f %.3f %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+				       " %" G_GUINT64_FORMAT "\n", it->prim, it->cls, it->x, it->y, it->w,
+				       it->h, (guint64)it->id, (guint64)it->t0, (guint64)it->t1);
+	}
+	return out;
+}
+
+/*
+ * A lane of thousands of items (a server's connections): the layout starts at
+ * the first item that may reach the view (items last at most maxdur) and
+ * jumps over whole blocks of items narrower than a pixel in a column every
+ * sub-lane has drawn.  The same scene as a walk over every item: the lanes'
+ * block bounds and maxdur made useless (every block "wide", every item "long")
+ * and the layouts compared, at zooms from the whole to a few items, at
+ * positions across the trace.
+ */
+void test_running_lane_skip(void)
+{
+	struct synth *sy = synth_new(&(struct synth_opts){0});
+	const uint8_t lo[4] = {127, 0, 0, 1};
+	GRand *rnd = g_rand_new_with_seed(11);
+	uint64_t t = 1000000000ull, t0 = t;
+	struct rsp_trace_opts o = {.no_symbols = true};
+	struct rsp_running_state st = {0};
+	struct rsp_running_data *d;
+	struct rsp_trace *tr;
+	const void *buf;
+	char err[256];
+	size_t len, compared = 0, big = 0;
+
+	synth_comm(sy, 0, 500, 500, "srv", false);
+	synth_comm(sy, 0, 600, 600, "cli", false);
+	synth_switch(sy, 0, t, 0, "swapper/0", 0, 500, "srv");
+	synth_switch(sy, 1, t, 0, "swapper/1", 0, 600, "cli");
+	synth_sock_state(sy, 0, t + 1000, 500, 0xffff80000000ull, lo, 5432, (const uint8_t[4]){0}, 0,
+			 10 /* LISTEN */);
+	for (int k = 0; k < 4; k++) {
+		synth_sock_state(sy, 1, t + 2000 + k, 600, 0xffff81000000ull + k * 64, lo,
+				 (uint16_t)(40001 + k), lo, 5432, 1);
+		synth_sock_state(sy, 0, t + 3000 + k, 500, 0xffff82000000ull + k * 64, lo, 5432, lo,
+				 (uint16_t)(40001 + k), 1);
+	}
+	t += 10000;
+	for (int i = 0; i < 6000; i++) {
+		int k = g_rand_int_range(rnd, 0, 4);
+		/* bursts of short messages, now and then a long one in flight */
+		uint64_t flight = g_rand_int_range(rnd, 0, 10) ? (uint64_t)g_rand_int_range(rnd, 1, 3000)
+							     : (uint64_t)g_rand_int_range(rnd, 50000, 3000000);
+
+		t += g_rand_int_range(rnd, 0, 40) ? (uint64_t)g_rand_int_range(rnd, 100, 1000)
+						  : (uint64_t)g_rand_int_range(rnd, 100000, 2000000);
+		synth_sock_send(sy, 1, t, 600, 0xffff81000000ull + k * 64, 2, 64);
+		synth_sk_ready(sy, 1, t + flight, 600, 0, 0xffff82000000ull + k * 64, 2);
+	}
+	/* then runs of 40 tiny items 10 ns apart, each run followed by one in
+	 * flight for 2 ms: blocks of narrow items in columns where a wide one starts */
+	t += 3000000;
+	for (int run = 0; run < 3000; run++) {
+		for (int i = 0; i < 40; i++) {
+			t += 10;
+			synth_sock_send(sy, 1, t, 600, 0xffff81000000ull, 2, 64);
+			synth_sk_ready(sy, 1, t + 1, 600, 0, 0xffff82000000ull, 2);
+		}
+		t += 10;
+		synth_sock_send(sy, 1, t, 600, 0xffff81000000ull, 2, 64);
+		synth_sk_ready(sy, 1, t + 2000000, 600, 0, 0xffff82000000ull, 2);
+	}
+	t += 3000000 + 10000;
+	synth_switch(sy, 0, t, 500, "srv", 1, 0, "swapper/0");
+	synth_switch(sy, 1, t, 600, "cli", 1, 0, "swapper/1");
+	buf = synth_finish(sy, &len);
+	g_assert_cmpint(rsp_trace_open_mem(buf, len, &o, &tr, err, sizeof(err)), ==, 0);
+	g_assert_cmpint(rsp_running_data_new(tr, NULL, &d, err, sizeof(err)), ==, 0);
+	for (size_t i = 0; i < d->n_lanes; i++) {
+		big += d->lanes[i].n >= 1000;
+		g_test_message("lane %s n %zu maxdur %" G_GUINT64_FORMAT " nsub %d", d->lanes[i].name, d->lanes[i].n, (guint64)d->lanes[i].maxdur, d->lanes[i].n_sub);
+	}
+	g_assert_cmpuint(big, >=, 1);
+	for (int zoom = 0; zoom < 9; zoom++) {
+		double span = (double)(t - t0) / pow(8, zoom);
+
+		for (int pos = 0; pos < 9; pos++) {
+			double x0 = (double)t0 + ((double)(t - t0) - span) * pos / 8;
+			struct shot a, b;
+			GString *sa, *sb;
+			uint64_t **saved = g_new(uint64_t *, d->n_lanes);
+			uint64_t *maxdur = g_new(uint64_t, d->n_lanes);
+
+			shot_take(&a, &rsp_running_ops, d, &st, x0, x0 + span, 1600, 0, 0);
+			for (size_t i = 0; i < d->n_lanes; i++) {
+				struct rlane *l = &d->lanes[i];
+
+				saved[i] = l->blockdur;
+				maxdur[i] = l->maxdur;
+				l->blockdur = g_new(uint64_t, l->n / LANE_BLOCK + 1);
+				for (size_t q = 0; q <= l->n / LANE_BLOCK; q++)
+					l->blockdur[q] = UINT64_MAX / 4;
+				l->maxdur = UINT64_MAX / 4;
+			}
+			shot_take(&b, &rsp_running_ops, d, &st, x0, x0 + span, 1600, 0, 0);
+			for (size_t i = 0; i < d->n_lanes; i++) {
+				g_free(d->lanes[i].blockdur);
+				d->lanes[i].blockdur = saved[i];
+				d->lanes[i].maxdur = maxdur[i];
+			}
+			sa = scene_text(a.l.content);
+			sb = scene_text(b.l.content);
+			g_assert_cmpstr(sa->str, ==, sb->str);
+			compared += rsp_scene_n_items(a.l.content);
+			g_string_free(sa, TRUE);
+			g_string_free(sb, TRUE);
+			g_free(saved);
+			g_free(maxdur);
+			shot_free(&a);
+			shot_free(&b);
+		}
+	}
+	g_assert_cmpuint(compared, >, 1000);
+	rsp_running_data_free(d);
+	rsp_trace_free(tr);
+	g_rand_free(rnd);
+	synth_free(sy);
+}

@@ -233,6 +233,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/running/shed", test_running_shed);
 	g_test_add_func("/render/running/socket-groups", test_running_socket_groups);
 	g_test_add_func("/render/running/grid", test_running_grid);
+	g_test_add_func("/render/running/lane-skip", test_running_lane_skip);
 	g_test_add_func("/render/scene/steep-lines", test_scene_steep_lines);
 	g_test_add_func("/render/running/deferred-labels", test_running_deferred_labels);
 	return g_test_run();
