@@ -313,8 +313,9 @@ static int build_lanes(struct rsp_running_data *d)
 		it.b = io.issue_ns ? io.issue_ns : io.insert_ns ? io.insert_ns : io.complete_ns;
 		it.a = io.insert_ns && io.insert_ns <= it.b ? io.insert_ns : it.b;
 		it.c = io.complete_ns >= it.b ? io.complete_ns : it.b;
-		if (!io.complete_ns)
-			it.c = d->end;
+		/* a completion the trace lost (perf drops those on idle CPUs): not
+		 * drawn as in service to the trace's end, a mark at its issue */
+		it.no_end = !io.complete_ns;
 		it.model = i;
 		it.thread = io.thread != RSP_NO_INDEX && io.thread < rsp_trace_n_threads(t)
 				? d->of_model[io.thread]
@@ -352,6 +353,7 @@ static int build_lanes(struct rsp_running_data *d)
 			sock_lane[ni.socket] = GPOINTER_TO_SIZE(v) - 1;
 		}
 		l = &g_array_index(lanes, struct rlane, sock_lane[ni.socket]);
+		it.no_end = false;
 		it.c = it.b = ni.ready_ns;
 		it.a = ni.send_ns && ni.send_ns <= ni.ready_ns ? ni.send_ns : ni.ready_ns;
 		it.model = i;

@@ -112,8 +112,12 @@ static void describe_lane(const struct rsp_running_data *d, const struct rlane *
 		g_string_append_printf(out, "%s %s, %u sectors at %" PRIu64 "\nqueued ", l->name,
 				       io.rwbs ? io.rwbs : "", io.nr_sector, io.sector);
 		_rsp_append_dur(out, it->b - it->a);
-		g_string_append(out, ", in service ");
-		_rsp_append_dur(out, it->c - it->b);
+		if (it->no_end) {
+			g_string_append(out, ", its completion not in the trace (lost)");
+		} else {
+			g_string_append(out, ", in service ");
+			_rsp_append_dur(out, it->c - it->b);
+		}
 		g_string_append(out, ", from ");
 		_rsp_append_time(out, it->a, d->start);
 	} else {
@@ -205,8 +209,11 @@ bool rsp_running_describe(const struct rsp_running_data *d, const struct rsp_run
 		}
 	} else {
 		const struct rlane *l = &d->lanes[rows[row].idx];
+		size_t k0;
 
-		for (size_t k = 0; k < l->n; k++)
+		/* sorted by start, none longer than maxdur: from the first that may cover @time */
+		RSP_LOWER_BOUND(l->v, l->n, a, (double)time - (double)l->maxdur - 1, k0);
+		for (size_t k = k0; k < l->n && l->v[k].a <= time; k++)
 			if (l->v[k].a <= time && time <= l->v[k].c) {
 				describe_lane(d, l, k, out);
 				found = true;
@@ -234,9 +241,17 @@ void _rsp_running_title(const void *data, const void *state, const struct rsp_sc
 				"runs or sleeps narrower than a pixel, drawn as one: zoom in\n");
 		rsp_running_describe(d, st, p, it->t0 + (it->t1 - it->t0) / 2, out);
 		break;
-	case RSP_HIT_LANE:
-		rsp_running_describe(d, st, p >> 32, it->t0, out);
+	case RSP_HIT_LANE: {
+		/* the item itself (row, index): items of a lane's sub-lanes overlap */
+		struct rows_view rv;
+		size_t row = p >> 32, k = p & 0xffffffff;
+
+		_rsp_running_rows(d, st, &rv);
+		if (row < rv.n && rv.rows[row].kind != RSP_ROW_PROCESS &&
+		    rv.rows[row].kind != RSP_ROW_THREAD && k < d->lanes[rv.rows[row].idx].n)
+			describe_lane(d, &d->lanes[rv.rows[row].idx], k, out);
 		break;
+	}
 	case RSP_HIT_LOST:
 		if (p < d->n_lost)
 			describe_lost(d, &d->lost[p], out);

@@ -53,6 +53,7 @@ struct litem {
 	size_t model;     /* io or net index */
 	uint32_t thread;  /* issuer / sender (data index), NONE */
 	uint8_t sub;
+	bool no_end; /* disk: its completion not in the trace (c = b) */
 };
 
 struct rlane {

@@ -56,6 +56,7 @@ void test_running_shed(void);
 void test_running_socket_groups(void);
 void test_running_grid(void);
 void test_running_lane_skip(void);
+void test_running_io_no_completion(void);
 void test_scene_steep_lines(void);
 
 /* test-render-flame.c */

@@ -719,3 +719,61 @@ void test_running_lane_skip(void)
 	g_rand_free(rnd);
 	synth_free(sy);
 }
+
+/*
+ * A disk request whose completion the trace lost (perf drops completions on
+ * idle CPUs) is a mark at its issue, its tooltip saying so, not a request in
+ * service to the trace's end; a completed one keeps its span.
+ */
+void test_running_io_no_completion(void)
+{
+	struct synth *sy = synth_new(&(struct synth_opts){0});
+	uint64_t t = 1000000000ull;
+	struct rsp_trace_opts o = {.no_symbols = true};
+	struct rsp_running_state st = {0};
+	struct rsp_running_data *d;
+	struct rsp_trace *tr;
+	struct shot sh;
+	const void *buf;
+	char err[256];
+	size_t len, seen = 0;
+
+	synth_comm(sy, 0, 500, 500, "db", false);
+	synth_switch(sy, 0, t, 0, "swapper/0", 0, 500, "db");
+	/* sector 100: issued at +1 ms, complete at +3 ms; sector 900: issued at +2 ms, lost */
+	synth_block(sy, SE_BLK_INSERT, 0, t + 1000000, 500, 0, 0x800001, 100, 8, "W");
+	synth_block(sy, SE_BLK_ISSUE, 0, t + 1000000, 500, 0, 0x800001, 100, 8, "W");
+	synth_block(sy, SE_BLK_INSERT, 0, t + 2000000, 500, 0, 0x800001, 900, 8, "W");
+	synth_block(sy, SE_BLK_ISSUE, 0, t + 2000000, 500, 0, 0x800001, 900, 8, "W");
+	synth_block(sy, SE_BLK_COMPLETE, 0, t + 3000000, 0, 0, 0x800001, 100, 8, "W");
+	synth_switch(sy, 0, t + 10000000, 500, "db", 1, 0, "swapper/0");
+	buf = synth_finish(sy, &len);
+	g_assert_cmpint(rsp_trace_open_mem(buf, len, &o, &tr, err, sizeof(err)), ==, 0);
+	g_assert_cmpint(rsp_running_data_new(tr, NULL, &d, err, sizeof(err)), ==, 0);
+	/* 10 ms over 1000 px: 100 px a millisecond */
+	shot_take(&sh, &rsp_running_ops, d, &st, 0, 0, 1000 + 240, 0, 0);
+	for (size_t i = 0; i < rsp_scene_n_items(sh.l.content); i++) {
+		const struct rsp_scene_item *it = rsp_scene_item(sh.l.content, i);
+		GString *tip;
+
+		if (RSP_HIT_KIND(it->id) != RSP_HIT_LANE || it->cls != RSP_CLS_IO)
+			continue;
+		tip = g_string_new(NULL);
+		rsp_running_ops.title(d, &st, it, tip);
+		if (strstr(tip->str, "at 100")) {
+			g_assert_cmpfloat(it->w, >, 150); /* 2 ms in service */
+			g_assert_null(strstr(tip->str, "not in the trace"));
+		} else {
+			g_assert_nonnull(strstr(tip->str, "at 900"));
+			g_assert_cmpfloat(it->w, <=, 2);
+			g_assert_nonnull(strstr(tip->str, "its completion not in the trace"));
+		}
+		seen++;
+		g_string_free(tip, TRUE);
+	}
+	g_assert_cmpuint(seen, ==, 2);
+	shot_free(&sh);
+	rsp_running_data_free(d);
+	rsp_trace_free(tr);
+	synth_free(sy);
+}

@@ -234,6 +234,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/running/socket-groups", test_running_socket_groups);
 	g_test_add_func("/render/running/grid", test_running_grid);
 	g_test_add_func("/render/running/lane-skip", test_running_lane_skip);
+	g_test_add_func("/render/running/io-no-completion", test_running_io_no_completion);
 	g_test_add_func("/render/scene/steep-lines", test_scene_steep_lines);
 	g_test_add_func("/render/running/deferred-labels", test_running_deferred_labels);
 	return g_test_run();
