@@ -137,6 +137,7 @@ static void dwfl_close(struct rsp_sym *sym, struct _rsp_dso *d)
 	d->n_syms = 0;
 	free(d->plt_names);
 	d->plt_names = NULL;
+	d->n_plt_names = 0;
 	if (!d->dwfl)
 		return;
 	dwfl_end(d->dwfl);
@@ -293,30 +294,52 @@ static const char *plt_name(struct rsp_sym *sym, const char *name)
 	return _rsp_sym_intern(sym, buf, false);
 }
 
+/* "function@plt" appended to d->plt_names: its index there; -1: none */
+static long plt_name_add(struct _rsp_dso *d, const char *name)
+{
+	const char **names;
+
+	if (!(name = plt_name(d->sym, name)) || d->n_plt_names >= PLT_STUB / 2)
+		return -1;
+	if ((d->n_plt_names & (d->n_plt_names - 1)) == 0) { /* grown at powers of two */
+		names = realloc(d->plt_names, (d->n_plt_names ? 2 * d->n_plt_names : 1) *
+						  sizeof(*names));
+		if (!names)
+			return -1;
+		d->plt_names = names;
+	}
+	d->plt_names[d->n_plt_names] = name;
+	return (long)d->n_plt_names++;
+}
+
+static void stub_cand(struct cand *c, long name, const struct _rsp_dso *d, uint64_t addr,
+		      uint32_t size)
+{
+	*c = (struct cand){ .s.index = PLT_STUB | (uint32_t)name, .name = d->plt_names[name] };
+	c->s.addr = addr;
+	c->s.size = size;
+	c->sym.st_size = size;
+	c->sym.st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC);
+}
+
 /*
  * x86-64's PLT stubs, which no symbol table names: "function@plt", as perf
  * and objdump call them (a sample in a stub, the jump into a library, had no
  * name, or the one of a sizeless symbol before it).  The stubs follow
  * .rela.plt's order: relocation i's is .plt's entry i + 1 (entry 0 calls the
  * resolver) and, in an IBT binary, .plt.sec's entry i.  A section of another
- * size is some other layout: its stubs stay unnamed.  (.plt.got's stubs, of
- * functions whose address is also taken, are not named.)  Candidates are put
- * in @v from @n on, at most @room; returns how many.
+ * size is some other layout: its stubs stay unnamed.  Candidates are put in
+ * @v from @n on, at most @room; returns how many.
  */
-static size_t plt_cands(struct _rsp_dso *d, struct cand *v, size_t n, size_t room)
+static size_t plt_cands(struct _rsp_dso *d, Elf *elf, size_t shstrndx, struct cand *v, size_t n,
+			size_t room)
 {
 	GElf_Shdr rela_sh, dsym_sh, plt_sh, sec_sh;
 	Elf_Scn *rela, *dsym, *plt, *sec;
 	Elf_Data *rdata, *sdata;
-	size_t shstrndx, nrel, added = 0;
-	const char **names;
-	GElf_Ehdr eh;
-	GElf_Addr bias;
-	Elf *elf;
+	size_t nrel, added = 0;
 
-	if (!(elf = dwfl_module_getelf(d->mod, &bias)) || !gelf_getehdr(elf, &eh) ||
-	    eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx) ||
-	    !(rela = section_named(elf, shstrndx, ".rela.plt", &rela_sh)) ||
+	if (!(rela = section_named(elf, shstrndx, ".rela.plt", &rela_sh)) ||
 	    rela_sh.sh_type != SHT_RELA || !rela_sh.sh_entsize ||
 	    !(dsym = elf_getscn(elf, rela_sh.sh_link)) || !gelf_getshdr(dsym, &dsym_sh) ||
 	    !(plt = section_named(elf, shstrndx, ".plt", &plt_sh)) ||
@@ -328,48 +351,109 @@ static size_t plt_cands(struct _rsp_dso *d, struct cand *v, size_t n, size_t roo
 	if (!nrel || plt_sh.sh_size != (nrel + 1) * PLT_ENTRY ||
 	    (sec && sec_sh.sh_size != nrel * PLT_ENTRY))
 		return 0;
-	names = realloc(d->plt_names, (nrel + 1) * sizeof(*names));
-	if (!names)
-		return 0;
-	d->plt_names = names;
 	for (size_t i = 0; i < nrel && n + added + 2 <= room; i++) {
 		GElf_Rela r;
 		GElf_Sym ds;
 		const char *name;
+		long id;
 
-		names[i] = NULL;
 		if (!gelf_getrela(rdata, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
 		    !gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &ds) ||
 		    !(name = elf_strptr(elf, dsym_sh.sh_link, ds.st_name)) || !name[0] ||
-		    !(names[i] = plt_name(d->sym, name)))
+		    (id = plt_name_add(d, name)) < 0)
 			continue;
-		for (int k = 0; k < (sec ? 2 : 1); k++) {
-			struct cand *c = &v[n + added++];
-
-			*c = (struct cand){ .s.index = PLT_STUB | (uint32_t)i, .name = names[i] };
-			c->s.addr = k ? sec_sh.sh_addr + i * PLT_ENTRY
-				      : plt_sh.sh_addr + (i + 1) * PLT_ENTRY;
-			c->s.size = PLT_ENTRY;
-			c->sym.st_size = PLT_ENTRY;
-			c->sym.st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC);
-		}
+		stub_cand(&v[n + added++], id, d, plt_sh.sh_addr + (i + 1) * PLT_ENTRY, PLT_ENTRY);
+		if (sec)
+			stub_cand(&v[n + added++], id, d, sec_sh.sh_addr + i * PLT_ENTRY, PLT_ENTRY);
 	}
 	return added;
 }
 
-/* How many stubs plt_cands() may add: two per .rela.plt entry */
+/*
+ * .plt.got's stubs: functions whose address is also taken jump through their
+ * GOT slot (`jmp *disp(%rip)`, after an endbr64 in an IBT binary), which a
+ * GLOB_DAT relocation of .rela.dyn names: "function@plt" too, as objdump
+ * says.  A stub without that jump or that relocation stays unnamed.
+ */
+static size_t pltgot_cands(struct _rsp_dso *d, Elf *elf, size_t shstrndx, struct cand *v,
+			   size_t n, size_t room)
+{
+	GElf_Shdr got_sh, rela_sh, dsym_sh;
+	Elf_Scn *got, *rela, *dsym;
+	Elf_Data *gdata, *rdata, *sdata;
+	size_t added = 0, nrel, esz;
+	const unsigned char *b;
+
+	if (!(got = section_named(elf, shstrndx, ".plt.got", &got_sh)) ||
+	    !(esz = got_sh.sh_entsize) || (esz != 8 && esz != 16) ||
+	    !(rela = section_named(elf, shstrndx, ".rela.dyn", &rela_sh)) ||
+	    rela_sh.sh_type != SHT_RELA || !rela_sh.sh_entsize ||
+	    !(dsym = elf_getscn(elf, rela_sh.sh_link)) || !gelf_getshdr(dsym, &dsym_sh) ||
+	    !(gdata = elf_getdata(got, NULL)) || !gdata->d_buf || gdata->d_size < got_sh.sh_size ||
+	    !(rdata = elf_getdata(rela, NULL)) || !rdata->d_buf ||
+	    !(sdata = elf_getdata(dsym, NULL)) || !sdata->d_buf)
+		return 0;
+	b = gdata->d_buf;
+	nrel = rela_sh.sh_size / rela_sh.sh_entsize;
+	for (size_t off = 0; off + esz <= got_sh.sh_size && n + added < room; off += esz) {
+		uint64_t slot = 0;
+		int32_t disp;
+		long id = -1;
+
+		for (size_t p = off; p + 6 <= off + esz; p++)
+			if (b[p] == 0xff && b[p + 1] == 0x25) { /* jmp *disp32(%rip) */
+				memcpy(&disp, b + p + 2, 4);
+				slot = got_sh.sh_addr + p + 6 + (int64_t)disp;
+				break;
+			}
+		for (size_t i = 0; slot && i < nrel && id < 0; i++) {
+			GElf_Rela r;
+			GElf_Sym ds;
+			const char *name;
+
+			if (gelf_getrela(rdata, (int)i, &r) && r.r_offset == slot &&
+			    GELF_R_TYPE(r.r_info) == R_X86_64_GLOB_DAT &&
+			    gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &ds) &&
+			    (name = elf_strptr(elf, dsym_sh.sh_link, ds.st_name)) && name[0])
+				id = plt_name_add(d, name);
+		}
+		if (id >= 0)
+			stub_cand(&v[n + added++], id, d, got_sh.sh_addr + off, (uint32_t)esz);
+	}
+	return added;
+}
+
+/* How many stubs plt_cands() and pltgot_cands() may add: two per .rela.plt
+ * entry, one per .plt.got entry */
 static size_t plt_room(struct _rsp_dso *d)
 {
 	GElf_Shdr sh;
 	GElf_Addr bias;
-	size_t shstrndx;
+	size_t shstrndx, room = 0;
 	Elf *elf;
 
-	if (!(elf = dwfl_module_getelf(d->mod, &bias)) || elf_getshdrstrndx(elf, &shstrndx) ||
-	    !section_named(elf, shstrndx, ".rela.plt", &sh) || !sh.sh_entsize ||
-	    sh.sh_size / sh.sh_entsize > PLT_STUB / 2)
+	if (!(elf = dwfl_module_getelf(d->mod, &bias)) || elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
-	return 2 * (sh.sh_size / sh.sh_entsize);
+	if (section_named(elf, shstrndx, ".rela.plt", &sh) && sh.sh_entsize)
+		room += 2 * (sh.sh_size / sh.sh_entsize);
+	if (section_named(elf, shstrndx, ".plt.got", &sh) && sh.sh_entsize)
+		room += sh.sh_size / sh.sh_entsize;
+	return room < PLT_STUB / 4 ? room : 0;
+}
+
+/* Both kinds of stubs, x86-64 only */
+static size_t stub_cands(struct _rsp_dso *d, struct cand *v, size_t n, size_t room)
+{
+	size_t shstrndx, added;
+	GElf_Ehdr eh;
+	GElf_Addr bias;
+	Elf *elf;
+
+	if (!(elf = dwfl_module_getelf(d->mod, &bias)) || !gelf_getehdr(elf, &eh) ||
+	    eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	added = plt_cands(d, elf, shstrndx, v, n, room);
+	return added + pltgot_cands(d, elf, shstrndx, v, n + added, room);
 }
 
 /* One sorted entry per address, from every table libdwfl found for the module
@@ -405,7 +489,7 @@ static int build_table(struct _rsp_dso *d)
 			c.s.size = sizeless_reach(elf, shndx, c.sym.st_value);
 		v[n++] = c;
 	}
-	n += plt_cands(d, v, n, room);
+	n += stub_cands(d, v, n, room);
 	qsort(v, n, sizeof(*v), cmp_cand);
 	for (size_t i = 0; i < n; i++) {
 		if (k && v[k - 1].s.addr == v[i].s.addr) {

@@ -118,8 +118,8 @@ struct _rsp_dso {
 	struct _rsp_fsym *syms; /* the functions of mod, sorted: libdwfl's own
 				 * address lookup scans the whole table */
 	size_t n_syms;
-	const char **plt_names; /* x86-64's PLT stubs' "function@plt", interned,
-				 * by .rela.plt index; NULL: none */
+	const char **plt_names; /* x86-64's PLT stubs' "function@plt", interned */
+	size_t n_plt_names;
 	uint64_t last_use;
 	struct _rsp_cache_slot *cache;
 	size_t cache_cap, cache_n;

@@ -1032,8 +1032,9 @@ static uint64_t section_addr(const char *path, const char *name, uint64_t *size)
  * A symbol without a size reaches the next symbol, not past its section: crt's
  * _init (no size) ends .init, and .plt's stubs after it have no symbol (a
  * sample in a stub was named _init+0x30).  The stubs are named as objdump
- * labels them (the ground truth: its "<strtol@plt>:" lines), in a lazy PLT and
- * in IBT's .plt.sec; .plt's first entry (the resolver's call) has no name.
+ * labels them (the ground truth: its "<strtol@plt>:" lines), in a lazy PLT, in
+ * IBT's .plt.sec and in .plt.got (crt's call of __cxa_finalize, whose address
+ * is also taken); .plt's first entry (the resolver's call) has no name.
  */
 static void test_plt(const char *helper, const char *what, bool ibt)
 {
@@ -1044,7 +1045,7 @@ static void test_plt(const char *helper, const char *what, bool ibt)
 	char cmd[PATH_MAX + 64], line[512];
 	struct rsp_sym_frame f;
 	struct rsp_sym *sym;
-	int labels = 0;
+	int labels = 0, gots = 0;
 	FILE *p;
 
 	CHECK(init && plt > init && plt_size >= 0x20 && !sec == !ibt,
@@ -1063,7 +1064,8 @@ static void test_plt(const char *helper, const char *what, bool ibt)
 	      "%s: .plt's first entry: no function, %s+%#llx (%s)", what, f.dso ? f.dso : "-",
 	      (unsigned long long)f.rel_addr, func_or(&f));
 
-	snprintf(cmd, sizeof(cmd), "objdump -d -j %s '%s'", ibt ? ".plt.sec" : ".plt", helper);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j %s -j .plt.got '%s'", ibt ? ".plt.sec" : ".plt",
+		 helper);
 	p = popen(cmd, "r");
 	while (p && fgets(line, sizeof(line), p)) {
 		unsigned long long a;
@@ -1076,13 +1078,16 @@ static void test_plt(const char *helper, const char *what, bool ibt)
 		rsp_sym_lookup(sym, 46, 1, base + a + 6, false, &f);
 		CHECK(f.func && !strcmp(f.func, label) && f.offset == 6, "%s: %#llx: %s+6, %s+%llu",
 		      what, a, label, func_or(&f), (unsigned long long)f.offset);
-		if (ibt) { /* the same function's lazy stub in .plt, in .rela.plt's order */
+		if (strstr(label, "__cxa_finalize")) /* .plt.got's, through its GOT slot */
+			gots++;
+		else if (ibt) { /* the same function's lazy stub in .plt, in .rela.plt's order */
 			rsp_sym_lookup(sym, 46, 1, base + plt + (a - sec) + 16 + 2, false, &f);
 			CHECK(f.func && !strcmp(f.func, label), "%s: %s's lazy stub in .plt: %s", what,
 			      label, func_or(&f));
 		}
 	}
-	CHECK(p && pclose(p) == 0 && labels >= 1, "%s: objdump labels %d stubs", what, labels);
+	CHECK(p && pclose(p) == 0 && labels >= 2 && gots == 1,
+	      "%s: objdump labels %d stubs, %d of them in .plt.got", what, labels, gots);
 	rsp_sym_free(sym);
 }
 
