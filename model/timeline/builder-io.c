@@ -162,6 +162,12 @@ void _rsp_on_block(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp
 			return;
 		}
 		op = io_find(b, ev->u.blk.dev, ev->u.blk.sector, true, false);
+		if (op == RSP_NONE)
+			/* issued again, not completed: a requeue (block_rq_requeue is not
+			 * recorded; a virtio disk under load requeues): the same request,
+			 * in service from its last issue.  (Two requests for one sector
+			 * in flight at once without inserts would be taken for one.) */
+			op = io_find(b, ev->u.blk.dev, ev->u.blk.sector, false, false);
 		if (op == RSP_NONE) {
 			/* issued without an insert (no scheduler queue): it starts here */
 			op = io_new(b, ev, issuer);

@@ -126,20 +126,10 @@ out:
 	return ret;
 }
 
-static uint64_t count_of(const struct rsp_trace *t, const char *name)
-{
-	for (size_t i = 0; i < t->counts.n; i++)
-		if (!strcmp(t->counts.v[i].name, name))
-			return t->counts.v[i].n;
-	return 0;
-}
-
 /* What a recording from a kernel that drops events lacks, told plainly. */
 static void check_completeness(struct rsp_trace *t)
 {
-	uint64_t issued = count_of(t, "block:block_rq_issue");
-	uint64_t done = count_of(t, "block:block_rq_complete");
-
+	uint64_t issued = 0, done = 0;
 	bool block_recorded = false, have[TP__COUNT] = { false }, sampler = false;
 	/* events the analysis uses, and what their absence costs */
 	static const struct {
@@ -176,6 +166,11 @@ static void check_completeness(struct rsp_trace *t)
 				      "this file cannot tell where time went: record with rsp "
 				      "record, or perf record -g -e 'sched:*'");
 		return;
+	}
+	/* requests, not events: a requeued request is issued twice, completed once */
+	for (size_t i = 0; i < t->ios.n; i++) {
+		issued += t->ios.v[i].issue != 0;
+		done += t->ios.v[i].issue && t->ios.v[i].complete;
 	}
 	if (!t->have_waking)
 		trace_warn(t, "no sched:sched_waking events: wakeup links come from sched_wakeup "
