@@ -209,12 +209,9 @@ bool rsp_running_describe(const struct rsp_running_data *d, const struct rsp_run
 		}
 	} else {
 		const struct rlane *l = &d->lanes[rows[row].idx];
-		size_t k0;
 
-		/* sorted by start, none longer than maxdur: from the first that may cover @time */
-		RSP_LOWER_BOUND(l->v, l->n, a, (double)time - (double)l->maxdur - 1, k0);
-		for (size_t k = k0; k < l->n && l->v[k].a <= time; k++)
-			if (l->v[k].a <= time && time <= l->v[k].c) {
+		for (size_t k = _rsp_lane_first(l, (double)time); k < l->n && l->v[k].a <= time; k++)
+			if (time <= l->v[k].c) {
 				describe_lane(d, l, k, out);
 				found = true;
 				break;

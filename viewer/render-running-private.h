@@ -71,6 +71,16 @@ struct rlane {
 
 #define LANE_BLOCK 32
 
+/* The first item of @l that may reach time @t: items are sorted by start and
+ * last at most maxdur (those before it end before @t). */
+static inline size_t _rsp_lane_first(const struct rlane *l, double t)
+{
+	size_t k;
+
+	RSP_LOWER_BOUND(l->v, l->n, a, t - (double)l->maxdur - 1, k);
+	return k;
+}
+
 struct rlink {
 	uint64_t t, to_start;
 	uint32_t from, to; /* data threads; from may be NONE */

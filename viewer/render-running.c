@@ -468,8 +468,7 @@ static void lane_items(struct lay *L, const struct rlane *l, double y, size_t ro
 
 	for (int i = 0; i < MAX_SUB; i++)
 		last_col[i] = -1;
-	/* items are sorted by start and last at most maxdur: the first that may reach xa */
-	RSP_LOWER_BOUND(l->v, l->n, a, L->xa - (double)l->maxdur - 1, k);
+	k = _rsp_lane_first(l, L->xa);
 	while (k < l->n && (double)l->v[k].a < L->xb) {
 		const struct litem *it = &l->v[k];
 		double sy = y + 2 + it->sub * sh;

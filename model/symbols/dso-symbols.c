@@ -423,37 +423,29 @@ static size_t pltgot_cands(struct _rsp_dso *d, Elf *elf, size_t shstrndx, struct
 	return added;
 }
 
-/* How many stubs plt_cands() and pltgot_cands() may add: two per .rela.plt
- * entry, one per .plt.got entry */
-static size_t plt_room(struct _rsp_dso *d)
+/* Both kinds of stubs, x86-64 only, put in *@v (grown for them) from @n on;
+ * returns how many.  At most two per .rela.plt entry, one per .plt.got entry. */
+static size_t stub_cands(struct _rsp_dso *d, struct cand **v, size_t n)
 {
-	GElf_Shdr sh;
-	GElf_Addr bias;
-	size_t shstrndx, room = 0;
-	Elf *elf;
-
-	if (!(elf = dwfl_module_getelf(d->mod, &bias)) || elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	if (section_named(elf, shstrndx, ".rela.plt", &sh) && sh.sh_entsize)
-		room += 2 * (sh.sh_size / sh.sh_entsize);
-	if (section_named(elf, shstrndx, ".plt.got", &sh) && sh.sh_entsize)
-		room += sh.sh_size / sh.sh_entsize;
-	return room < PLT_STUB / 4 ? room : 0;
-}
-
-/* Both kinds of stubs, x86-64 only */
-static size_t stub_cands(struct _rsp_dso *d, struct cand *v, size_t n, size_t room)
-{
-	size_t shstrndx, added;
+	size_t shstrndx, added, room = 0;
+	struct cand *grown;
 	GElf_Ehdr eh;
+	GElf_Shdr sh;
 	GElf_Addr bias;
 	Elf *elf;
 
 	if (!(elf = dwfl_module_getelf(d->mod, &bias)) || !gelf_getehdr(elf, &eh) ||
 	    eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
-	added = plt_cands(d, elf, shstrndx, v, n, room);
-	return added + pltgot_cands(d, elf, shstrndx, v, n + added, room);
+	if (section_named(elf, shstrndx, ".rela.plt", &sh) && sh.sh_entsize)
+		room += 2 * (sh.sh_size / sh.sh_entsize);
+	if (section_named(elf, shstrndx, ".plt.got", &sh) && sh.sh_entsize)
+		room += sh.sh_size / sh.sh_entsize;
+	if (!room || room >= PLT_STUB / 4 || !(grown = realloc(*v, (n + room) * sizeof(**v))))
+		return 0;
+	*v = grown;
+	added = plt_cands(d, elf, shstrndx, *v, n, n + room);
+	return added + pltgot_cands(d, elf, shstrndx, *v, n + added, n + room);
 }
 
 /* One sorted entry per address, from every table libdwfl found for the module
@@ -461,13 +453,12 @@ static size_t stub_cands(struct _rsp_dso *d, struct cand *v, size_t n, size_t ro
 static int build_table(struct _rsp_dso *d)
 {
 	int total = dwfl_module_getsymtab(d->mod);
-	size_t n = 0, k = 0, room;
+	size_t n = 0, k = 0;
 	struct cand *v;
 
 	if (total <= 1)
 		return 0;
-	room = (size_t)total + plt_room(d);
-	v = malloc(room * sizeof(*v));
+	v = malloc((size_t)total * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (int i = 1; i < total; i++) {
@@ -489,7 +480,7 @@ static int build_table(struct _rsp_dso *d)
 			c.s.size = sizeless_reach(elf, shndx, c.sym.st_value);
 		v[n++] = c;
 	}
-	n += stub_cands(d, v, n, room);
+	n += stub_cands(d, &v, n);
 	qsort(v, n, sizeof(*v), cmp_cand);
 	for (size_t i = 0; i < n; i++) {
 		if (k && v[k - 1].s.addr == v[i].s.addr) {
