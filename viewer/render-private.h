@@ -52,6 +52,35 @@ enum rsp_cls _rsp_leaf_cls(uint8_t kind, enum rsp_cls other);
 /* The flame views' legend along the bottom of @v, on white (exports). */
 void _rsp_legend_chrome(struct rsp_scene *out, const struct rsp_view *v);
 
+/*
+ * Boxes written straight into an image surface where cairo would paint the
+ * same pixels (render-direct.c): begin once per draw; a box not taken is
+ * cairo's to draw; cairo's pending drawing done before a fill here, and a
+ * sync before cairo draws after one (and at the end).
+ */
+struct _rsp_direct {
+	bool on, mine; /* usable; pixels written since cairo last drew */
+	cairo_surface_t *surface;
+	cairo_t *cr;
+	cairo_format_t fmt;
+	int w, h, stride, scale, tx, ty;
+	int cx0, cy0, cx1, cy1; /* the clip, in pixels */
+	uint32_t pixel[RSP_CLS__COUNT][2];
+	uint8_t known[RSP_CLS__COUNT][2]; /* 0: not asked; 1: opaque; 2: not */
+	size_t n_boxes; /* written here */
+};
+bool _rsp_direct_begin(struct _rsp_direct *d, cairo_t *cr);
+/* Does the box (user space, after the item's gaps) go here?  @px: its pixel. */
+bool _rsp_direct_takes(struct _rsp_direct *d, double x, double y, double w, double h, uint8_t cls,
+		       bool dim, uint32_t *px);
+void _rsp_direct_fill(struct _rsp_direct *d, double x, double y, double w, double h, uint32_t px);
+void _rsp_direct_sync(struct _rsp_direct *d);
+/* rsp_scene_draw(), @direct false: every box through cairo (the tests'
+ * reference); returns how many boxes (or links' pixel columns) were written
+ * straight into the image */
+size_t _rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double cy0, double cx1,
+		     double cy1, bool direct);
+
 void _rsp_append_time(GString *out, uint64_t t, uint64_t origin);
 void _rsp_append_dur(GString *out, uint64_t ns);
 

@@ -2,6 +2,8 @@
 /* The scene: a flat list of primitives, drawn in four batched passes. */
 #include "rsp-scene.h"
 
+#include "render-private.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -220,6 +222,23 @@ static void set_fill(cairo_t *cr, uint8_t prim, uint8_t cls, bool dim)
 	}
 }
 
+/* A RECT or HATCH item's box: its gaps taken off */
+static void box_rect(const struct rsp_scene_item *it, double *x, double *y, double *w, double *h)
+{
+	*x = it->x;
+	*y = it->y;
+	*w = it->w;
+	*h = it->h;
+	if (it->flags & (RSP_ITEM_GAP | RSP_ITEM_GAP_TOP)) {
+		if (*w >= 3 && (it->flags & RSP_ITEM_GAP))
+			*w -= 1;
+		if (*h >= 3) {
+			*y += 1;
+			*h -= 1;
+		}
+	}
+}
+
 static void box_path(cairo_t *cr, const struct rsp_scene_item *it)
 {
 	double x = it->x, y = it->y, w = it->w, h = it->h;
@@ -244,14 +263,7 @@ static void box_path(cairo_t *cr, const struct rsp_scene_item *it)
 		cairo_close_path(cr);
 		return;
 	}
-	if (it->flags & (RSP_ITEM_GAP | RSP_ITEM_GAP_TOP)) {
-		if (w >= 3 && (it->flags & RSP_ITEM_GAP))
-			w -= 1;
-		if (h >= 3) {
-			y += 1;
-			h -= 1;
-		}
-	}
+	box_rect(it, &x, &y, &w, &h);
 	cairo_rectangle(cr, x, y, w, h);
 }
 
@@ -272,9 +284,11 @@ static bool steep_line(const struct rsp_scene_item *it)
 
 /*
  * The aliased line from (xa, ya) to (xb, yb), steep, as one box per pixel
- * column it crosses: the part of its height where its x is in that column.
+ * column it crosses: the part of its height where its x is in that column;
+ * written as pixel @px where @d is given, else added to cairo's path.
  */
-static void column_runs(cairo_t *cr, double xa, double ya, double xb, double yb)
+static void column_runs(cairo_t *cr, struct _rsp_direct *d, uint32_t px, double xa, double ya,
+			double xb, double yb)
 {
 	double c0, c1;
 
@@ -296,20 +310,32 @@ static void column_runs(cairo_t *cr, double xa, double ya, double xb, double yb)
 		double y0 = ya + ta * (yb - ya), y1 = ya + tb * (yb - ya);
 		double lo = floor(fmin(y0, y1)), hi = ceil(fmax(y0, y1));
 
-		cairo_rectangle(cr, c, lo, 1, fmax(1, hi - lo));
+		if (d)
+			_rsp_direct_fill(d, c, lo, 1, fmax(1, hi - lo), px);
+		else
+			cairo_rectangle(cr, c, lo, 1, fmax(1, hi - lo));
 	}
 }
 
 void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double cy0, double cx1,
 		    double cy1)
 {
+	(void)_rsp_scene_draw(s, cr, cx0, cy0, cx1, cy1, true);
+}
+
+size_t _rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double cy0, double cx1,
+		       double cy1, bool direct)
+{
 	int key = -1;
 	bool raster;
+	struct _rsp_direct d = {0};
 
 	if (!s || !s->n)
-		return;
+		return 0;
 	raster = cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE;
 	cairo_save(cr);
+	if (direct)
+		_rsp_direct_begin(&d, cr);
 	/* pass 1: boxes, one fill per run of the same class */
 	for (size_t i = 0; i < s->n; i++) {
 		const struct rsp_scene_item *it = &s->v[i];
@@ -319,9 +345,24 @@ void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double c
 		    !visible(it, cx0, cy0, cx1, cy1))
 			continue;
 		k = it->cls | (it->prim == RSP_PRIM_HATCH) << 8 | !!(it->flags & RSP_ITEM_DIM) << 9;
+		if (it->prim == RSP_PRIM_RECT && d.on) {
+			double x, y, w, h;
+			uint32_t px;
+
+			box_rect(it, &x, &y, &w, &h);
+			if (_rsp_direct_takes(&d, x, y, w, h, it->cls, it->flags & RSP_ITEM_DIM,
+					      &px)) {
+				if (key >= 0) /* cairo's run under it first */
+					cairo_fill(cr);
+				key = -1;
+				_rsp_direct_fill(&d, x, y, w, h, px);
+				continue;
+			}
+		}
 		if (k != key) {
 			if (key >= 0)
 				cairo_fill(cr);
+			_rsp_direct_sync(&d);
 			set_fill(cr, it->prim, it->cls, it->flags & RSP_ITEM_DIM);
 			key = k;
 		}
@@ -329,6 +370,7 @@ void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double c
 	}
 	if (key >= 0)
 		cairo_fill(cr);
+	_rsp_direct_sync(&d);
 	/*
 	 * pass 2: lines, hairlines without antialiasing (many cross the whole
 	 * view).  On an image, a steep line a few pixels wide (a link at a wide
@@ -348,6 +390,7 @@ void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double c
 			const double q[4] = {x0 - (cx0 - 1), (cx1 + 1) - x0, y0 - (cy0 - 1),
 					     (cy1 + 1) - y0};
 			bool out = false;
+			uint32_t px;
 			int k;
 
 			if (it->prim != RSP_PRIM_LINE || (raster && steep_line(it)) != steep ||
@@ -370,16 +413,26 @@ void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double c
 			if (out)
 				continue;
 			k = it->cls | !!(it->flags & RSP_ITEM_DIM) << 9;
+			if (steep && _rsp_direct_takes(&d, 0, 0, 1, 1, it->cls,
+						       it->flags & RSP_ITEM_DIM, &px)) {
+				if (key >= 0) /* cairo's run under it first */
+					cairo_fill(cr);
+				key = -1;
+				column_runs(cr, &d, px, x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx,
+					    y0 + t1 * dy);
+				continue;
+			}
 			if (k != key) {
 				if (key >= 0 && steep)
 					cairo_fill(cr);
 				else if (key >= 0)
 					cairo_stroke(cr);
+				_rsp_direct_sync(&d);
 				rsp_palette_set_source(cr, it->cls, it->flags & RSP_ITEM_DIM);
 				key = k;
 			}
 			if (steep) {
-				column_runs(cr, x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx,
+				column_runs(cr, NULL, 0, x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx,
 					    y0 + t1 * dy);
 			} else {
 				cairo_move_to(cr, x0 + t0 * dx, y0 + t0 * dy);
@@ -391,6 +444,7 @@ void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double c
 		else if (key >= 0)
 			cairo_stroke(cr);
 	}
+	_rsp_direct_sync(&d);
 	cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
 	/* pass 3: labels and text */
 	for (size_t i = 0; i < s->n; i++) {
@@ -433,6 +487,7 @@ void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double c
 	if (key)
 		cairo_stroke(cr);
 	cairo_restore(cr);
+	return d.n_boxes;
 }
 
 ssize_t rsp_scene_hit(const struct rsp_scene *s, double x, double y)

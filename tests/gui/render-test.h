@@ -59,6 +59,9 @@ void test_running_lane_skip(void);
 void test_running_io_no_completion(void);
 void test_scene_steep_lines(void);
 
+/* test-render-scene.c */
+void test_scene_direct(void);
+
 /* test-render-flame.c */
 void test_flame_colours(gconstpointer name);
 void test_flame_merge_split(void);
