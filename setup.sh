@@ -7,7 +7,7 @@
 #                       suites and the bad-input matrix again under
 #                       AddressSanitizer/UBSan (build-asan/), and
 #                       the unit tests of threaded code under ThreadSanitizer
-#                       (build-tsan/: loading's threads, the writer, the unwinder's)
+#                       (build-tsan/: loading's threads, the writer, the unwinder's, the layout's)
 #
 # What it does: installs the Debian build dependencies that are missing;
 # builds libperf from Debian's linux-source-6.1 into /usr/local when
@@ -116,5 +116,8 @@ test)
   configure build-tsan -Dwerror=true -Db_sanitize=thread -Dviewer=disabled -Db_lto=false
   TSAN_OPTIONS=halt_on_error=1 \
     meson test -C build-tsan --print-errorlogs unit-timeline unit-collector unit-symbols
+  # the running view's layout shared with a second thread
+  TSAN_OPTIONS=halt_on_error=1:suppressions="$PWD/tests/gui/tsan.supp" \
+    meson test -C build-tsan --print-errorlogs gui-render --test-args '-p /render/running/parallel'
   ;;
 esac

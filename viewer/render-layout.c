@@ -79,10 +79,12 @@ bool rsp_layout_update(struct rsp_layout *l, const struct rsp_view_ops *ops, con
 		t0 = now_ms();
 		l->lx0 = v->x0;
 		l->scale = scale;
-		l->xa = v->x0 - span;
-		l->xb = v->x1 + span;
-		l->ya = v->scroll_y - ch > 0 ? v->scroll_y - ch : 0;
-		l->yb = v->scroll_y + 2.0 * ch;
+		/* half a screen more on each side: small pans and scrolls only
+		 * move it; a wider margin costs every zoom more than it saves */
+		l->xa = v->x0 - span / 2;
+		l->xb = v->x1 + span / 2;
+		l->ya = v->scroll_y - ch / 2.0 > 0 ? v->scroll_y - ch / 2.0 : 0;
+		l->yb = v->scroll_y + 1.5 * ch;
 		rsp_scene_clear(l->content);
 		ops->content(data, state, l->lx0, l->scale, l->xa, l->xb, l->ya, l->yb, l->content);
 		l->valid = true;

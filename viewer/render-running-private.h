@@ -137,6 +137,19 @@ void _rsp_running_rows(const struct rsp_running_data *d, const struct rsp_runnin
 struct rows_cache *_rsp_running_rows_new(void); /* NULL: out of memory */
 void _rsp_running_rows_free(struct rows_cache *rc);
 
+/*
+ * When a layout's rows are shared with a second thread (render-running.c):
+ * at least @min_cost of estimated work, @cpus (0: the machine's, asked once)
+ * at least 2.  Tests set them to force either way; @n_split counts the
+ * layouts that were shared.
+ */
+struct _rsp_running_parallel {
+	double min_cost;
+	gint cpus;
+	gint n_split;
+};
+extern struct _rsp_running_parallel _rsp_running_parallel;
+
 /* A thread's time grid, from its slices (render-running-data.c); the first of
  * its slices from @from on that ends after @t (render-running.c) */
 void _rsp_running_grid(struct rthread *th);

@@ -334,31 +334,57 @@ static bool claim_label(struct lay *L, const struct rsp_scene_item *it)
 
 /*
  * The first slice from @from on that ends after @t: the same answer as a
- * gallop from @from, found through the thread's time grid where it has one
- * (the answer is within one cell; the ends of the range checked, so a cell
- * rounded the other way falls back to the gallop).
+ * gallop from @from, found through the thread's time grid where it has one.
+ * Slices end in order and their ends are whole nanoseconds, so a slice ends
+ * after @t exactly when it ends after floor(@t): the cell of floor(@t),
+ * found in integers, holds the answer between its two bounds, and no slice
+ * outside them is read (each read a cache miss on a long thread).
  */
 size_t _rsp_running_next(const struct rthread *th, size_t from, double t)
 {
 	size_t j;
 
-	if (th->grid && from < th->n && t >= (double)th->grid_t0) {
-		double gd = floor((t - (double)th->grid_t0) / (double)th->grid_step);
 
-		if (gd < (double)th->n_grid) {
-			size_t g = (size_t)gd, lo = th->grid[g], hi = th->grid[g + 1];
+	if (th->grid && from < th->n && t >= (double)th->grid_t0 && t < 0x1p63) {
+		uint64_t g = ((uint64_t)t - th->grid_t0) / th->grid_step;
+
+		if (g < th->n_grid) {
+			size_t lo = th->grid[g], hi = th->grid[g + 1];
 
 			if (lo < from)
 				lo = from;
-			if (lo <= hi && (lo == from || (double)th->v[lo - 1].e <= t) &&
-			    (hi >= th->n || (double)th->v[hi].e > t)) {
-				RSP_LOWER_BOUND(th->v + lo, hi - lo, e, t, j);
-				return lo + j;
-			}
+			if (lo >= hi) /* from is past the cell: the answer, its end being later */
+				return lo;
+			RSP_LOWER_BOUND(th->v + lo, hi - lo, e, t, j);
+			return lo + j;
 		}
 	}
 	RSP_GALLOP_BOUND(th->v, th->n, e, t, from, j);
 	return j;
+}
+
+/*
+ * The walk's next stops brought towards the cache ahead of it: the slice of
+ * the column a few on, through its grid cell (read, its line being near the
+ * last ones), and the grid cell of a column further on.  A wide zoom's walk
+ * reads one slice per column, each a cache miss to memory otherwise.
+ */
+#define PREFETCH_SLICE 4
+#define PREFETCH_CELL  10
+static inline void prefetch_column(const struct lay *L, const struct rthread *th, int c)
+{
+	double ta = L->lx0 + (L->pxa + c + PREFETCH_SLICE) / L->scale;
+	double tb = L->lx0 + (L->pxa + c + PREFETCH_CELL) / L->scale;
+	uint64_t ga, gb;
+
+	if (!th->grid || ta < (double)th->grid_t0 || tb >= 0x1p62)
+		return;
+	ga = ((uint64_t)ta - th->grid_t0) / th->grid_step;
+	gb = ((uint64_t)tb - th->grid_t0) / th->grid_step;
+	if (gb < th->n_grid)
+		__builtin_prefetch(&th->grid[gb]);
+	if (ga < th->n_grid)
+		__builtin_prefetch(&th->v[th->grid[ga]]);
 }
 
 /*
@@ -428,6 +454,7 @@ static void thread_slices(struct lay *L, uint32_t thi, double y)
 			/* the rest of this column is drawn: jump to the next one */
 			double tn = L->lx0 + (L->pxa + c0 + 1) / L->scale;
 
+			prefetch_column(L, th, c0);
 			k = _rsp_running_next(th, k + 1, tn);
 		} else {
 			k++;
@@ -523,45 +550,22 @@ static void lane_items(struct lay *L, const struct rlane *l, double y, size_t ro
 	}
 }
 
-static void running_content(const void *data, const void *state, double lx0, double scale,
-			    double xa, double xb, double ya, double yb, struct rsp_scene *out)
+/* Rows [r0, r1) of @rv into L->out. */
+static void lay_rows(struct lay *L, const struct rows_view *rv, size_t r0, size_t r1)
 {
-	const struct rsp_running_data *d = data;
-	const struct rsp_running_state *st = state;
-	struct lay L = {d, st, out, lx0, scale, xa, xb, 0, 0, NULL};
-	size_t nrows, r0, r1;
-	struct rows_view rv;
-	const struct row *rows;
-	const uint32_t *row_of_thread;
-	const int32_t *row_of_lane;
-	double full_h;
+	const struct rsp_running_data *d = L->d;
+	const struct row *rows = rv->rows;
 
-	_rsp_running_rows(d, st, &rv);
-	rows = rv.rows;
-	nrows = rv.n;
-	row_of_thread = rv.row_of_thread;
-	row_of_lane = rv.row_of_lane;
-	full_h = (double)nrows * RSP_ROW_H;
-
-	L.pxa = floor(px(&L, xa));
-	L.ncols = (int)ceil(px(&L, xb) - L.pxa) + 1;
-	if (L.ncols < 1)
-		L.ncols = 1;
-	L.cols = g_malloc(L.ncols);
-	L.labels = g_malloc(L.ncols);
-	L.runs = g_array_new(FALSE, FALSE, sizeof(struct wide_run));
-	r0 = (size_t)fmax(0, floor(ya / RSP_ROW_H));
-	r1 = (size_t)fmin((double)nrows, ceil(yb / RSP_ROW_H));
 	for (size_t r = r0; r < r1; r++) {
 		double y = (double)r * RSP_ROW_H;
 		struct rsp_row_info ri;
 
 		row_info(d, rows[r], &ri);
 		if (ri.target && ri.kind <= RSP_ROW_THREAD)
-			rsp_scene_add(out, RSP_PRIM_RECT, RSP_CLS_ROW_TARGET, L.pxa, y, L.ncols,
+			rsp_scene_add(L->out, RSP_PRIM_RECT, RSP_CLS_ROW_TARGET, L->pxa, y, L->ncols,
 				      RSP_ROW_H);
 		else if (r & 1)
-			rsp_scene_add(out, RSP_PRIM_RECT, RSP_CLS_ROW_ALT, L.pxa, y, L.ncols,
+			rsp_scene_add(L->out, RSP_PRIM_RECT, RSP_CLS_ROW_ALT, L->pxa, y, L->ncols,
 				      RSP_ROW_H);
 		if (rows[r].kind == RSP_ROW_PROCESS || rows[r].kind == RSP_ROW_THREAD) {
 			const uint32_t *ths;
@@ -575,39 +579,191 @@ static void running_content(const void *data, const void *state, double lx0, dou
 				ths = &one;
 				nth = 1;
 			}
-			memset(L.labels, 0, L.ncols);
-			memset(L.cols, 0, L.ncols);
-			g_array_set_size(L.runs, 0);
+			memset(L->labels, 0, L->ncols);
+			memset(L->cols, 0, L->ncols);
+			g_array_set_size(L->runs, 0);
 			for (size_t k = 0; k < nth; k++)
-				thread_slices(&L, ths[k], y);
+				thread_slices(L, ths[k], y);
 			/* sleeps and unknown spans under the runs */
-			flush_cols(&L, C_SLEEP | C_SLEEP_D | C_RUNNABLE, y + 3, RSP_ROW_H - 6, r);
-			flush_cols(&L, C_UNKNOWN, y + 3, RSP_ROW_H - 6, r);
-			for (guint i = 0; i < L.runs->len; i++) {
-				const struct wide_run *w = &g_array_index(L.runs, struct wide_run, i);
+			flush_cols(L, C_SLEEP | C_SLEEP_D | C_RUNNABLE, y + 3, RSP_ROW_H - 6, r);
+			flush_cols(L, C_UNKNOWN, y + 3, RSP_ROW_H - 6, r);
+			for (guint i = 0; i < L->runs->len; i++) {
+				const struct wide_run *w = &g_array_index(L->runs, struct wide_run, i);
 				struct rsp_scene_item *it =
-				    rsp_scene_add(L.out, RSP_PRIM_RECT, RSP_CLS_RUN, w->x, w->y,
+				    rsp_scene_add(L->out, RSP_PRIM_RECT, RSP_CLS_RUN, w->x, w->y,
 						  w->w, RSP_ROW_H - 6);
 
 				it->id = w->id;
 				it->t0 = w->t0;
 				it->t1 = w->t1;
 			}
-			flush_cols(&L, C_RUN, y + 3, RSP_ROW_H - 6, r);
+			flush_cols(L, C_RUN, y + 3, RSP_ROW_H - 6, r);
 			/* inferred switch-ins: a mark above the bar */
-			for (int c = 0; c < L.ncols; c++)
-				if (L.cols[c] & C_INFERRED) {
+			for (int c = 0; c < L->ncols; c++)
+				if (L->cols[c] & C_INFERRED) {
 					struct rsp_scene_item *it =
-					    rsp_scene_add(L.out, RSP_PRIM_TRIANGLE, RSP_CLS_INFERRED,
-							  L.pxa + c - 3, y, 7, 5);
+					    rsp_scene_add(L->out, RSP_PRIM_TRIANGLE, RSP_CLS_INFERRED,
+							  L->pxa + c - 3, y, 7, 5);
 
-					it->t0 = it->t1 = (uint64_t)(L.lx0 + (L.pxa + c) / L.scale);
+					it->t0 = it->t1 = (uint64_t)(L->lx0 + (L->pxa + c) / L->scale);
 					c += 6;
 				}
 		} else {
-			lane_items(&L, &d->lanes[rows[r].idx], y, r);
+			lane_items(L, &d->lanes[rows[r].idx], y, r);
 		}
 	}
+}
+
+/*
+ * What a row costs to lay out, roughly: the slices (or lane items) in the
+ * layout's time range, at most a few per pixel column (a walk jumps to the
+ * next column past narrow ones); their number estimated from the share of
+ * the range in each thread's (or lane's) life, without reading them.
+ */
+static double row_cost(const struct lay *L, struct row r)
+{
+	const struct rsp_running_data *d = L->d;
+	double cost = 1, cap = 2.0 * L->ncols;
+
+	if (r.kind == RSP_ROW_PROCESS || r.kind == RSP_ROW_THREAD) {
+		const uint32_t *ths = r.kind == RSP_ROW_PROCESS ? d->procs[r.idx].threads : &r.idx;
+		size_t nth = r.kind == RSP_ROW_PROCESS ? d->procs[r.idx].n_threads : 1;
+
+		for (size_t k = 0; k < nth; k++) {
+			const struct rthread *th = &d->threads[ths[k]];
+			double a = th->n ? (double)th->v[0].s : 0, b = th->n ? (double)th->v[th->n - 1].e : 0;
+			double in = fmin(b, L->xb) - fmax(a, L->xa);
+
+			if (b > a && in > 0)
+				cost += fmin(cap, (double)th->n * in / (b - a));
+		}
+	} else {
+		const struct rlane *l = &d->lanes[r.idx];
+		double a = l->n ? (double)l->v[0].a : 0, b = l->n ? (double)l->v[l->n - 1].a : 0;
+		double in = fmin(b, L->xb) - fmax(a, L->xa);
+
+		if (b > a && in > 0)
+			cost += fmin(cap, (double)l->n * in / (b - a));
+		else if (l->n)
+			cost += 1;
+	}
+	return cost;
+}
+
+/* A second thread's share of a layout: rows [r0, r1) into its own scene. */
+struct lay_part {
+	struct lay L;
+	const struct rows_view *rv;
+	size_t r0, r1;
+};
+
+static gpointer lay_part_run(gpointer p)
+{
+	struct lay_part *part = p;
+
+	lay_rows(&part->L, part->rv, part->r0, part->r1);
+	return NULL;
+}
+
+static void lay_init(struct lay *L, struct rsp_scene *out)
+{
+	L->out = out;
+	L->cols = g_malloc(L->ncols);
+	L->labels = g_malloc(L->ncols);
+	L->runs = g_array_new(FALSE, FALSE, sizeof(struct wide_run));
+}
+
+static void lay_clear(struct lay *L)
+{
+	g_free(L->cols);
+	g_free(L->labels);
+	g_array_free(L->runs, TRUE);
+}
+
+/*
+ * A layout's rows on two cores where the machine has them and the work is
+ * worth a thread (a busy recording's view at a wide zoom: tens of thousands
+ * of slices, each a cache miss): the rows cut where the larger part's
+ * estimated work is least, the later ones laid out into a scene of their own and appended,
+ * so the scene is the one a single thread makes, item for item.  The data
+ * and state are only read meanwhile (the rows were made before).
+ */
+struct _rsp_running_parallel _rsp_running_parallel = {.min_cost = 20000};
+
+static void lay_all_rows(struct lay *L, const struct rows_view *rv, size_t r0, size_t r1)
+{
+	struct _rsp_running_parallel *pp = &_rsp_running_parallel;
+	double total = 0, half = 0, best = INFINITY, *cost;
+	size_t rm = r1;
+	struct lay_part part;
+	GThread *worker;
+
+	if (!g_atomic_int_get(&pp->cpus))
+		g_atomic_int_set(&pp->cpus, (gint)g_get_num_processors());
+	if (r1 <= r0 + 1 || g_atomic_int_get(&pp->cpus) < 2) {
+		lay_rows(L, rv, r0, r1);
+		return;
+	}
+	cost = g_new(double, r1 - r0);
+	for (size_t r = r0; r < r1; r++)
+		total += cost[r - r0] = row_cost(L, rv->rows[r]);
+	/* the cut that leaves the larger part smallest */
+	for (size_t r = r0 + 1; r < r1; r++) {
+		half += cost[r - 1 - r0];
+		if (fmax(half, total - half) < best) {
+			best = fmax(half, total - half);
+			rm = r;
+		}
+	}
+	g_free(cost);
+	if (total < pp->min_cost || rm >= r1) {
+		lay_rows(L, rv, r0, r1);
+		return;
+	}
+	part.L = *L;
+	lay_init(&part.L, rsp_scene_new());
+	part.rv = rv;
+	part.r0 = rm;
+	part.r1 = r1;
+	worker = g_thread_try_new("rsp-layout", lay_part_run, &part, NULL);
+	if (!worker)
+		lay_part_run(&part); /* no thread: the same rows, here, after */
+	lay_rows(L, rv, r0, rm);
+	if (worker)
+		g_thread_join(worker);
+	rsp_scene_take(L->out, part.L.out);
+	rsp_scene_free(part.L.out);
+	lay_clear(&part.L);
+	g_atomic_int_inc(&pp->n_split);
+}
+
+static void running_content(const void *data, const void *state, double lx0, double scale,
+			    double xa, double xb, double ya, double yb, struct rsp_scene *out)
+{
+	const struct rsp_running_data *d = data;
+	const struct rsp_running_state *st = state;
+	struct lay L = {d, st, out, lx0, scale, xa, xb, 0, 0, NULL};
+	size_t nrows, r0, r1;
+	struct rows_view rv;
+	const uint32_t *row_of_thread;
+	const int32_t *row_of_lane;
+	double full_h;
+
+	_rsp_running_rows(d, st, &rv);
+	nrows = rv.n;
+	row_of_thread = rv.row_of_thread;
+	row_of_lane = rv.row_of_lane;
+	full_h = (double)nrows * RSP_ROW_H;
+
+	L.pxa = floor(px(&L, xa));
+	L.ncols = (int)ceil(px(&L, xb) - L.pxa) + 1;
+	if (L.ncols < 1)
+		L.ncols = 1;
+	lay_init(&L, out);
+	r0 = (size_t)fmax(0, floor(ya / RSP_ROW_H));
+	r1 = (size_t)fmin((double)nrows, ceil(yb / RSP_ROW_H));
+	if (r0 < r1)
+		lay_all_rows(&L, &rv, r0, r1);
 	/* lost-event spans: hatched across every row (the timeline is unknown
 	 * there); a span missing one event type (shed by the recorder, or
 	 * LOST_SAMPLES of one event) leaves the timeline whole: a strip along the
@@ -663,11 +819,19 @@ static void running_content(const void *data, const void *state, double lx0, dou
 					   y1 - y0);
 			it->t0 = l->t;
 			it->t1 = l->to_start;
+			/* past the rest of this column's links (a wide zoom of a busy
+			 * recording: hundreds of thousands), to a hundredth of a pixel
+			 * before the next column: those between are this column's */
+			{
+				double before = L.lx0 + (L.pxa + c + 1) / L.scale - 0.01 / L.scale;
+				size_t j;
+
+				RSP_GALLOP_BOUND(d->links, d->n_links, t, before, k + 1, j);
+				k = j - 1;
+			}
 		}
 	}
-	g_free(L.cols);
-	g_free(L.labels);
-	g_array_free(L.runs, TRUE);
+	lay_clear(&L);
 }
 
 static void running_chrome(const void *data, const void *state, const struct rsp_view *v,

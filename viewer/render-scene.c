@@ -13,6 +13,7 @@ struct rsp_scene {
 	struct rsp_scene_item *v;
 	size_t n, cap;
 	GStringChunk *strings;
+	GPtrArray *taken; /* other scenes' strings, for their items moved here */
 	rsp_scene_title_fn title_fn;
 	void *title_ctx;
 };
@@ -33,6 +34,8 @@ void rsp_scene_free(struct rsp_scene *s)
 		return;
 	free(s->v);
 	g_string_chunk_free(s->strings);
+	if (s->taken)
+		g_ptr_array_free(s->taken, TRUE);
 	free(s);
 }
 
@@ -40,6 +43,36 @@ void rsp_scene_clear(struct rsp_scene *s)
 {
 	s->n = 0;
 	g_string_chunk_clear(s->strings);
+	if (s->taken)
+		g_ptr_array_set_size(s->taken, 0);
+}
+
+void rsp_scene_take(struct rsp_scene *s, struct rsp_scene *from)
+{
+	size_t n = from->n;
+
+	if (!n)
+		return;
+	if (s->n + n > s->cap) {
+		size_t cap = s->cap ? s->cap : 1024;
+		struct rsp_scene_item *g;
+
+		while (cap < s->n + n)
+			cap *= 2;
+		g = realloc(s->v, cap * sizeof(*g));
+		if (!g)
+			return; /* out of memory: as rsp_scene_add, the items go nowhere */
+		s->v = g;
+		s->cap = cap;
+	}
+	memcpy(s->v + s->n, from->v, n * sizeof(*from->v));
+	s->n += n;
+	from->n = 0;
+	/* their labels may be @from's strings: kept with @s */
+	if (!s->taken)
+		s->taken = g_ptr_array_new_with_free_func((GDestroyNotify)g_string_chunk_free);
+	g_ptr_array_add(s->taken, from->strings);
+	from->strings = g_string_chunk_new(4096);
 }
 
 size_t rsp_scene_n_items(const struct rsp_scene *s)

@@ -91,6 +91,9 @@ struct rsp_scene *rsp_scene_new(void);
 void rsp_scene_free(struct rsp_scene *s);
 void rsp_scene_clear(struct rsp_scene *s);
 
+/* @from's items appended to @s's (their strings now live as long as @s); @from left empty. */
+void rsp_scene_take(struct rsp_scene *s, struct rsp_scene *from);
+
 size_t rsp_scene_n_items(const struct rsp_scene *s);
 const struct rsp_scene_item *rsp_scene_item(const struct rsp_scene *s, size_t i);
 struct rsp_scene_item *rsp_scene_item_mut(struct rsp_scene *s, size_t i);

@@ -6,7 +6,7 @@
  *     view's rows, the flame views' layers with their frames symbolized;
  *     from then on layouts never touch the model;
  *  2. lay out (pure, fast, any thread): for a zoom and a size, into two
- *     scenes: the content (scrolls both ways; laid out with a margin of a
+ *     scenes: the content (scrolls both ways; laid out with a margin of half a
  *     screen on each side, so small pans and scrolls only move it) and the
  *     chrome (ruler, row names, fixed on screen).
  *

@@ -58,6 +58,8 @@ void test_running_grid(void);
 void test_running_lane_skip(void);
 void test_running_io_no_completion(void);
 void test_scene_steep_lines(void);
+void test_running_parallel(void);
+void test_running_links(void);
 
 /* test-render-scene.c */
 void test_scene_direct(void);

@@ -481,7 +481,8 @@ void test_running_socket_groups(void)
  * A long thread's time grid gives the slice at a time as a search through
  * every slice would: threads of bursts and idle gaps (cells of hundreds of
  * slices, cells of none), zero-length slices, times before, between and after
- * them, from any slice on (a layout asks from its last column's slice).
+ * them, at and just after their ends, from any slice on (a layout asks from its
+ * last column's slice).
  */
 void test_running_grid(void)
 {
@@ -515,6 +516,8 @@ void test_running_grid(void)
 
 			if (q & 1) /* exactly at a slice's end, where the search turns */
 				t = (double)th.v[(size_t)g_rand_int_range(rnd, 0, (gint32)n)].e;
+			if (q % 4 >= 2) /* a column's time: between nanoseconds */
+				t += g_rand_double_range(rnd, 0.001, 0.999);
 			while (want < n && (double)th.v[want].e <= t)
 				want++;
 			g_assert_cmpuint(_rsp_running_next(&th, from, t), ==, want);
@@ -525,6 +528,31 @@ void test_running_grid(void)
 		g_free(th.grid);
 	}
 	g_rand_free(rnd);
+	/* slices of 4 ns end on cell bounds (17 ns apart) every 68 ns: every
+	 * half nanosecond, from the start and from a slice further on */
+	{
+		struct rthread th = {0};
+		size_t n = 1000;
+
+		th.n = n;
+		th.v = g_new0(struct rslice, n);
+		for (size_t k = 0; k < n; k++) {
+			th.v[k].s = 5000 + 4 * k;
+			th.v[k].e = 5000 + 4 * (k + 1);
+		}
+		_rsp_running_grid(&th);
+		g_assert_cmpuint(th.grid_step, ==, 17);
+		for (double t = 4990; t < 5000 + 4 * n + 10; t += 0.5)
+			for (size_t from = 0; from < n; from += 401) {
+				size_t want = from;
+
+				while (want < n && (double)th.v[want].e <= t)
+					want++;
+				g_assert_cmpuint(_rsp_running_next(&th, from, t), ==, want);
+			}
+		g_free(th.v);
+		g_free(th.grid);
+	}
 }
 
 /*
@@ -597,8 +625,10 @@ static GString *scene_text(const struct rsp_scene *s)
 		const struct rsp_scene_item *it = rsp_scene_item(s, i);
 
 		g_string_append_printf(out, "%d %d %.3f %.3f %.3f %.3f %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
-				       " %" G_GUINT64_FORMAT "\n", it->prim, it->cls, it->x, it->y, it->w,
-				       it->h, (guint64)it->id, (guint64)it->t0, (guint64)it->t1);
+				       " %" G_GUINT64_FORMAT " %x %u %.*s\n", it->prim, it->cls, it->x, it->y, it->w,
+				       it->h, (guint64)it->id, (guint64)it->t0, (guint64)it->t1,
+				       it->flags, it->aux, it->label ? (int)it->label_len : 0,
+				       it->label ? it->label : "");
 	}
 	return out;
 }
@@ -776,4 +806,243 @@ void test_running_io_no_completion(void)
 	rsp_running_data_free(d);
 	rsp_trace_free(tr);
 	synth_free(sy);
+}
+
+/* @d's content scene at a view, laid out on one thread or shared with a second */
+static GString *content_text(const struct rsp_running_data *d, const struct rsp_running_state *st,
+			     double x0, double x1, int h, double scroll, bool split)
+{
+	struct _rsp_running_parallel saved = _rsp_running_parallel;
+	struct shot sh;
+	GString *out;
+
+	_rsp_running_parallel.min_cost = split ? 0 : INFINITY;
+	_rsp_running_parallel.cpus = 2;
+	shot_take(&sh, &rsp_running_ops, d, st, x0, x1, 1200, h, scroll);
+	out = scene_text(sh.l.content);
+	shot_free(&sh);
+	_rsp_running_parallel.min_cost = saved.min_cost;
+	_rsp_running_parallel.cpus = saved.cpus;
+	return out;
+}
+
+/*
+ * A layout's rows shared with a second thread make the scene one thread
+ * makes, item for item (labels, ids, flags too): 24 busy threads in 20
+ * processes (one of five threads), a socket lane, at zooms from the whole to
+ * a few slices, scrolled, with and without sleeps; and a recording's view
+ * with its sleeps' labels.  Every layout here was shared.
+ */
+void test_running_parallel(void)
+{
+	struct synth *sy = synth_new(&(struct synth_opts){0});
+	const uint8_t lo[4] = {127, 0, 0, 1};
+	GRand *rnd = g_rand_new_with_seed(5);
+	struct rsp_trace_opts o = {.no_symbols = true};
+	uint64_t t = 1000000000ull, t0 = t;
+	int cur[2] = {0, 0};
+	struct rsp_running_data *d;
+	struct rsp_trace *tr;
+	struct fixture fx;
+	const void *buf;
+	char err[256];
+	size_t len, compared = 0;
+	gint split0 = _rsp_running_parallel.n_split;
+
+	for (int k = 1; k <= 24; k++) {
+		int pid = k <= 5 ? 1 : k; /* threads 1-5: one process */
+		char comm[16];
+
+		g_snprintf(comm, sizeof(comm), "w%d", k);
+		synth_comm(sy, 0, pid, k, comm, false);
+	}
+	synth_comm(sy, 0, 500, 500, "srv", false);
+	synth_sock_state(sy, 0, t + 1000, 500, 0xffff80000000ull, lo, 5432, (const uint8_t[4]){0}, 0,
+			 10 /* LISTEN */);
+	synth_sock_state(sy, 0, t + 2000, 500, 0xffff81000000ull, lo, 5432, lo, 40001, 1);
+	t += 10000;
+	for (int i = 0; i < 60000; i++) {
+		int cpu = i & 1, next = g_rand_int_range(rnd, 1, 25);
+		char pc[16], nc[16];
+
+		if (next == cur[cpu] || next == cur[!cpu])
+			continue;
+		t += g_rand_int_range(rnd, 0, 50) ? (uint64_t)g_rand_int_range(rnd, 200, 20000)
+						  : (uint64_t)g_rand_int_range(rnd, 200000, 3000000);
+		g_snprintf(pc, sizeof(pc), "w%d", cur[cpu]);
+		g_snprintf(nc, sizeof(nc), "w%d", next);
+		synth_switch(sy, cpu, t, cur[cpu], cur[cpu] ? pc : "swapper", g_rand_int_range(rnd, 0, 3) ? 1 : 0,
+			     next, nc);
+		cur[cpu] = next;
+		if (i % 7 == 0) {
+			synth_sock_send(sy, cpu, t + 1, next, 0xffff81000000ull, 2, 64);
+			synth_sk_ready(sy, cpu, t + 1 + (uint64_t)g_rand_int_range(rnd, 1, 90000), next, 0,
+				       0xffff81000000ull, 2);
+		}
+	}
+	buf = synth_finish(sy, &len);
+	g_assert_cmpint(rsp_trace_open_mem(buf, len, &o, &tr, err, sizeof(err)), ==, 0);
+	g_assert_cmpint(rsp_running_data_new(tr, NULL, &d, err, sizeof(err)), ==, 0);
+	for (int sleeps = 0; sleeps < 2; sleeps++) {
+		struct rsp_running_state st = {.show_sleeps = sleeps};
+
+		for (int zoom = 0; zoom < 7; zoom++) {
+			double span = (double)(t - t0) / pow(6, zoom);
+
+			for (int pos = 0; pos < 5; pos++) {
+				double x0 = (double)t0 + ((double)(t - t0) - span) * pos / 4;
+				double scroll = (pos % 3) * 7.0 * RSP_ROW_H;
+				GString *a = content_text(d, &st, x0, x0 + span, 300, scroll, false);
+				GString *b = content_text(d, &st, x0, x0 + span, 300, scroll, true);
+
+				g_assert_cmpstr(a->str, ==, b->str);
+				compared += a->len;
+				g_string_free(a, TRUE);
+				g_string_free(b, TRUE);
+			}
+		}
+	}
+	g_assert_cmpint(_rsp_running_parallel.n_split - split0, ==, 2 * 7 * 5);
+	g_assert_cmpuint(compared, >, 100000);
+	rsp_running_data_free(d);
+	rsp_trace_free(tr);
+	synth_free(sy);
+	g_rand_free(rnd);
+
+	/* a recording: sleeps labelled by their functions */
+	fixture_open(&fx, "rpcchain.data");
+	g_assert_cmpint(rsp_running_data_new(fx.t, fx.a, &d, err, sizeof(err)), ==, 0);
+	for (int zoom = 0; zoom < 4; zoom++) {
+		struct rsp_running_state st = {.show_sleeps = true};
+		double e0, e1, span;
+		GString *a, *b;
+
+		rsp_running_ops.extent(d, &st, &e0, &e1);
+		span = (e1 - e0) / pow(5, zoom);
+		a = content_text(d, &st, e0 + span / 3, e0 + span / 3 + span, 0, 0, false);
+		b = content_text(d, &st, e0 + span / 3, e0 + span / 3 + span, 0, 0, true);
+		g_assert_cmpstr(a->str, ==, b->str);
+		g_assert_nonnull(strstr(a->str, "\n")); /* not empty */
+		g_string_free(a, TRUE);
+		g_string_free(b, TRUE);
+	}
+	rsp_running_data_free(d);
+	fixture_close(&fx);
+}
+
+/*
+ * Links: at most one per pixel column, the first of the column whose rows are
+ * both shown and which reaches the laid-out rows; the layout jumps past the
+ * rest of a column's links.  Against every link checked in turn, on
+ * recordings with many wakeups to a column, at zooms from the whole trace
+ * in (1200 px: tens of links a column).
+ */
+void test_running_links(void)
+{
+	static const char *const names[] = {"rpcchain.data", "pass.data", "pollwait.data", NULL};
+	size_t dense = 0;
+
+	for (size_t f = 0; f < G_N_ELEMENTS(names); f++) {
+		struct fixture fx = {0};
+		struct rsp_running_data *d;
+		struct rsp_running_state st = {.show_sleeps = true};
+		struct synth *sy = NULL;
+		struct rsp_trace *trace;
+		char err[256];
+
+		if (names[f]) {
+			fixture_open(&fx, names[f]);
+			trace = fx.t;
+		} else {
+			/* 20,000 wakeups of one by the other: some 16 a column of the whole */
+			struct rsp_trace_opts o = {.no_symbols = true};
+			uint64_t t = 1000000000ull;
+			size_t len;
+			const void *buf;
+
+			sy = synth_new(&(struct synth_opts){0});
+			synth_comm(sy, 0, 100, 100, "ping", false);
+			synth_comm(sy, 0, 200, 200, "pong", false);
+			synth_switch(sy, 0, t, 0, "swapper/0", 0, 100, "ping");
+			for (int i = 0; i < 20000; i++) {
+				int a = i & 1 ? 200 : 100, b = i & 1 ? 100 : 200;
+
+				t += 10000;
+				synth_waking(sy, 0, t, a, 0, b, b == 100 ? "ping" : "pong", 0, false,
+					     NULL, 0);
+				synth_switch(sy, 0, t + 500, a, a == 100 ? "ping" : "pong", 1, b,
+					     b == 100 ? "ping" : "pong");
+				if (i % 1000 == 999)
+					synth_round(sy);
+			}
+			buf = synth_finish(sy, &len);
+
+			g_assert_cmpint(rsp_trace_open_mem(buf, len, &o, &trace, err, sizeof(err)), ==, 0);
+		}
+		g_assert_cmpint(rsp_running_data_new(trace, names[f] ? fx.a : NULL, &d, err, sizeof(err)), ==, 0);
+		for (int zoom = 0; zoom < 5; zoom++) {
+			struct rows_view rv;
+			struct shot sh;
+			GString *want = g_string_new(NULL), *got = g_string_new(NULL);
+			double e0, e1, span, x0;
+			int last = -1, n_in_col = 0, max_in_col = 0;
+
+			rsp_running_ops.extent(d, &st, &e0, &e1);
+			span = (e1 - e0) / pow(4, zoom);
+			x0 = e0 + (e1 - e0 - span) / 3;
+			shot_take(&sh, &rsp_running_ops, d, &st, x0, x0 + span, 1200, 0, 0);
+			_rsp_running_rows(d, &st, &rv);
+			for (size_t k = 0; k < d->n_links; k++) {
+				const struct rlink *l = &d->links[k];
+				double px = ((double)l->t - sh.l.lx0) * sh.l.scale;
+				double pxa = floor((sh.l.xa - sh.l.lx0) * sh.l.scale);
+				int c = (int)floor(px - pxa);
+				int32_t fr, tr;
+				double y0, y1;
+
+				if ((double)l->t < sh.l.xa || (double)l->t >= sh.l.xb)
+					continue;
+				n_in_col = c == last ? n_in_col + 1 : 1;
+				max_in_col = n_in_col > max_in_col ? n_in_col : max_in_col;
+				if (c == last)
+					continue;
+				tr = rv.row_of_thread[l->to] == NONE ? -1 : (int32_t)rv.row_of_thread[l->to];
+				fr = l->from != NONE
+					 ? (rv.row_of_thread[l->from] == NONE ? -1
+									   : (int32_t)rv.row_of_thread[l->from])
+					 : (l->from_lane >= 0 ? rv.row_of_lane[l->from_lane] : -1);
+				if (fr < 0 || tr < 0 || fr == tr)
+					continue;
+				y0 = fr * RSP_ROW_H + RSP_ROW_H / 2.0;
+				y1 = tr * RSP_ROW_H + RSP_ROW_H / 2.0;
+				if (fmax(y0, y1) < sh.l.ya || fmin(y0, y1) > sh.l.yb)
+					continue;
+				last = c;
+				g_string_append_printf(want, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+						       (guint64)l->t, (guint64)l->to_start);
+			}
+			for (size_t i = 0; i < rsp_scene_n_items(sh.l.content); i++) {
+				const struct rsp_scene_item *it = rsp_scene_item(sh.l.content, i);
+
+				if (it->prim == RSP_PRIM_LINE && it->cls == RSP_CLS_LINK)
+					g_string_append_printf(got, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+							       (guint64)it->t0, (guint64)it->t1);
+			}
+			g_assert_cmpstr(got->str, ==, want->str);
+			g_test_message("%s zoom %d: %zu links, at most %d a column", names[f] ? names[f] : "pingpong", zoom, d->n_links, max_in_col);
+			dense += max_in_col >= 10;
+			g_string_free(want, TRUE);
+			g_string_free(got, TRUE);
+			shot_free(&sh);
+		}
+		rsp_running_data_free(d);
+		if (names[f]) {
+			fixture_close(&fx);
+		} else {
+			rsp_trace_free(trace);
+			synth_free(sy);
+		}
+	}
+	/* some views had columns of many links */
+	g_assert_cmpuint(dense, >=, 1);
 }

@@ -236,6 +236,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/running/lane-skip", test_running_lane_skip);
 	g_test_add_func("/render/running/io-no-completion", test_running_io_no_completion);
 	g_test_add_func("/render/scene/steep-lines", test_scene_steep_lines);
+	g_test_add_func("/render/running/parallel", test_running_parallel);
+	g_test_add_func("/render/running/links", test_running_links);
 	g_test_add_func("/render/scene/direct", test_scene_direct);
 	g_test_add_func("/render/running/deferred-labels", test_running_deferred_labels);
 	return g_test_run();
