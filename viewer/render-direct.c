@@ -66,6 +66,7 @@ bool _rsp_direct_begin(struct _rsp_direct *d, cairo_t *cr)
 	cairo_rectangle_list_t *cl;
 	cairo_matrix_t m;
 	double sx, sy, ox, oy;
+	int w, h;
 	bool ok;
 
 	memset(d, 0, sizeof(*d));
@@ -98,24 +99,28 @@ bool _rsp_direct_begin(struct _rsp_direct *d, cairo_t *cr)
 	cairo_rectangle_list_destroy(cl);
 	if (!ok)
 		return false;
-	d->w = cairo_image_surface_get_width(s);
-	d->h = cairo_image_surface_get_height(s);
+	w = cairo_image_surface_get_width(s);
+	h = cairo_image_surface_get_height(s);
 	d->cx0 = d->cx0 < 0 ? 0 : d->cx0;
 	d->cy0 = d->cy0 < 0 ? 0 : d->cy0;
-	d->cx1 = d->cx1 > d->w ? d->w : d->cx1;
-	d->cy1 = d->cy1 > d->h ? d->h : d->cy1;
+	d->cx1 = d->cx1 > w ? w : d->cx1;
+	d->cy1 = d->cy1 > h ? h : d->cy1;
 	d->stride = cairo_image_surface_get_stride(s);
 	d->surface = s;
-	d->cr = cr;
 	d->on = true;
 	return true;
+}
+
+bool _rsp_direct_pixel(struct _rsp_direct *d, uint8_t cls, bool dim, uint32_t *px)
+{
+	return d->on && cls < RSP_CLS__COUNT && probe(d, cls, dim, px);
 }
 
 bool _rsp_direct_takes(struct _rsp_direct *d, double x, double y, double w, double h, uint8_t cls,
 		       bool dim, uint32_t *px)
 {
-	return d->on && cls < RSP_CLS__COUNT && w > 0 && h > 0 && whole(x) && whole(y) &&
-	       whole(w) && whole(h) && probe(d, cls, dim, px);
+	return w > 0 && h > 0 && whole(x) && whole(y) && whole(w) && whole(h) &&
+	       _rsp_direct_pixel(d, cls, dim, px);
 }
 
 void _rsp_direct_fill(struct _rsp_direct *d, double x, double y, double w, double h, uint32_t px)

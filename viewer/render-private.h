@@ -61,15 +61,16 @@ void _rsp_legend_chrome(struct rsp_scene *out, const struct rsp_view *v);
 struct _rsp_direct {
 	bool on, mine; /* usable; pixels written since cairo last drew */
 	cairo_surface_t *surface;
-	cairo_t *cr;
 	cairo_format_t fmt;
-	int w, h, stride, scale, tx, ty;
+	int stride, scale, tx, ty;
 	int cx0, cy0, cx1, cy1; /* the clip, in pixels */
 	uint32_t pixel[RSP_CLS__COUNT][2];
 	uint8_t known[RSP_CLS__COUNT][2]; /* 0: not asked; 1: opaque; 2: not */
 	size_t n_boxes; /* written here */
 };
 bool _rsp_direct_begin(struct _rsp_direct *d, cairo_t *cr);
+/* The pixel of @cls written here; false if cairo's (not opaque, or not on) */
+bool _rsp_direct_pixel(struct _rsp_direct *d, uint8_t cls, bool dim, uint32_t *px);
 /* Does the box (user space, after the item's gaps) go here?  @px: its pixel. */
 bool _rsp_direct_takes(struct _rsp_direct *d, double x, double y, double w, double h, uint8_t cls,
 		       bool dim, uint32_t *px);

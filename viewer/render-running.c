@@ -254,6 +254,12 @@ static int col_of(const struct lay *L, double t)
 	return (int)c;
 }
 
+/* The time at the left edge of column @c. */
+static inline double col_time(const struct lay *L, int c)
+{
+	return L->lx0 + (L->pxa + c) / L->scale;
+}
+
 static enum rsp_cls sleep_cls(const struct rslice *s)
 {
 	if (s->state == RSP_SLEEP_PREEMPTED)
@@ -302,8 +308,8 @@ static void flush_cols(struct lay *L, uint8_t mask, double y, double h, size_t r
 		it = rsp_scene_add(L->out, cls == RSP_CLS_UNKNOWN ? RSP_PRIM_HATCH : RSP_PRIM_RECT,
 				   cls, L->pxa + c, y, e - c, h);
 		it->id = RSP_HIT_ID(RSP_HIT_COLUMNS, row);
-		it->t0 = (uint64_t)(L->lx0 + (L->pxa + c) / L->scale);
-		it->t1 = (uint64_t)(L->lx0 + (L->pxa + e) / L->scale);
+		it->t0 = (uint64_t)col_time(L, c);
+		it->t1 = (uint64_t)col_time(L, e);
 		c = e;
 	}
 }
@@ -340,24 +346,29 @@ static bool claim_label(struct lay *L, const struct rsp_scene_item *it)
  * found in integers, holds the answer between its two bounds, and no slice
  * outside them is read (each read a cache miss on a long thread).
  */
+/* The grid cell of time @t (whole nanoseconds: floor(@t)); false if none. */
+static inline bool grid_cell(const struct rthread *th, double t, uint64_t *g)
+{
+	if (!th->grid || t < (double)th->grid_t0 || t >= 0x1p63)
+		return false;
+	*g = ((uint64_t)t - th->grid_t0) / th->grid_step;
+	return *g < th->n_grid;
+}
+
 size_t _rsp_running_next(const struct rthread *th, size_t from, double t)
 {
 	size_t j;
+	uint64_t g;
 
+	if (from < th->n && grid_cell(th, t, &g)) {
+		size_t lo = th->grid[g], hi = th->grid[g + 1];
 
-	if (th->grid && from < th->n && t >= (double)th->grid_t0 && t < 0x1p63) {
-		uint64_t g = ((uint64_t)t - th->grid_t0) / th->grid_step;
-
-		if (g < th->n_grid) {
-			size_t lo = th->grid[g], hi = th->grid[g + 1];
-
-			if (lo < from)
-				lo = from;
-			if (lo >= hi) /* from is past the cell: the answer, its end being later */
-				return lo;
-			RSP_LOWER_BOUND(th->v + lo, hi - lo, e, t, j);
-			return lo + j;
-		}
+		if (lo < from)
+			lo = from;
+		if (lo >= hi) /* from is past the cell: the answer, its end being later */
+			return lo;
+		RSP_LOWER_BOUND(th->v + lo, hi - lo, e, t, j);
+		return lo + j;
 	}
 	RSP_GALLOP_BOUND(th->v, th->n, e, t, from, j);
 	return j;
@@ -373,18 +384,12 @@ size_t _rsp_running_next(const struct rthread *th, size_t from, double t)
 #define PREFETCH_CELL  10
 static inline void prefetch_column(const struct lay *L, const struct rthread *th, int c)
 {
-	double ta = L->lx0 + (L->pxa + c + PREFETCH_SLICE) / L->scale;
-	double tb = L->lx0 + (L->pxa + c + PREFETCH_CELL) / L->scale;
-	uint64_t ga, gb;
+	uint64_t g;
 
-	if (!th->grid || ta < (double)th->grid_t0 || tb >= 0x1p62)
-		return;
-	ga = ((uint64_t)ta - th->grid_t0) / th->grid_step;
-	gb = ((uint64_t)tb - th->grid_t0) / th->grid_step;
-	if (gb < th->n_grid)
-		__builtin_prefetch(&th->grid[gb]);
-	if (ga < th->n_grid)
-		__builtin_prefetch(&th->v[th->grid[ga]]);
+	if (grid_cell(th, col_time(L, c + PREFETCH_CELL), &g))
+		__builtin_prefetch(&th->grid[g]);
+	if (grid_cell(th, col_time(L, c + PREFETCH_SLICE), &g))
+		__builtin_prefetch(&th->v[th->grid[g]]);
 }
 
 /*
@@ -452,7 +457,7 @@ static void thread_slices(struct lay *L, uint32_t thi, double y)
 		}
 		if (x1 - x0 < 1) {
 			/* the rest of this column is drawn: jump to the next one */
-			double tn = L->lx0 + (L->pxa + c0 + 1) / L->scale;
+			double tn = col_time(L, c0 + 1);
 
 			prefetch_column(L, th, c0);
 			k = _rsp_running_next(th, k + 1, tn);
@@ -514,7 +519,7 @@ static void lane_items(struct lay *L, const struct rlane *l, double y, size_t ro
 				all &= last_col[i] == c;
 			k++;
 			if (all)
-				k = skip_blocks(L, l, k, L->lx0 + (L->pxa + c + 1) / L->scale);
+				k = skip_blocks(L, l, k, col_time(L, c + 1));
 			continue;
 		}
 		last_col[it->sub] = c;
@@ -605,7 +610,7 @@ static void lay_rows(struct lay *L, const struct rows_view *rv, size_t r0, size_
 					    rsp_scene_add(L->out, RSP_PRIM_TRIANGLE, RSP_CLS_INFERRED,
 							  L->pxa + c - 3, y, 7, 5);
 
-					it->t0 = it->t1 = (uint64_t)(L->lx0 + (L->pxa + c) / L->scale);
+					it->t0 = it->t1 = (uint64_t)col_time(L, c);
 					c += 6;
 				}
 		} else {
@@ -823,7 +828,7 @@ static void running_content(const void *data, const void *state, double lx0, dou
 			 * recording: hundreds of thousands), to a hundredth of a pixel
 			 * before the next column: those between are this column's */
 			{
-				double before = L.lx0 + (L.pxa + c + 1) / L.scale - 0.01 / L.scale;
+				double before = col_time(&L, c + 1) - 0.01 / L.scale;
 				size_t j;
 
 				RSP_GALLOP_BOUND(d->links, d->n_links, t, before, k + 1, j);

@@ -47,24 +47,30 @@ void rsp_scene_clear(struct rsp_scene *s)
 		g_ptr_array_set_size(s->taken, 0);
 }
 
+/* Room for @n more items (doubling); false if out of memory. */
+static bool reserve(struct rsp_scene *s, size_t n)
+{
+	size_t cap = s->cap ? s->cap : 1024;
+	struct rsp_scene_item *g;
+
+	if (s->n + n <= s->cap)
+		return true;
+	while (cap < s->n + n)
+		cap *= 2;
+	g = realloc(s->v, cap * sizeof(*g));
+	if (!g)
+		return false;
+	s->v = g;
+	s->cap = cap;
+	return true;
+}
+
 void rsp_scene_take(struct rsp_scene *s, struct rsp_scene *from)
 {
 	size_t n = from->n;
 
-	if (!n)
-		return;
-	if (s->n + n > s->cap) {
-		size_t cap = s->cap ? s->cap : 1024;
-		struct rsp_scene_item *g;
-
-		while (cap < s->n + n)
-			cap *= 2;
-		g = realloc(s->v, cap * sizeof(*g));
-		if (!g)
-			return; /* out of memory: as rsp_scene_add, the items go nowhere */
-		s->v = g;
-		s->cap = cap;
-	}
+	if (!n || !reserve(s, n))
+		return; /* out of memory: as rsp_scene_add, the items go nowhere */
 	memcpy(s->v + s->n, from->v, n * sizeof(*from->v));
 	s->n += n;
 	from->n = 0;
@@ -101,16 +107,9 @@ struct rsp_scene_item *rsp_scene_add(struct rsp_scene *s, enum rsp_prim prim, en
 	static struct rsp_scene_item sink; /* out of memory: writes go nowhere */
 	struct rsp_scene_item *it;
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct rsp_scene_item *g = realloc(s->v, cap * sizeof(*g));
-
-		if (!g) {
-			memset(&sink, 0, sizeof(sink));
-			return &sink;
-		}
-		s->v = g;
-		s->cap = cap;
+	if (!reserve(s, 1)) {
+		memset(&sink, 0, sizeof(sink));
+		return &sink;
 	}
 	it = &s->v[s->n++];
 	memset(it, 0, sizeof(*it));
@@ -446,8 +445,8 @@ size_t _rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, doubl
 			if (out)
 				continue;
 			k = it->cls | !!(it->flags & RSP_ITEM_DIM) << 9;
-			if (steep && _rsp_direct_takes(&d, 0, 0, 1, 1, it->cls,
-						       it->flags & RSP_ITEM_DIM, &px)) {
+			if (steep &&
+			    _rsp_direct_pixel(&d, it->cls, it->flags & RSP_ITEM_DIM, &px)) {
 				if (key >= 0) /* cairo's run under it first */
 					cairo_fill(cr);
 				key = -1;
