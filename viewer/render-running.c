@@ -382,7 +382,8 @@ size_t _rsp_running_next(const struct rthread *th, size_t from, double t)
  */
 #define PREFETCH_SLICE 4
 #define PREFETCH_CELL  10
-static inline void prefetch_column(const struct lay *L, const struct rthread *th, int c)
+/* Inlined always: alone, a function of prefetches has no effect GCC keeps a call for. */
+static inline __attribute__((always_inline)) void prefetch_column(const struct lay *L, const struct rthread *th, int c)
 {
 	uint64_t g;
 
