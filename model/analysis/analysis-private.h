@@ -165,8 +165,9 @@ struct rsp_analysis {
 	/* labels: per (unwound stack, kernel?, pid), cached */
 	struct _rsp_u64map labels;
 	/* "comm: what" per (thread, what); "comm preempted by comm" per (thread, by);
-	 * "comm preempted, while comm ran" per (thread, holder) */
-	struct _rsp_u64map comm_labels, pair_labels, preempt_while_labels;
+	 * "comm preempted, while comm ran" per (thread, holder); "comm (tid N): what" per
+	 * (thread, what) */
+	struct _rsp_u64map comm_labels, pair_labels, preempt_while_labels, tid_labels;
 	/* contributors per category, built by analysis_finish() */
 	VEC(struct contrib) contrib[RSP_CAT__COUNT];
 	/* (category, label) -> its contributor's index */

@@ -393,4 +393,5 @@ void analysis_labels_free(struct rsp_analysis *an)
 	_rsp_u64map_free(&an->comm_labels);
 	_rsp_u64map_free(&an->pair_labels);
 	_rsp_u64map_free(&an->preempt_while_labels);
+	_rsp_u64map_free(&an->tid_labels);
 }

@@ -799,13 +799,28 @@ void analysis_unrecorded(struct rsp_analysis *an, uint32_t thread, uint64_t lo, 
 		not_recorded(an, thread, cur, hi, parent, depth);
 }
 
+/* "comm (tid N): what" (what a label), once per (thread, what) */
+static uint32_t tid_words(struct rsp_analysis *an, uint32_t ti, uint32_t what)
+{
+	uint64_t key = (uint64_t)ti << 32 | what;
+	char buf[512];
+	uint32_t l;
+
+	if (_rsp_u64map_get(&an->tid_labels, key, &l))
+		return l;
+	snprintf(buf, sizeof(buf), "%s (tid %u): %s", analysis_thread_comm(an, ti),
+		 an->t->threads.v[ti].tid, trace_str(an->t, what));
+	l = trace_intern(an->t, buf);
+	_rsp_u64map_put(&an->tid_labels, key, l); /* no room: made again next time */
+	return l;
+}
+
 /* "comm (tid N): what" of run @k of @ti: its first sample's function, else its site. */
 static uint32_t run_words(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 {
 	const struct thread *th = &an->t->threads.v[ti];
 	size_t end, first;
 	uint32_t what = 0, si;
-	char buf[512];
 
 	if (k >= th->slices.n || th->slices.v[k].kind != SLICE_RUN)
 		return 0;
@@ -819,11 +834,7 @@ static uint32_t run_words(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 
 		what = trace_intern(an->t, colon ? colon + 2 : l);
 	}
-	if (!what)
-		return 0;
-	snprintf(buf, sizeof(buf), "%s (tid %u): %s", analysis_thread_comm(an, ti), th->tid,
-		 trace_str(an->t, what));
-	return trace_intern(an->t, buf);
+	return what ? tid_words(an, ti, what) : 0;
 }
 
 /* "comm (tid N): what" of @stack of @ti at @time; 0 if it names nothing. */
@@ -831,13 +842,8 @@ static uint32_t stack_words(struct rsp_analysis *an, uint32_t ti, uint32_t stack
 {
 	const struct thread *th = &an->t->threads.v[ti];
 	uint32_t what = stack ? analysis_cached_label(an, stack, (int)th->pid, time, false) : 0;
-	char buf[512];
 
-	if (!what)
-		return 0;
-	snprintf(buf, sizeof(buf), "%s (tid %u): %s", analysis_thread_comm(an, ti), th->tid,
-		 trace_str(an->t, what));
-	return trace_intern(an->t, buf);
+	return what ? tid_words(an, ti, what) : 0;
 }
 
 /*

@@ -92,10 +92,10 @@ bool _rsp_u64map_get(const struct _rsp_u64map *m, uint64_t key, uint32_t *val)
 {
 	if (!m->cap)
 		return false;
-	for (size_t i = hash_u64(key) & (m->cap - 1); m->keys[i] != UINT64_MAX;
+	for (size_t i = hash_u64(key) & (m->cap - 1); m->v[i].key != UINT64_MAX;
 	     i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key) {
-			*val = m->vals[i];
+		if (m->v[i].key == key) {
+			*val = m->v[i].val;
 			return true;
 		}
 	}
@@ -108,44 +108,37 @@ int _rsp_u64map_put(struct _rsp_u64map *m, uint64_t key, uint32_t val)
 
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 256;
-		uint64_t *keys = malloc(cap * sizeof(*keys));
-		uint32_t *vals = malloc(cap * sizeof(*vals));
+		struct _rsp_u64slot *v = malloc(cap * sizeof(*v));
 
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
+		if (!v)
 			return -ENOMEM;
-		}
-		memset(keys, 0xff, cap * sizeof(*keys));
+		for (size_t j = 0; j < cap; j++)
+			v[j].key = UINT64_MAX;
 		for (size_t j = 0; j < m->cap; j++) {
-			if (m->keys[j] == UINT64_MAX)
+			if (m->v[j].key == UINT64_MAX)
 				continue;
-			for (i = hash_u64(m->keys[j]) & (cap - 1); keys[i] != UINT64_MAX;
+			for (i = hash_u64(m->v[j].key) & (cap - 1); v[i].key != UINT64_MAX;
 			     i = (i + 1) & (cap - 1))
 				;
-			keys[i] = m->keys[j];
-			vals[i] = m->vals[j];
+			v[i] = m->v[j];
 		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = keys;
-		m->vals = vals;
+		free(m->v);
+		m->v = v;
 		m->cap = cap;
 	}
-	for (i = hash_u64(key) & (m->cap - 1); m->keys[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
+	for (i = hash_u64(key) & (m->cap - 1); m->v[i].key != UINT64_MAX; i = (i + 1) & (m->cap - 1))
+		if (m->v[i].key == key)
 			break;
-	if (m->keys[i] == UINT64_MAX)
+	if (m->v[i].key == UINT64_MAX)
 		m->n++;
-	m->keys[i] = key;
-	m->vals[i] = val;
+	m->v[i].key = key;
+	m->v[i].val = val;
 	return 0;
 }
 
 void _rsp_u64map_free(struct _rsp_u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->v);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -21,10 +21,13 @@ int _rsp_strmap_get_or_add(struct _rsp_strmap *m, const char *key, uint32_t val,
 			   uint32_t *out, bool *added);
 void _rsp_strmap_free(struct _rsp_strmap *m);
 
-/* uint64_t (never UINT64_MAX) -> uint32_t */
+/* uint64_t (never UINT64_MAX) -> uint32_t; a key beside its value: a probe reads one line */
+struct _rsp_u64slot {
+	uint64_t key;
+	uint32_t val;
+};
 struct _rsp_u64map {
-	uint64_t *keys;
-	uint32_t *vals;
+	struct _rsp_u64slot *v;
 	size_t cap, n;
 };
 /* true and *val if present */
