@@ -196,6 +196,8 @@ static inline void relax(unsigned *spins)
 		sched_yield();
 }
 
+static bool one_pass_preload_first(struct walk *w);
+
 /* The first stage: where to write the next op. */
 static struct op *op_begin(struct walk *w)
 {
@@ -206,7 +208,8 @@ static struct op *op_begin(struct walk *w)
 		return &w->one;
 	while (q->head_local - q->tail_seen >= OPQ) {
 		q->tail_seen = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
-		if (q->head_local - q->tail_seen >= OPQ)
+		/* the ring full: a frame the scan comes to next inflated meanwhile */
+		if (q->head_local - q->tail_seen >= OPQ && !(w->pass1 && one_pass_preload_first(w)))
 			relax(&spins);
 	}
 	return &q->v[q->head_local & (OPQ - 1)];
@@ -1294,6 +1297,7 @@ struct one_pass {
 	int stop; /* -ERESTART: a record that defines the stream came (the hook's) */
 	size_t scan_at; /* atomic: the frame the scan is at */
 	size_t pre_next; /* the second stage's: the next frame to inflate ahead */
+	size_t pre_next_first; /* the first stage's, waiting for room in the ring */
 	uint64_t held; /* bytes of frames held, the scan's count */
 	uint32_t max_cpu; /* the highest CPU a record named */
 	bool last_held; /* the last frame held: the scan is past it, at the stream's tail */
@@ -1375,26 +1379,42 @@ static void pre_read(struct one_pass *op, size_t s)
 	sl->seg = s;
 }
 
-/* The second stage, waiting for ops: inflate the frame the scan comes to next. */
-static bool one_pass_preload(struct walk *w)
+/*
+ * Inflate (and read) the frame the scan comes to next, not yet taken, from
+ * *@next on, at most ONE_PASS_AHEAD past the scan: by the second stage waiting
+ * for ops (@who 1), or by the first waiting for room in the ring (@who 0: the
+ * scan's own thread, between frames).  Whoever marks a frame SEG_LOADING first
+ * inflates it, into its slot.  False if there is none to inflate.
+ */
+static bool preload_ahead(struct walk *w, size_t *next, int who)
 {
 	struct one_pass *op = w->pass1;
-	size_t at = __atomic_load_n(&op->scan_at, __ATOMIC_ACQUIRE), s = op->pre_next;
+	size_t at = __atomic_load_n(&op->scan_at, __ATOMIC_ACQUIRE), s = *next;
 	uint8_t st = 0;
 
 	if (s <= at)
 		s = at + 1;
 	if (s >= op->n_segs || s > at + ONE_PASS_AHEAD)
 		return false;
-	op->pre_next = s + 1;
+	*next = s + 1;
 	if (__atomic_compare_exchange_n(&w->seg_state[s], &st, SEG_LOADING, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		st = rsp_reader_segment_hold(w->rd, s, 1) ? SEG_FAILED : SEG_HELD;
+		st = rsp_reader_segment_hold(w->rd, s, who) ? SEG_FAILED : SEG_HELD;
 		if (st == SEG_HELD)
 			pre_read(op, s);
 		__atomic_store_n(&w->seg_state[s], st, __ATOMIC_RELEASE);
 	}
 	return true;
+}
+
+static bool one_pass_preload(struct walk *w)
+{
+	return preload_ahead(w, &w->pass1->pre_next, 1);
+}
+
+static bool one_pass_preload_first(struct walk *w)
+{
+	return preload_ahead(w, &w->pass1->pre_next_first, 0);
 }
 
 /* The second stage's thread: every op, until OP_END. */
@@ -1653,8 +1673,10 @@ static int one_pass_segment(void *ctx, size_t i, uint64_t *n_records)
 	} else {
 		unsigned spins = 0;
 
+		/* the second stage is inflating it: the frames after it inflated meanwhile */
 		while ((st = __atomic_load_n(&w->seg_state[i], __ATOMIC_ACQUIRE)) == SEG_LOADING)
-			relax(&spins); /* the second stage is inflating it */
+			if (!one_pass_preload_first(w))
+				relax(&spins);
 	}
 	if (st == SEG_FAILED) {
 		/* broken, cut, or no memory: the scan reads it (and says what is wrong) */
