@@ -1297,7 +1297,7 @@ struct one_pass {
 	int stop; /* -ERESTART: a record that defines the stream came (the hook's) */
 	size_t scan_at; /* atomic: the frame the scan is at */
 	size_t pre_next; /* the second stage's: the next frame to inflate ahead */
-	size_t pre_next_first; /* the first stage's, waiting for room in the ring */
+	size_t pre_next_first; /* the scan's, while it waits (for a frame, for room in the ring) */
 	uint64_t held; /* bytes of frames held, the scan's count */
 	uint32_t max_cpu; /* the highest CPU a record named */
 	bool last_held; /* the last frame held: the scan is past it, at the stream's tail */
@@ -1382,9 +1382,10 @@ static void pre_read(struct one_pass *op, size_t s)
 /*
  * Inflate (and read) the frame the scan comes to next, not yet taken, from
  * *@next on, at most ONE_PASS_AHEAD past the scan: by the second stage waiting
- * for ops (@who 1), or by the first waiting for room in the ring (@who 0: the
- * scan's own thread, between frames).  Whoever marks a frame SEG_LOADING first
- * inflates it, into its slot.  False if there is none to inflate.
+ * for ops (@who 1), or by the scan itself waiting for a frame the second stage
+ * is inflating or for room in the ring (@who 0, between frames).  Whoever marks
+ * a frame SEG_LOADING first inflates it, into its slot.  False if there is none
+ * to inflate.
  */
 static bool preload_ahead(struct walk *w, size_t *next, int who)
 {
