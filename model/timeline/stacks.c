@@ -130,21 +130,39 @@ uint32_t stacks_add_pending(struct stacks *s, uint32_t kernel, uint32_t user, bo
 	return (uint32_t)(s->pending.n - 1) | RSP_STACK_PENDING;
 }
 
-/* perf's callchain without the context markers (PERF_CONTEXT_*) */
+/*
+ * No Linux architecture maps user space at or above 2^56 (x86-64 with five-level
+ * paging ends just below it, arm64's 52-bit space well below): a user frame
+ * there is not a return address but the data a broken frame-pointer chain read
+ * (a program built without frame pointers: 0x7878787878787878, its buffer of
+ * 'x's, after write()).
+ */
+#define USER_ADDR_END (1ull << 56)
+
+/*
+ * perf's callchain without the context markers (PERF_CONTEXT_*); a user part
+ * ends at its first frame that cannot be a user address (what follows it was
+ * read through the same bad frame pointer).
+ */
 size_t _rsp_clean_chain(const uint64_t *chain, uint64_t nr, uint64_t *out, size_t max,
 			bool kernel_only)
 {
 	size_t n = 0;
-	bool user = false;
+	bool user = false, broken = false;
 
 	for (uint64_t i = 0; i < nr && n < max; i++) {
 		uint64_t ip = chain[i];
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			broken = false;
 			continue;
 		}
 		if (kernel_only && user)
+			continue;
+		if (user && ip >= USER_ADDR_END)
+			broken = true;
+		if (user && broken)
 			continue;
 		out[n++] = ip;
 	}

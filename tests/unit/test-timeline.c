@@ -1124,6 +1124,65 @@ static void test_duplicates_long(void)
 
 /* perf record's synthesized COMM/FORK/MMAP carry id 0 in their trailer: they
  * are read with the common trailer layout, not skipped */
+/*
+ * A frame-pointer chain broken by a program built without frame pointers: the
+ * user part ends at its first frame no user space can hold (the data the bad
+ * frame pointer read), and everything after it in that part goes too.
+ */
+static void test_broken_user_chain(void)
+{
+	const uint64_t K = (uint64_t)PERF_CONTEXT_KERNEL, U = (uint64_t)PERF_CONTEXT_USER;
+	const uint64_t junk = 0x7878787878787878ull;
+	uint64_t chain[] = { K, 0xffffffff81100000ull, U, 0x7f0000f8350ull, junk, 0x401500 };
+	uint64_t out[8];
+	size_t n = _rsp_clean_chain(chain, 6, out, 8, false);
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	char err[256];
+
+	CHECK(n == 2 && out[0] == 0xffffffff81100000ull && out[1] == 0x7f0000f8350ull,
+	      "a broken user part ends before its first impossible frame (%zu frames)", n);
+	/* the highest address of five-level paging's user space is kept */
+	chain[4] = (1ull << 56) - 4096;
+	n = _rsp_clean_chain(chain, 6, out, 8, false);
+	CHECK(n == 4 && out[2] == (1ull << 56) - 4096 && out[3] == 0x401500,
+	      "a user frame below 2^56 kept (%zu frames)", n);
+	/* a kernel frame is never cut so, and a later part starts afresh */
+	{
+		uint64_t two[] = { U, junk, 0x401000, K, 0xffffffff81200000ull, U, 0x402000 };
+
+		n = _rsp_clean_chain(two, 7, out, 8, false);
+		CHECK(n == 2 && out[0] == 0xffffffff81200000ull && out[1] == 0x402000,
+		      "the cut ends at the next context marker (%zu frames)", n);
+	}
+	chain[4] = junk;
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_comm(s, 0, 100, 100, "a", false);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_switch_stack(s, 0, US(1100), 100, "a", S_INT, 0, "swapper/0", chain, 6);
+	synth_switch(s, 0, US(1200), 0, "swapper/0", 0, 100, "a");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "a switch with a broken user chain opens (%s)", t ? "" : err);
+	if (t) {
+		struct rsp_slice_info sl;
+		struct rsp_frame_info f;
+		bool junk_seen = false;
+		size_t nf = 0;
+
+		if (slice_at(t, thread_of(t, 100), US(1150), &sl) && sl.stack) {
+			nf = rsp_stack_n_frames(t, sl.stack);
+			for (size_t i = 0; i < nf; i++) {
+				rsp_stack_frame(t, sl.stack, i, 100, US(1150), &f);
+				junk_seen |= f.addr == junk || f.addr == 0x401500;
+			}
+		}
+		CHECK(nf == 2 && !junk_seen, "the sleep's stack: the kernel frame and write's (%zu)",
+		      nf);
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
 static void test_sideband_id0(void)
 {
 	struct synth_opts o = { .file_mode = true, .sideband_id0 = true };
@@ -1637,6 +1696,7 @@ int main(void)
 	test_user_stack_copies(false);
 	test_user_stack_copies(true);
 	test_sideband_id0();
+	test_broken_user_chain();
 	test_fork();
 	return tap_done();
 }
