@@ -240,6 +240,30 @@ int main(int argc, char **argv)
 		synth_free(s);
 	}
 	{
+		/* frame-pointer chains broken in user space: a frame no user space
+		 * holds (the data a bad frame pointer read), frames after it, a second
+		 * user part, and a chain that is only the bad frame */
+		struct synth *s = synth_new(NULL);
+		const uint64_t K = (uint64_t)PERF_CONTEXT_KERNEL, U = (uint64_t)PERF_CONTEXT_USER;
+		uint64_t bad[] = { K, 0xffffffff81000000ull, U, 0x7f00000f8350ull,
+				   0x7878787878787878ull, 0x401000, U, 0xffffffffffff0000ull };
+		uint64_t only[] = { U, 0x7878787878787878ull };
+		size_t len;
+		const void *buf;
+
+		events(s);
+		synth_switch(s, 0, US(90), 0, "swapper/0", 0, 100, "a");
+		synth_switch_stack(s, 0, US(91), 100, "a", 1, 0, "swapper/0", bad, 8);
+		synth_switch(s, 0, US(92), 0, "swapper/0", 0, 100, "a");
+		synth_switch_stack(s, 0, US(93), 100, "a", 1, 0, "swapper/0", only, 2);
+		synth_sample(s, 1, US(94), 200, 200, bad, 8);
+		synth_round(s);
+		buf = synth_finish(s, &len);
+		if (!put_file(dir, "synth-broken-chain.data", buf, len))
+			return 1;
+		synth_free(s);
+	}
+	{
 		/* a loopback connection closed by the server: the client's CLOSE_WAIT
 		 * in the server's softirq, then the client woken there */
 		const uint8_t lo[4] = { 127, 0, 0, 1 };
