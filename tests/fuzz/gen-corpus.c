@@ -59,6 +59,20 @@ static bool put_file(const char *dir, const char *name, const void *buf, size_t 
 	return ok;
 }
 
+/* @s ended (a round), written as DIR/NAME and freed; false (and why) if not written. */
+static bool put_synth(const char *dir, const char *name, struct synth *s)
+{
+	size_t len;
+	const void *buf;
+	bool ok;
+
+	synth_round(s);
+	buf = synth_finish(s, &len);
+	ok = put_file(dir, name, buf, len);
+	synth_free(s);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	struct synth_opts opts[4] = {
@@ -119,19 +133,14 @@ int main(int argc, char **argv)
 		struct synth_opts o = { 0 };
 		struct synth *s = synth_new(&o);
 		uint64_t ips[2] = { 0xffffffff81000000ull, 0x401000 };
-		size_t len;
-		const void *buf;
 
 		synth_shed(s, US(5), 0, 0, true);
 		events(s);
 		synth_shed(s, US(75), 0, 9, false);
 		synth_shed(s, US(76), 1, 0, true);
 		synth_sample(s, 1, US(77), 200, 200, ips, 2);
-		synth_round(s);
-		buf = synth_finish(s, &len);
-		if (!put_file(dir, "synth-shed.data", buf, len))
+		if (!put_synth(dir, "synth-shed.data", s))
 			return 1;
-		synth_free(s);
 	}
 	{
 		/*
@@ -227,17 +236,12 @@ int main(int argc, char **argv)
 		/* perf record's own lost-samples counts, written at its end with time 0 */
 		struct synth_opts o = { 0 };
 		struct synth *s = synth_new(&o);
-		size_t len;
-		const void *buf;
 
 		events(s);
 		synth_shed(s, 0, 0, 7, false);
 		synth_shed(s, 0, 1, 0, false);
-		synth_round(s);
-		buf = synth_finish(s, &len);
-		if (!put_file(dir, "synth-lost-untimed.data", buf, len))
+		if (!put_synth(dir, "synth-lost-untimed.data", s))
 			return 1;
-		synth_free(s);
 	}
 	{
 		/* frame-pointer chains broken in user space: a frame no user space
@@ -248,8 +252,6 @@ int main(int argc, char **argv)
 		uint64_t bad[] = { K, 0xffffffff81000000ull, U, 0x7f00000f8350ull,
 				   0x7878787878787878ull, 0x401000, U, 0xffffffffffff0000ull };
 		uint64_t only[] = { U, 0x7878787878787878ull };
-		size_t len;
-		const void *buf;
 
 		events(s);
 		synth_switch(s, 0, US(90), 0, "swapper/0", 0, 100, "a");
@@ -257,38 +259,28 @@ int main(int argc, char **argv)
 		synth_switch(s, 0, US(92), 0, "swapper/0", 0, 100, "a");
 		synth_switch_stack(s, 0, US(93), 100, "a", 1, 0, "swapper/0", only, 2);
 		synth_sample(s, 1, US(94), 200, 200, bad, 8);
-		synth_round(s);
-		buf = synth_finish(s, &len);
-		if (!put_file(dir, "synth-broken-chain.data", buf, len))
+		if (!put_synth(dir, "synth-broken-chain.data", s))
 			return 1;
-		synth_free(s);
 	}
 	{
 		/* a loopback connection closed by the server: the client's CLOSE_WAIT
 		 * in the server's softirq, then the client woken there */
 		const uint8_t lo[4] = { 127, 0, 0, 1 };
 		struct synth *s = synth_new(NULL);
-		size_t len;
-		const void *buf;
 
 		events(s);
 		synth_sock_state(s, 1, US(81), 200, 0x2000, lo, 2, lo, 1, 1);
 		synth_sock_state(s, 1, US(82), 200, 0x1000, lo, 1, lo, 2, 8);
 		synth_waking(s, 1, US(83), 200, SYN_SOFTIRQ, 100, "a", 0, false, NULL, 0);
 		synth_sock_state(s, 0, US(84), 0, 0x3000, lo, 3, lo, 4, 8);
-		synth_round(s);
-		buf = synth_finish(s, &len);
-		if (!put_file(dir, "synth-peer-close.data", buf, len))
+		if (!put_synth(dir, "synth-peer-close.data", s))
 			return 1;
-		synth_free(s);
 	}
 	{
 		/* a TCP backlog delivered in a thread of the receiver (task context)
 		 * while the sender runs on the other CPU, inside its send */
 		const uint8_t lo[4] = { 127, 0, 0, 1 };
 		struct synth *s = synth_new(NULL);
-		size_t len;
-		const void *buf;
 
 		events(s);
 		synth_switch(s, 0, US(90), 0, "swapper/0", 0, 300, "cli");
@@ -300,11 +292,8 @@ int main(int argc, char **argv)
 		synth_sk_ready(s, 1, US(95), 301, 0, 0x5000, 2);
 		synth_sock_send(s, 0, US(96), 300, 0x4000, 2, 64);
 		synth_sock_recv(s, 1, US(97), 301, 0x5000, 2, 128);
-		synth_round(s);
-		buf = synth_finish(s, &len);
-		if (!put_file(dir, "synth-backlog-during-send.data", buf, len))
+		if (!put_synth(dir, "synth-backlog-during-send.data", s))
 			return 1;
-		synth_free(s);
 	}
 	return 0;
 }
