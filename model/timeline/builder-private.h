@@ -43,6 +43,7 @@ struct cpu {
 	int32_t irq;
 	uint32_t irq_name;
 	int32_t softirq;
+	uint64_t softirq_since; /* its entry, while softirq >= 0 */
 	bool in_hrtimer, in_timer;
 	uint32_t last_io;
 	uint64_t last_io_time;
@@ -148,6 +149,7 @@ void _rsp_on_block(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp
 /* --- builder-net.c ----------------------------------------------------------------- */
 void _rsp_on_sock_state(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
 void _rsp_on_sock_send(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
+void _rsp_net_softirq_done(struct builder *b, uint32_t cpu, uint64_t t);
 void _rsp_on_sock_recv(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
 void _rsp_on_sk_ready(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
 

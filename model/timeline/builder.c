@@ -340,8 +340,11 @@ static void on_irq(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp
 		break;
 	case TP_SOFTIRQ_ENTRY:
 		cs->softirq = (int32_t)ev->u.softirq.vec;
+		cs->softirq_since = t;
 		break;
 	case TP_SOFTIRQ_EXIT:
+		if (cs->softirq >= 0)
+			_rsp_net_softirq_done(b, cpu, t);
 		cs->softirq = -1;
 		break;
 	case TP_HRTIMER_ENTRY:

@@ -321,13 +321,36 @@ fail:
 	return -ENOMEM;
 }
 
+/* The earliest moment datagram arrival @net can have been queued: its softirq's
+ * beginning (struct net_early), else its sk_data_ready. */
+static uint64_t queued_from(const struct rsp_trace *t, uint32_t net)
+{
+	size_t lo = 0, hi = t->net_early.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->net_early.v[mid].net < net)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->net_early.n && t->net_early.v[lo].net == net)
+		return t->nets.v[net].ready_time - t->net_early.v[lo].early_ns;
+	return t->nets.v[net].ready_time;
+}
+
 /*
  * Per socket call, for a receive on a UDP socket: the socket its datagram was
  * sent from, RSP_NONE when unknown (sent from off this machine, or before the
- * recording), and when it was sent (net_sent(); 0: no arrival taken).  The socket's arrivals (sk_data_ready, one per datagram) are
- * taken in order, one per receive that moved data; an arrival after the
- * receive is not its datagram (one queued before the recording).  NULL in
- * *out when the trace has no UDP arrival; -ENOMEM.
+ * recording), and when it was sent (net_sent(); 0: no arrival taken).  The
+ * socket's arrivals (sk_data_ready, one per datagram) are taken in order, one
+ * per receive that moved data; an arrival queued only after the receive is not
+ * its datagram (one queued before the recording).  Queued: by the beginning of
+ * the softirq that delivered it, as the receive can take a datagram before its
+ * sk_data_ready (queued_from(); taken as not arrived, every later receive of a
+ * two-client server was given the datagram before its own).  NULL in *out when
+ * the trace has no UDP arrival; -ENOMEM.
  */
 static int datagram_senders(const struct rsp_trace *t, struct dgram **out)
 {
@@ -358,10 +381,15 @@ static int datagram_senders(const struct rsp_trace *t, struct dgram **out)
 
 		from[i] = (struct dgram){ RSP_NONE, 0 };
 		if (op->send || s >= t->socks.n || t->socks.v[s].protocol != 17 /* UDP */ ||
-		    next[s] == start[s + 1] || t->nets.v[list[next[s]]].ready_time > op->time)
+		    next[s] == start[s + 1] || queued_from(t, list[next[s]]) > op->time)
 			continue;
 		from[i].from = t->nets.v[list[next[s]]].from_sock;
-		from[i].ready = net_sent(&t->nets.v[list[next[s]++]]);
+		/* sent before it was queued: inside the sender's send, which
+		 * its softirq interrupted */
+		from[i].ready = net_sent(&t->nets.v[list[next[s]]]);
+		if (queued_from(t, list[next[s]]) < from[i].ready)
+			from[i].ready = queued_from(t, list[next[s]]);
+		next[s]++;
 	}
 	*out = from;
 	from = NULL;
@@ -725,9 +753,12 @@ static uint64_t user_leaf(struct rsp_trace *t, uint32_t stack, int pid, uint64_t
  * the same user address, the syscall's) waits until it runs again, and the
  * client's own clock counts that wait (the recorder's threads, preempting it
  * on a busy machine, have stretched a reply by 0.74 ms).  A preemption once it
- * is back in user space (another address) is not the call's.
+ * is back in user space (another address) is not the call's, nor one after its
+ * next call on the socket, at @before (the next request's send, from the same
+ * call site: at the same address, read once as the reply's return, 58 us past
+ * the client's own clock).
  */
-static uint64_t client_returned(struct rsp_trace *t, uint32_t thread, uint64_t time)
+static uint64_t client_returned(struct rsp_trace *t, uint32_t thread, uint64_t time, uint64_t before)
 {
 	size_t i = rsp_thread_find_slice(t, thread, time), n = rsp_thread_n_slices(t, thread);
 	struct rsp_thread_info th;
@@ -740,7 +771,7 @@ static uint64_t client_returned(struct rsp_trace *t, uint32_t thread, uint64_t t
 	rsp_thread_slice(t, thread, i + 1, &next);
 	/* most replies return at once: no stack read for them */
 	if (s.kind != RSP_SLICE_RUN || next.kind != RSP_SLICE_SLEEP ||
-	    next.state != RSP_SLEEP_PREEMPTED)
+	    next.state != RSP_SLEEP_PREEMPTED || next.start_ns > before)
 		return time;
 	rsp_thread_slice(t, thread, i - 1, &s);
 	rsp_trace_thread(t, thread, &th);
@@ -748,7 +779,7 @@ static uint64_t client_returned(struct rsp_trace *t, uint32_t thread, uint64_t t
 		return time;
 	for (i++; i < n; i += 2) {
 		rsp_thread_slice(t, thread, i, &s);
-		if (s.kind != RSP_SLICE_SLEEP || s.state != RSP_SLEEP_PREEMPTED ||
+		if (s.kind != RSP_SLICE_SLEEP || s.state != RSP_SLEEP_PREEMPTED || s.start_ns > before ||
 		    (s.flags & RSP_SLICE_OPEN_END) || user_leaf(t, s.stack, th.pid, s.start_ns) != ip)
 			break;
 		end = s.end_ns;
@@ -855,7 +886,9 @@ int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp
 		used[p] = last + 1;
 		q->pub.client_thread = end->thread;
 		q->pub.client_start_ns = op->time < arrived ? op->time : arrived;
-		q->pub.client_end_ns = client_returned(t, end->thread, end->time);
+		q->pub.client_end_ns = client_returned(t, end->thread, end->time,
+						       last + 1 < calls.start[p + 1] ?
+						       t->sockops.v[calls.list[last + 1]].time : UINT64_MAX);
 		if (!vec_push(&r->client_lat, q->pub.client_end_ns - q->pub.client_start_ns))
 			goto out;
 	}

@@ -194,6 +194,19 @@ struct net_op {
 	uint32_t from_sock; /* a UDP datagram's: the socket it was sent from, RSP_NONE */
 };
 
+/*
+ * A UDP datagram's arrival delivered by a softirq that began @early_ns before
+ * its sk_data_ready: the datagram was queued at some moment of that softirq,
+ * and a receiver running on another CPU can take it before the event (a vCPU
+ * the host stopped between the queueing and the event: 0.7 ms seen).  Only
+ * these arrivals, in net index order (requests.c matches datagrams to
+ * receives by them).
+ */
+struct net_early {
+	uint32_t net;
+	uint32_t early_ns; /* at most UINT32_MAX */
+};
+
 /* A target-agnostic socket call that moved data: a send (any length, 0 if the
  * probe has none) or a receive of at least one byte, in its thread's context. */
 struct sock_op {
@@ -254,6 +267,7 @@ struct rsp_trace {
 	VEC(struct io_op) ios;
 	VEC(struct sock_info) socks;
 	VEC(struct net_op) nets;
+	VEC(struct net_early) net_early;
 	VEC(struct sock_op) sockops; /* in time order */
 	VEC(struct lost_span) lost;
 	VEC(struct irq_name) irqs;

@@ -334,6 +334,7 @@ void rsp_trace_free(struct rsp_trace *t)
 	vec_free(&t->socks);
 	vec_free(&t->sockops);
 	vec_free(&t->nets);
+	vec_free(&t->net_early);
 	vec_free(&t->lost);
 	vec_free(&t->irqs);
 	vec_free(&t->counts);

@@ -31,12 +31,16 @@ Tolerances, and why:
   (`client_latency_ns`: from the client's send, or the request's arrival inside it,
   to the end of the client's last receive of the reply, or its return when
   preempted before it), per client (the requests whose client thread is that
-  client's): every request seen from its client (exact; UDP 1% unseen), p50 and
-  p99 within 10% or 0.1 ms (with m unseen, of the client's k-th to (k+m)-th
-  smallest, from its per-request file).  The client's clock also holds the
-  start of its send() before the data is delivered and the return from its
-  recv(): microseconds per request, which a preemption in the send can stretch
-  for a few requests of the tail.  The server-side percentiles are not
+  client's): every request seen from its client (exact; UDP 1% unseen).  Request
+  by request (the client's per-request file): none longer by rsp than by the
+  client's clock (rsp's interval lies inside the client's clock reads; 20 us for
+  where each clock is read), and at most 1% off by more than 10% or 0.1 ms: the
+  client's clock also holds the start of its send() before the data is
+  delivered and the return from its recv(), microseconds per request, which a
+  stall of the VM can stretch for single requests (212 us inside sendto()
+  before its softirq, in a trace; 1.1 ms once in CI).  p50 and p99 within 10% or
+  0.1 ms of the client's k-th to (k+m+j)-th smallest with m unseen and j off
+  (each moves the rank by one at most).  The server-side percentiles are not
   compared with the client's: they lack the round trip and the client's own
   wake-ups (hundreds of us on this VM in the tail).
 - fdatasync share of the requests' time: rsp's time in the server's fdatasync (the
@@ -72,6 +76,20 @@ def read_each(path):
             pid, _, start, end = (int(x) for x in line.split())
             each.setdefault(pid, []).append((start, end))
     return each
+
+
+def matched(own, mine):
+    """The client's requests (@own, its (start, end) in order) paired with rsp's
+    given to it (@mine): (the client's latency, rsp's, rsp's request) each, by
+    rsp's server-side start, which lies inside the client's request (one request
+    at a time)"""
+    starts = [s for s, _ in own]
+    out = []
+    for r in mine:
+        i = bisect.bisect_right(starts, r['start_ns']) - 1
+        if i >= 0:
+            out.append((own[i][1] - own[i][0], r['client_latency_ns'], r))
+    return out
 
 
 def worst(own, mine, every):
@@ -180,22 +198,47 @@ def main():
                 (cl['tid'], len(mine), own['count']))
         if not mine:
             continue
+        # request by request (the client's file): rsp's interval lies inside the
+        # client's clock reads (its start inside the send, its end at the recv's
+        # return), so rsp's latency is never the longer beyond the clocks'
+        # placement; and it is the client's within 10% or 0.1 ms but for at most
+        # 1% of the requests: the client's clock also holds its time inside
+        # send() before the delivery (no event marks a call's beginning) and
+        # after recv() returned, which a stall of the VM can stretch (212 us in
+        # sendto before its softirq seen in a trace; 1.1 ms once in CI)
+        lats = sorted(e - s for s, e in each.get(cl['pid'], []))
+        pairs = matched(each.get(cl['pid'], []),
+                        [r for r in rq['requests'] if r['client_tid'] == cl['tid']])
+        longer = [p for p in pairs if p[0] < p[1] - 20000]
+        off = [p for p in pairs if abs(p[0] - p[1]) > max(0.10 * p[0], 100000)]
+        if len(lats) == own['count']:
+            t.check(not longer, 'client %d: no request longer by rsp than by the client\'s '
+                    'clock (20 us for the clocks\' placement): %d of %d%s' %
+                    (cl['tid'], len(longer), len(pairs),
+                     ''.join('; the client %.1f us, rsp %.1f' % (c / 1e3, g / 1e3)
+                             for c, g, _ in longer[:3])))
+            t.check(len(off) <= max(1, len(pairs) // 100),
+                    'client %d: requests off by more than 10%% or 100 us: %d of %d (<= 1%%)%s' %
+                    (cl['tid'], len(off), len(pairs),
+                     ''.join('; the client %.1f us, rsp %.1f' % (c / 1e3, g / 1e3)
+                             for c, g, _ in off[:3])))
         # with m of its n requests unseen, rsp's k-th smallest of n - m is between
         # the client's k-th and (k + m)-th smallest (the same requests, each within
         # microseconds): a tail with a step moves p99 by one rank (799 of 800 over
-        # UDP read 1.502 ms for the client's 1.195, its next value 1.507)
-        lats = sorted(e - s for s, e in each.get(cl['pid'], []))
+        # UDP read 1.502 ms for the client's 1.195, its next value 1.507); each
+        # request off (above) moves it by one more either way
         unseen = own['count'] - len(mine)
         for key, pct in (('p50', 50), ('p99', 99)):
             k = max(0, (len(mine) * pct + 99) // 100 - 1)
             got = mine[k]
-            lo, hi = (lats[k], lats[min(k + unseen, len(lats) - 1)]) \
+            lo, hi = (lats[max(0, k - len(off))], lats[min(k + unseen + len(off), len(lats) - 1)]) \
                 if len(lats) == own['count'] else (own[key], own[key])
             t.check(lo - max(0.10 * lo, 100000) <= got <= hi + max(0.10 * hi, 100000),
                     'client %d latency %s as it saw it: rsp %.3f ms, the client %.3f ms%s '
                     '(+-10%% or 100 us)' % (cl['tid'], key, got / MS, own[key] / MS,
-                                           ' (%d unseen: %.3f to %.3f)' % (unseen, lo / MS, hi / MS)
-                                           if unseen else ''))
+                                           ' (%d unseen, %d off: %.3f to %.3f)' %
+                                           (unseen, len(off), lo / MS, hi / MS)
+                                           if unseen or off else ''))
         if each:
             worst(each.get(cl['pid'], []), [r for r in rq['requests'] if r['client_tid'] == cl['tid']],
                   rq['requests'])

@@ -786,6 +786,82 @@ static void test_udp_preempted_sender(void)
 }
 
 /*
+ * A NET_RX softirq that takes long inside a client's send (the host stopping
+ * the vCPU: 1.4 ms seen), and a receive before its datagram's sk_data_ready.
+ *   cli (CPU 1): softirq 1000-2400 delivers its datagram at 1005; its send
+ *     ends at 2402, 1.4 ms after the delivery but 2 us after the softirq:
+ *     cli's (from D).  srv reads it at 2410, replies at 2450.
+ *   c2 (CPU 1): softirq from 3000; srv (CPU 0) reads a datagram at 3100,
+ *     before the sk_data_ready at 3700 (softirq exit 3701, c2's send 3702):
+ *     queued from 3000, it is c2's (from E), seen by c2 from 3000 (inside its
+ *     send; not 3700, after srv had it).  srv replies at 3150; c2 reads the
+ *     reply at 3800.
+ *   cli again: delivered at 4000 in its softirq (3999-4001), sent 4002; srv
+ *     reads at 4100: cli's (from D), not one behind.
+ */
+static void test_udp_slow_softirq(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_requests *r;
+	const uint64_t want[3] = { SK_D, SK_E, SK_D };
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	existing(s, 700, 700, "c2");
+	synth_sock_udp(s, true);
+	synth_switch(s, 0, US(900), 0, "swapper/0", 0, SRV, "srv");
+	synth_switch(s, 1, US(900), 0, "swapper/1", 0, CLI, "cli");
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(1000), CLI, 3);
+	synth_sk_ready(s, 1, US(1005), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(2400), CLI, 3);
+	synth_sock_send(s, 1, US(2402), CLI, SK_D, 2, 64);
+	synth_sock_recv(s, 0, US(2410), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(2450), SRV, SK_A, 2, 64);
+	synth_switch(s, 1, US(2900), CLI, "cli", S_INT, 700, "c2");
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(3000), 700, 3);
+	synth_sock_recv(s, 0, US(3100), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(3150), SRV, SK_A, 2, 64);
+	synth_sk_ready(s, 1, US(3700), 700, SYN_SOFTIRQ, SK_A, 2);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(3701), 700, 3);
+	synth_sock_send(s, 1, US(3702), 700, SK_E, 2, 64);
+	synth_sock_recv(s, 1, US(3800), 700, SK_E, 2, 64);
+	synth_switch(s, 1, US(3900), 700, "c2", S_INT, CLI, "cli");
+	synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(3999), CLI, 3);
+	synth_sk_ready(s, 1, US(4000), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(4001), CLI, 3);
+	synth_sock_send(s, 1, US(4002), CLI, SK_D, 2, 64);
+	synth_sock_recv(s, 0, US(4100), SRV, SK_A, 2, 64);
+	synth_sock_send(s, 0, US(4150), SRV, SK_A, 2, 64);
+	synth_switch(s, 0, US(4500), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(4500), CLI, "cli", S_INT, 0, "swapper/1");
+	if (srv_requests(s, &t, &r) && rsp_requests_n(r) == 3) {
+		struct rsp_requests_stats st;
+		struct rsp_request_info q;
+
+		for (size_t i = 0; i < 3; i++) {
+			struct rsp_socket_info si = { 0 };
+
+			rsp_requests_get(r, i, &q);
+			if (q.from_socket != RSP_NO_INDEX)
+				rsp_trace_socket(t, q.from_socket, &si);
+			CHECK(si.sk == want[i],
+			      "UDP, slow softirq: request %zu's datagram from %#" PRIx64 " (got %#" PRIx64 ")",
+			      i + 1, want[i], si.sk);
+		}
+		CHECK(!rsp_requests_clients(r, t, &st), "UDP, slow softirq: rsp_requests_clients");
+		rsp_requests_get(r, 1, &q);
+		CHECK(q.client_start_ns == US(3000) && q.client_end_ns == US(3800),
+		      "UDP, received before its sk_data_ready: seen by c2 3000 -> 3800 (got %" PRIu64
+		      " -> %" PRIu64 ")", (uint64_t)(q.client_start_ns - US(0)) / 1000,
+		      (uint64_t)(q.client_end_ns - US(0)) / 1000);
+	} else {
+		CHECK(0, "UDP, slow softirq: three requests");
+	}
+	srv_requests_free(s, t, r);
+}
+
+/*
  * A client that sends two requests at once (pipelining) on a connection set up
  * inside the trace: matched by the streams' byte offsets.  cli's 128 bytes at
  * 1100 (delivered at 1099 in its softirq); srv reads 64 at 1110 and answers 64
@@ -901,6 +977,62 @@ static void test_client_preempted_return(void)
 		check_client_times(r, want, 2, "preempted return");
 	} else {
 		CHECK(0, "preempted return: two requests");
+	}
+	srv_requests_free(s, t, r);
+}
+
+/*
+ * A client preempted in its send twice at the same address (the same call
+ * site: each request's send), its reply's receive between: the second
+ * preemption is the next request's, not the receive's return.  cli's request
+ * 1 is delivered at 1100 in its send, which ends at 1102; preempted at 1105
+ * (user address 0x403000, its send returning), runnable while srv reads
+ * (1110) and replies (1200); runs again at 1300, its receive ends at 1330;
+ * request 2 is delivered at 1338, its send ends at 1340 and it is preempted
+ * at 1342 at 0x403000 again until 1400.  Request 1: 1100 -> 1330 (not
+ * 1400); request 2: srv reads at 1410 and replies at 1450, cli's receive ends
+ * at 1460: 1338 -> 1460.
+ */
+static void test_client_preempted_next_send(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_requests *r;
+	const uint64_t in_send[] = { 0xffffffff81000030ull, 0x403000 };
+	const unsigned want[2][2] = { { 1100, 1330 }, { 1338, 1460 } };
+
+	existing(s, SRV, SRV, "srv");
+	existing(s, CLI, CLI, "cli");
+	existing(s, 700, 700, "oth");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, SRV, "srv");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, CLI, "cli");
+	connect_lo(s, 1);
+	synth_sk_ready(s, 1, US(1100), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_send(s, 1, US(1102), CLI, SK_C, 2, 64);
+	synth_switch_stack(s, 1, US(1105), CLI, "cli", 0 /* R */, 700, "oth", in_send, 2);
+	synth_sock_recv(s, 0, US(1110), SRV, SK_A, 2, 64);
+	synth_sk_ready(s, 0, US(1199), SRV, SYN_SOFTIRQ, SK_C, 2);
+	synth_sock_send(s, 0, US(1200), SRV, SK_A, 2, 64);
+	synth_switch(s, 1, US(1300), 700, "oth", S_INT, CLI, "cli");
+	synth_sock_recv(s, 1, US(1330), CLI, SK_C, 2, 64);
+	synth_sk_ready(s, 1, US(1338), CLI, SYN_SOFTIRQ, SK_A, 2);
+	synth_sock_send(s, 1, US(1340), CLI, SK_C, 2, 64);
+	synth_switch_stack(s, 1, US(1342), CLI, "cli", 0 /* R */, 700, "oth", in_send, 2);
+	synth_switch(s, 1, US(1400), 700, "oth", S_INT, CLI, "cli");
+	synth_sock_recv(s, 0, US(1410), SRV, SK_A, 2, 64);
+	synth_sk_ready(s, 0, US(1449), SRV, SYN_SOFTIRQ, SK_C, 2);
+	synth_sock_send(s, 0, US(1450), SRV, SK_A, 2, 64);
+	synth_sock_recv(s, 1, US(1460), CLI, SK_C, 2, 64);
+	synth_switch(s, 0, US(1700), SRV, "srv", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1700), CLI, "cli", S_INT, 0, "swapper/1");
+	if (srv_requests(s, &t, &r) && rsp_requests_n(r) == 2) {
+		struct rsp_requests_stats st;
+
+		CHECK(!rsp_requests_clients(r, t, &st) && st.count == 2,
+		      "preempted in the next send: both seen (got %zu)", st.count);
+		check_client_times(r, want, 2, "preempted in the next send");
+	} else {
+		CHECK(0, "preempted in the next send: two requests");
 	}
 	srv_requests_free(s, t, r);
 }
@@ -1206,8 +1338,10 @@ int main(void)
 	test_learned_peer();
 	test_unix_peers();
 	test_udp_preempted_sender();
+	test_udp_slow_softirq();
 	test_client_pipelined();
 	test_client_preempted_return();
+	test_client_preempted_next_send();
 	test_backlog_during_send();
 	test_client_preempted_send();
 	test_churned_peers();
