@@ -152,8 +152,10 @@ void rsp_trace_lost(const struct rsp_trace *t, size_t i, struct rsp_lost_info *o
 	o->end_ns = l->end;
 	o->lost = l->lost;
 	o->shed = l->shed;
-	o->event = l->attr >= 0 ? t->dec[l->attr].name : NULL;
-	o->uncertain = o->event ? uncertain_without(o->event) : "everything on this CPU";
+	o->event = l->ring ? "the target's stack copies and samples" :
+		   l->attr >= 0 ? t->dec[l->attr].name : NULL;
+	o->uncertain = l->ring ? "the target's sleep stacks and CPU samples" :
+		       o->event ? uncertain_without(o->event) : "everything on this CPU";
 }
 
 /* ---- threads -------------------------------------------------------------------------- */

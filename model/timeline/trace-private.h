@@ -224,6 +224,10 @@ struct lost_span {
 	int32_t attr; /* the one event type missing (LOST_SAMPLES), -1: every event of the CPU */
 	bool shed; /* a span the recorder shed on purpose (a begin mark, or still open) */
 	bool open; /* begun, its end not (yet) seen */
+	/* lost from a ring of the target's own (attr: its owner), whose events
+	 * are copies of system-wide ones with stacks, and the target's samples:
+	 * the timeline stays whole (builder_lost_ring()) */
+	bool ring;
 };
 
 struct irq_name {
@@ -317,9 +321,15 @@ void builder_comm(struct builder *b, uint64_t time, uint32_t pid, uint32_t tid, 
 void builder_fork(struct builder *b, uint64_t time, uint32_t pid, uint32_t ppid, uint32_t tid,
 		  uint32_t ptid);
 void builder_exit(struct builder *b, uint64_t time, uint32_t pid, uint32_t tid);
-void builder_lost(struct builder *b, uint64_t time, uint32_t cpu, uint64_t n, int source);
+/* @n records of every event lost on @cpu between @since (their ring's last
+ * record there; 0: not known) and @time */
+void builder_lost(struct builder *b, uint64_t time, uint32_t cpu, uint64_t n, uint64_t since);
 /* One event type (attr @attr) missing on @cpu: from @time on (@begin), or up
  * to @time, @n of them; the timeline stays known. */
+bool builder_cpu_lost(const struct builder *b, uint32_t cpu);
+void builder_switch_again(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev);
+void builder_lost_ring(struct builder *b, uint64_t time, uint32_t cpu, int32_t attr, uint64_t n,
+		       uint64_t since);
 void builder_lost_type(struct builder *b, uint64_t time, uint32_t cpu, int32_t attr, uint64_t n,
 		       bool begin);
 void builder_finish(struct builder *b);

@@ -152,6 +152,20 @@ struct walk {
 	struct one_pass *pass1; /* loading in one pass: the scan's state, or NULL */
 	uint8_t *seg_state; /* per segment: 0, SEG_LOADING, SEG_HELD or SEG_FAILED (atomic) */
 	bool *multi; /* per attr: its tracepoint comes from several attrs */
+	/* a system-wide (not inherited) sched_switch attr: a ring of inherited,
+	 * per-task events (rsp record's target's) holds none of the timeline */
+	bool wide_switch;
+	/*
+	 * Which ring each attr's records come through, as a class of attrs set
+	 * up alike (inherited or not, a wakeup watermark or not): rsp record's
+	 * system-wide rings, the target's rings and its ftrace copies differ so;
+	 * perf record's are one.  Per CPU and class, the last sample's time: a
+	 * ring's LOST record covers the time since its own last record, not the
+	 * other rings' (the ftrace copies went on through 0.54 s the system-wide
+	 * ring lost, and the span read 25 us)
+	 */
+	uint8_t *ring_class;
+	uint64_t *ring_last; /* [cpu * RING_CLASSES + class] */
 	uint64_t (*uips)[MAX_USER_FRAMES]; /* OPQ_UIPS slots: unwound user frames */
 	struct opq *q; /* NULL: one stage after the other */
 	uint64_t *bytes; /* per attr: bytes of its samples (the first stage's, below) */
@@ -181,6 +195,22 @@ struct walk {
 };
 
 static void apply(struct walk *w, const struct op *o);
+
+#define RING_CLASSES 4
+
+static unsigned ring_class_of(const struct perf_event_attr *a)
+{
+	return (a->inherit ? 1u : 0u) | (a->watermark ? 2u : 0u);
+}
+
+/* When the ring of @attr's records last delivered one on @cpu, 0 if never. */
+static uint64_t ring_since(const struct walk *w, uint32_t cpu, const struct rsp_rattr *attr)
+{
+	if (cpu >= w->nr_cpus || !attr || !w->ring_last)
+		return 0;
+	return w->ring_last[(size_t)cpu * RING_CLASSES + w->ring_class[attr->index]];
+}
+
 
 /* An op's unwound user frames: beside the ring, in the slot op_uips_room() gave it. */
 static uint64_t *op_uips(struct walk *w, const struct op *o)
@@ -652,6 +682,22 @@ static void walk_sample(struct walk *w, const struct perf_event_header *h, uint6
 	op_commit(w);
 }
 
+/* @o's event, decoded now or by the first stage; false if it cannot be. */
+static bool op_event(struct walk *w, const struct op *o, const struct rsp_decoder *d,
+		     struct rsp_dev *ev)
+{
+	if (o->decoded) {
+		if (!o->dec_ok)
+			return false;
+		op_dev(d, o, ev);
+		return true;
+	}
+	w->s.raw = o->raw;
+	w->s.raw_size = o->raw_size;
+	w->s.tid = o->tid;
+	return rsp_decode(d, &w->s, ev);
+}
+
 /* The second stage's part of a sample: its stack, merge, decode, build. */
 static void build_sample(struct walk *w, const struct op *o)
 {
@@ -661,6 +707,8 @@ static void build_sample(struct walk *w, const struct op *o)
 	struct rsp_dev ev;
 	bool gained = false;
 
+	if (o->cpu < w->nr_cpus)
+		w->ring_last[(size_t)o->cpu * RING_CLASSES + w->ring_class[o->attr]] = o->time;
 	if (d->is_sampler) {
 		count_event(w, o->attr, false, stack != 0);
 		builder_sample(w->b, o->time, o->cpu, o->tid, o->pid, stack, (uint16_t)o->attr);
@@ -672,20 +720,14 @@ static void build_sample(struct walk *w, const struct op *o)
 	}
 	if (w->multi[o->attr] && o->raw && merged_dup(w, o, d, stack, &gained)) {
 		count_event(w, o->attr, true, gained);
+		/* the switch's next task, known again after a loss since the first copy */
+		if (d->kind == TP_SWITCH && builder_cpu_lost(w->b, o->cpu) && op_event(w, o, d, &ev))
+			builder_switch_again(w->b, o->time, o->cpu, &ev);
 		return;
 	}
 	count_event(w, o->attr, false, stack != 0);
-	if (o->decoded) {
-		if (!o->dec_ok)
-			return;
-		op_dev(d, o, &ev);
-	} else {
-		w->s.raw = o->raw;
-		w->s.raw_size = o->raw_size;
-		w->s.tid = o->tid;
-		if (!rsp_decode(d, &w->s, &ev))
-			return;
-	}
+	if (!op_event(w, o, d, &ev))
+		return;
 	w->n_events++;
 	builder_event(w->b, o->time, o->cpu, &ev, stack, o->off);
 	if (w->multi[o->attr] && o->raw)
@@ -828,7 +870,15 @@ static void build_record(struct walk *w, const struct idx *e)
 
 		if (h->size < sizeof(*l) || rsp_reader_parse_id(t->reader, h, &s))
 			break;
-		builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost, 0);
+		/* a ring of the target's own (rsp record's: inherited events beside
+		 * system-wide switches): its copies and samples, not the timeline.
+		 * perf record sets inherit on every attr, -a too: never taken so */
+		if (w->wide_switch && s.attr && s.attr->attr.inherit)
+			builder_lost_ring(w->b, e->time, s.has_cpu ? s.cpu : 0, (int32_t)s.attr->index,
+					  l->lost, ring_since(w, s.has_cpu ? s.cpu : 0, s.attr));
+		else
+			builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost,
+				     ring_since(w, s.has_cpu ? s.cpu : 0, s.attr));
 		break;
 	}
 	case PERF_RECORD_LOST_SAMPLES: {
@@ -844,7 +894,8 @@ static void build_record(struct walk *w, const struct idx *e)
 			builder_lost_type(w->b, e->time, s.has_cpu ? s.cpu : 0,
 					  (int32_t)s.attr->index, l->lost, begin);
 		else if (!begin)
-			builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost, 0);
+			builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost,
+				     ring_since(w, s.has_cpu ? s.cpu : 0, s.attr));
 		break;
 	}
 	default:
@@ -1007,10 +1058,11 @@ static int decoders_init(struct walk *w)
 	t->dec = calloc(na, sizeof(*t->dec));
 	w->multi = calloc(na, sizeof(*w->multi));
 	w->count_of = calloc(na, sizeof(*w->count_of));
+	w->ring_class = calloc(na ? na : 1, sizeof(*w->ring_class));
 	/* each stage's counts on cache lines of their own */
 	w->bytes = aligned_alloc(64, cache_lines(na * sizeof(*w->bytes)));
 	w->counts = aligned_alloc(64, cache_lines(na * sizeof(*w->counts)));
-	if (!t->dec || !w->multi || !w->count_of || !w->bytes || !w->counts)
+	if (!t->dec || !w->multi || !w->count_of || !w->bytes || !w->counts || !w->ring_class)
 		return -ENOMEM;
 	memset(w->bytes, 0, na * sizeof(*w->bytes));
 	memset(w->counts, 0, na * sizeof(*w->counts));
@@ -1025,6 +1077,9 @@ static int decoders_init(struct walk *w)
 		t->recorded[t->dec[i].kind] = true;
 		if (t->dec[i].kind == TP_WAKING)
 			t->have_waking = true;
+		if (t->dec[i].kind == TP_SWITCH && !rsp_reader_attr(t->reader, i)->attr.inherit)
+			w->wide_switch = true;
+		w->ring_class[i] = (uint8_t)ring_class_of(&rsp_reader_attr(t->reader, i)->attr);
 	}
 	for (size_t i = 0; i < na; i++)
 		for (size_t j = 0; j < na; j++)
@@ -1094,8 +1149,9 @@ static int walk_init(struct walk *w, struct rsp_trace *t)
 	w->ring = calloc(t->nr_cpus, sizeof(*w->ring));
 	w->pos = calloc(t->nr_cpus, sizeof(*w->pos));
 	w->live = calloc(t->nr_cpus, sizeof(*w->live));
+	w->ring_last = calloc((size_t)t->nr_cpus * RING_CLASSES + 1, sizeof(*w->ring_last));
 	w->b = builder_new(t);
-	if (!w->ring || !w->pos || !w->live || !w->b)
+	if (!w->ring || !w->pos || !w->live || !w->ring_last || !w->b)
 		return -ENOMEM;
 	return 0;
 }
@@ -1167,6 +1223,8 @@ static void walk_free(struct walk *w, struct opq *q, size_t n_segs)
 	free(w->ring);
 	free(w->pos);
 	free(w->live);
+	free(w->ring_last);
+	free(w->ring_class);
 	free(w->multi);
 	free(w->count_of);
 	free(w->counts);

@@ -263,6 +263,30 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	{
+		/* rsp record's rings: the target's switch copies (inherited) beside the
+		 * system-wide ones and ftrace's copies; each ring loses records, the
+		 * system-wide copy of a switch after its ring's LOST, a UDP datagram
+		 * received before its sk_data_ready in a long softirq */
+		struct synth_opts o = { .second_waking_attr = true, .rsp_rings = true };
+		struct synth *s = synth_new(&o);
+
+		events(s);
+		synth_switch_copy(s, 0, US(90), 0, "swapper/0", 0, 100, "a");
+		synth_waking(s, 0, US(91), 100, 0, 200, "b", 1, true, NULL, 0);
+		synth_switch_copy(s, 0, US(92), 100, "a", 0, 200, "b");
+		synth_lost(s, US(93), 0, 2);
+		synth_switch(s, 0, US(94), 100, "a", 0, 200, "b");
+		synth_lost_target(s, US(95), 0, 4);
+		synth_sock_udp(s, true);
+		synth_softirq(s, SE_SOFTIRQ_ENTRY, 1, US(96), 300, 3);
+		synth_sock_recv(s, 0, US(97), 200, 0x4000, 2, 64);
+		synth_sk_ready(s, 1, US(98), 300, SYN_SOFTIRQ, 0x4000, 2);
+		synth_softirq(s, SE_SOFTIRQ_EXIT, 1, US(99), 300, 3);
+		synth_sock_send(s, 1, US(99), 300, 0x5000, 2, 64);
+		if (!put_synth(dir, "synth-rings.data", s))
+			return 1;
+	}
+	{
 		/* a loopback connection closed by the server: the client's CLOSE_WAIT
 		 * in the server's softirq, then the client woken there */
 		const uint8_t lo[4] = { 127, 0, 0, 1 };

@@ -186,6 +186,7 @@ struct synth {
 /* attr ids: event k -> 1000 + k; second waking 1100; tracking 1200; cpu-clock 1300 */
 #define ID_WAKING2 1100
 #define ID_EXEC2 1101
+#define ID_SWITCH2 1102
 #define ID_TRACK 1200
 #define ID_CLOCK 1300
 
@@ -329,11 +330,18 @@ static size_t all_attrs(struct synth *s, struct perf_event_attr *a, uint64_t *id
 		make_attr(&a[n], PERF_TYPE_TRACEPOINT, (uint64_t)s->def[SE_EXEC]->id, false);
 		ids[n++] = ID_EXEC2;
 	}
+	if (s->o.rsp_rings && !s->o.samples_only) {
+		make_attr(&a[n], PERF_TYPE_TRACEPOINT, (uint64_t)s->def[SE_SWITCH]->id, false);
+		a[n].inherit = 1;
+		ids[n++] = ID_SWITCH2;
+	}
 	make_attr(&a[n], PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true);
 	/* a real sampler's order (1 ms: perf's and rsp's default rate) unless given */
 	a[n].sample_period = s->o.clock_period ? s->o.clock_period : 1000000;
 	a[n].freq = s->o.clock_period && s->o.clock_freq;
 	ids[n++] = ID_CLOCK;
+	for (size_t i = 0; s->o.rsp_rings && i < n; i++)
+		a[i].watermark = ids[i] != ID_WAKING2; /* the ftrace copy's has none */
 	return n;
 }
 
@@ -607,6 +615,19 @@ void synth_lost(struct synth *s, uint64_t t, int cpu, uint64_t n)
 	free(r.p);
 }
 
+void synth_lost_target(struct synth *s, uint64_t t, int cpu, uint64_t n)
+{
+	struct buf r = { 0 };
+	struct perf_event_header h = { PERF_RECORD_LOST, 0, 8 + 16 + 32 };
+
+	put(&r, &h, 8);
+	put_u64(&r, ID_SWITCH2);
+	put_u64(&r, n);
+	trailer(&r, 0, 0, t, cpu, ID_SWITCH2);
+	emit(s, cpu, &r);
+	free(r.p);
+}
+
 void synth_shed(struct synth *s, uint64_t t, int cpu, uint64_t n, bool begin)
 {
 	struct buf r = { 0 };
@@ -768,6 +789,28 @@ void synth_switch(struct synth *s, int cpu, uint64_t t, int prev, const char *pr
 	synth_switch_stack(s, cpu, t, prev, prev_comm, prev_state, next, next_comm, &ip, 1);
 }
 
+static void switch_payload(struct payload *pl, struct synth *s, int prev, const char *prev_comm,
+			   long prev_state, int next, const char *next_comm)
+{
+	pl_begin(pl, s, SE_SWITCH, 0, prev);
+	pl_str(pl, "prev_comm", prev_comm);
+	pl_int(pl, "prev_pid", prev);
+	pl_int(pl, "prev_prio", 120);
+	pl_int(pl, "prev_state", prev_state);
+	pl_str(pl, "next_comm", next_comm);
+	pl_int(pl, "next_pid", next);
+	pl_int(pl, "next_prio", 120);
+}
+
+void synth_switch_copy(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
+		       long prev_state, int next, const char *next_comm)
+{
+	struct payload pl;
+
+	switch_payload(&pl, s, prev, prev_comm, prev_state, next, next_comm);
+	tp(s, &pl, cpu, t, prev, ID_SWITCH2, false, NULL, 0);
+}
+
 void synth_switch_ustack(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
 			 long prev_state, int next, const char *next_comm, const uint64_t *stack,
 			 size_t nstack, const uint64_t regs[3], const void *copy, size_t copy_size,
@@ -776,14 +819,7 @@ void synth_switch_ustack(struct synth *s, int cpu, uint64_t t, int prev, const c
 	struct ucopy u = { regs, copy, copy_size, dyn_size }; /* regs NULL: no copy */
 	struct payload pl;
 
-	pl_begin(&pl, s, SE_SWITCH, 0, prev);
-	pl_str(&pl, "prev_comm", prev_comm);
-	pl_int(&pl, "prev_pid", prev);
-	pl_int(&pl, "prev_prio", 120);
-	pl_int(&pl, "prev_state", prev_state);
-	pl_str(&pl, "next_comm", next_comm);
-	pl_int(&pl, "next_pid", next);
-	pl_int(&pl, "next_prio", 120);
+	switch_payload(&pl, s, prev, prev_comm, prev_state, next, next_comm);
 	sample_u(s, cpu, t, prev, prev, 1000 + SE_SWITCH, true, stack, nstack, pl.p, pl.len, &u);
 }
 

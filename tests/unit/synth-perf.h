@@ -44,6 +44,11 @@ struct synth_opts {
 	bool int_prev_state; /* a kernel whose prev_state is a 4-byte int at another offset */
 	bool second_waking_attr; /* sched_waking also from a second attr (an "ftrace copy") */
 	bool second_exec_attr; /* sched_process_exec too (synth_exec_tp_copy) */
+	/* rsp record's rings: every perf attr with a wakeup watermark but the second
+	 * waking attr (second_waking_attr: the ftrace copy, without), and a second
+	 * sched_switch attr, inherited: the target's copies in rings of their own
+	 * (synth_switch_copy(), synth_lost_target()) */
+	bool rsp_rings;
 	bool no_tracing_data;
 	bool sideband_id0; /* side-band records carry id 0, as perf record's synthesized ones */
 	const char *kallsyms; /* /proc/kallsyms text for the tracing data; NULL: none */
@@ -97,6 +102,8 @@ void synth_exit(struct synth *s, uint64_t t, int pid, int tid);
 void synth_mmap2(struct synth *s, uint64_t t, int pid, uint64_t start, uint64_t len,
 		 uint64_t pgoff, const char *path);
 void synth_lost(struct synth *s, uint64_t t, int cpu, uint64_t n);
+/* with rsp_rings: @n records lost in the target's ring of @cpu (its LOST record) */
+void synth_lost_target(struct synth *s, uint64_t t, int cpu, uint64_t n);
 /* A shed span of the CPU sampler (rsp record under memory pressure): a
  * PERF_RECORD_LOST_SAMPLES with RSP_PF_MISC_SHED_BEGIN at its start, one
  * without it and the kernel's count of what was missed (@n) at its end. */
@@ -108,6 +115,9 @@ void synth_targets(struct synth *s, const int *pids, size_t n);
 void synth_switch(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
 		  long prev_state, int next, const char *next_comm);
 /* The same with the switch-out stack (perf's callchain, leaf first) given. */
+/* with rsp_rings: the target's copy of a switch (the inherited attr's) */
+void synth_switch_copy(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
+		       long prev_state, int next, const char *next_comm);
 void synth_switch_stack(struct synth *s, int cpu, uint64_t t, int prev, const char *prev_comm,
 			long prev_state, int next, const char *next_comm, const uint64_t *stack,
 			size_t nstack);

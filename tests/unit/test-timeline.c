@@ -183,7 +183,7 @@ static void test_lost(void)
 		struct rsp_lost_info l;
 		struct rsp_trace_summary sum;
 
-		CHECK_STR(dump(t, 100), "S1000-1000 R1000-1100 ?1100-1800 R1800-1800i S1800-1800",
+		CHECK_STR(dump(t, 100), "S1000-1000 R1000-1100 ?1100-1800L R1800-1800i S1800-1800",
 			  "unknown from the last event before the loss until a's next event");
 		CHECK(rsp_trace_n_lost(t) == 1, "one lost span");
 		rsp_trace_lost(t, 0, &l);
@@ -191,6 +191,77 @@ static void test_lost(void)
 		      "cpu0 1100..1500, 10 lost");
 		rsp_trace_get_summary(t, &sum);
 		CHECK(sum.lost_events == 10, "summary counts them");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+/*
+ * rsp record's rings (synth rsp_rings): the system-wide ring, the target's
+ * (inherited copies) and the ftrace copies.  On cpu0, a (100) runs from 1000;
+ * the system-wide ring's last record is a sample at 1100; the ftrace copies go
+ * on (wakings at 1200-1400); the switch a -> b at 1450 is in the target's ring
+ * only, its system-wide copy comes at 1520 after that ring's LOST (1500, 3
+ * lost).  The span is 1100..1500 (the ring's own last record, not the ftrace
+ * copy's at 1400); b runs from 1450, unknown from there (the span) until the
+ * system-wide copy at 1520 says it runs, then to 1800.  On cpu1, c (300)
+ * runs from 1000; its switch-out is lost (LOST at 1700, 2 lost, the ring's
+ * last record the switch-in at 1000): d (500) is seen running there at 1300
+ * (an ftrace copy in its context) while c was current, a disagreement the
+ * loss explains: c's unknown time from 1300 until it switches in on cpu0 at
+ * 1900 is the loss's (d, current at the LOST, is the loss's too).  The target's ring loses 5 at 2000 (since its
+ * last record, the switch at 1800): its copies and samples; the timeline
+ * stays whole (b sleeps on).
+ */
+static void test_lost_rings(void)
+{
+	struct synth_opts o = { .second_waking_attr = true, .rsp_rings = true };
+	struct synth *s = synth_new(&o);
+	struct rsp_trace *t;
+	char err[256];
+	uint64_t ip = 0x401000;
+
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_fork(s, 0, 200, 1, 200, 1);
+	synth_fork(s, 0, 300, 1, 300, 1);
+	synth_fork(s, 0, 500, 1, 500, 1);
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_switch_copy(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_switch(s, 1, US(1000), 0, "swapper/1", 0, 300, "c");
+	synth_sample(s, 0, US(1100), 100, 100, &ip, 1);
+	for (int k = 0; k < 3; k++)
+		synth_waking(s, 0, US(1200 + 100 * k), 100, 0, 400, "w", 0, true, NULL, 0);
+	synth_waking(s, 1, US(1300), 500, 0, 400, "w", 1, true, NULL, 0);
+	synth_switch_copy(s, 0, US(1450), 100, "a", 0 /* R */, 200, "b");
+	synth_lost(s, US(1500), 0, 3);
+	synth_switch(s, 0, US(1520), 100, "a", 0 /* R */, 200, "b");
+	synth_lost(s, US(1700), 1, 2);
+	synth_switch(s, 0, US(1800), 200, "b", S_INT, 0, "swapper/0");
+	synth_switch_copy(s, 0, US(1800), 200, "b", S_INT, 0, "swapper/0");
+	synth_switch(s, 0, US(1900), 0, "swapper/0", 0, 300, "c");
+	synth_lost_target(s, US(2000), 0, 5);
+	synth_switch(s, 0, US(2100), 300, "c", S_INT, 0, "swapper/0");
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "rings: opens");
+	if (t) {
+		struct rsp_lost_info l[3];
+		size_t n = rsp_trace_n_lost(t);
+
+		for (size_t i = 0; i < n && i < 3; i++)
+			rsp_trace_lost(t, i, &l[i]);
+		CHECK(n == 3, "rings: three lost spans (got %zu)", n);
+		CHECK(n >= 1 && !l[0].event && l[0].cpu == 0 && l[0].start_ns == US(1100) &&
+		      l[0].end_ns == US(1500),
+		      "rings: the system-wide ring's span from its own last record, 1100..1500 "
+		      "(got %lld..%lld)", n ? ((long long)l[0].start_ns - 1000000000ll) / 1000 : 0,
+		      n ? ((long long)l[0].end_ns - 1000000000ll) / 1000 : 0);
+		CHECK(n >= 3 && l[2].event && !strcmp(l[2].event, "the target's stack copies and samples") &&
+		      l[2].start_ns == US(1800) && l[2].end_ns == US(2000) && l[2].lost == 5,
+		      "rings: the target's ring's loss names its copies and samples, 1800..2000");
+		CHECK_STR(dump(t, 200), "S1000-1450 R1450-1450 ?1450-1520L R1520-1800 S1800-2100",
+			  "rings: b unknown from its switch-in in the span until the system-wide copy");
+		CHECK_STR(dump(t, 300), "S1000-1000 R1000-1300 ?1300-1900L R1900-2100 S2100-2100",
+			  "rings: c's unknown time after its lost switch-out is the loss's");
 		rsp_trace_free(t);
 	}
 	synth_free(s);
@@ -1676,6 +1747,7 @@ int main(void)
 	test_missing_switch_out();
 	test_lost();
 	test_lost_samples_untimed();
+	test_lost_rings();
 	test_pid_reuse_and_exec();
 	test_block();
 	test_block_requeue();

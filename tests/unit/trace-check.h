@@ -91,11 +91,12 @@ static inline const char *dump(struct rsp_trace *t, int tid)
 
 		rsp_thread_slice(t, th, i, &s);
 		k = s.kind == RSP_SLICE_RUN ? 'R' : s.kind == RSP_SLICE_SLEEP ? 'S' : '?';
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%c%lld-%lld%s%s", i ? " " : "",
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%c%lld-%lld%s%s%s", i ? " " : "",
 				      k, ((long long)s.start_ns - 1000000000ll) / 1000,
 				      ((long long)s.end_ns - 1000000000ll) / 1000,
 				      (s.flags & RSP_SLICE_INFERRED_START) ? "i" : "",
-				      (s.flags & RSP_SLICE_EXEC) ? "e" : "");
+				      (s.flags & RSP_SLICE_EXEC) ? "e" : "",
+				      k == '?' && (s.flags & RSP_SLICE_LOST) ? "L" : "");
 	}
 	return buf;
 }
