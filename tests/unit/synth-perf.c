@@ -601,31 +601,28 @@ void synth_mmap2(struct synth *s, uint64_t t, int pid, uint64_t start, uint64_t 
 	free(body);
 }
 
-void synth_lost(struct synth *s, uint64_t t, int cpu, uint64_t n)
+/* A PERF_RECORD_LOST of @n on @cpu, in the ring of the attr of @id. */
+static void lost_record(struct synth *s, uint64_t t, int cpu, uint64_t n, uint64_t id)
 {
 	struct buf r = { 0 };
 	struct perf_event_header h = { PERF_RECORD_LOST, 0, 8 + 16 + 32 };
-	uint64_t id = ID_TRACK;
 
 	put(&r, &h, 8);
 	put_u64(&r, id);
 	put_u64(&r, n);
-	trailer(&r, 0, 0, t, cpu, ID_TRACK);
+	trailer(&r, 0, 0, t, cpu, id);
 	emit(s, cpu, &r);
 	free(r.p);
 }
 
+void synth_lost(struct synth *s, uint64_t t, int cpu, uint64_t n)
+{
+	lost_record(s, t, cpu, n, ID_TRACK);
+}
+
 void synth_lost_target(struct synth *s, uint64_t t, int cpu, uint64_t n)
 {
-	struct buf r = { 0 };
-	struct perf_event_header h = { PERF_RECORD_LOST, 0, 8 + 16 + 32 };
-
-	put(&r, &h, 8);
-	put_u64(&r, ID_SWITCH2);
-	put_u64(&r, n);
-	trailer(&r, 0, 0, t, cpu, ID_SWITCH2);
-	emit(s, cpu, &r);
-	free(r.p);
+	lost_record(s, t, cpu, n, ID_SWITCH2);
 }
 
 void synth_shed(struct synth *s, uint64_t t, int cpu, uint64_t n, bool begin)
