@@ -11,6 +11,7 @@
  *  - a span of lost records makes its CPU unknown: the thread running there
  *    gets an UNKNOWN slice until its next known event.
  */
+#include "base/search.h"
 #include "timeline/builder-private.h"
 
 #include <stdio.h>
@@ -651,6 +652,12 @@ void builder_exit(struct builder *b, uint64_t t, uint32_t pid, uint32_t tid)
 	}
 }
 
+/* Is @cpu's state unknown (records lost there, nothing known since)? */
+bool builder_cpu_lost(const struct builder *b, uint32_t cpu)
+{
+	return cpu < b->ncpus && b->cpus[cpu].cur == CPU_UNKNOWN;
+}
+
 /*
  * A second copy of switch @ev, already built, merged at @t after the CPU's
  * state was lost since (builder_lost()): its next task runs here from @t.
@@ -658,23 +665,25 @@ void builder_exit(struct builder *b, uint64_t t, uint32_t pid, uint32_t tid)
  * target's copy (its own ring) before it; without this the task stayed unknown
  * until its next event, a spinner's whole 4 ms run per loss.
  */
-/* Is @cpu's state unknown (records lost there, nothing known since)? */
-bool builder_cpu_lost(const struct builder *b, uint32_t cpu)
-{
-	return cpu < b->ncpus && b->cpus[cpu].cur == CPU_UNKNOWN;
-}
-
 void builder_switch_again(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
 {
 	uint32_t n;
 
-	if (cpu >= b->ncpus || !ev->u.sw.next || b->cpus[cpu].cur != CPU_UNKNOWN ||
-	    b->cpus[cpu].since > t)
+	if (!builder_cpu_lost(b, cpu) || !ev->u.sw.next || b->cpus[cpu].since > t)
 		return;
 	n = _rsp_builder_thread(b, ev->u.sw.next, 0, t);
 	if (n == RSP_NONE || TH(b, n)->st != TS_UNKNOWN)
 		return;
 	_rsp_open_run(b, n, cpu, t, RSP_NONE, 0);
+}
+
+/* Where a span lost on @cpu before @t begins: at @since, its ring's last record
+ * there, if known; else the CPU's last record, else the trace's start. */
+static uint64_t lost_start(const struct builder *b, uint32_t cpu, uint64_t since, uint64_t t)
+{
+	if (since && since <= t)
+		return since;
+	return b->cpus[cpu].last_time ? b->cpus[cpu].last_time : b->t->t_start;
 }
 
 void builder_lost(struct builder *b, uint64_t t, uint32_t cpu, uint64_t n, uint64_t since)
@@ -687,7 +696,7 @@ void builder_lost(struct builder *b, uint64_t t, uint32_t cpu, uint64_t n, uint6
 	cs = &b->cpus[cpu];
 	ls.cpu = cpu;
 	/* since the ring's last record (other rings' records came meanwhile) */
-	ls.start = since && since <= t ? since : cs->last_time ? cs->last_time : b->t->t_start;
+	ls.start = lost_start(b, cpu, since, t);
 	ls.end = t;
 	ls.lost = n;
 	ls.attr = -1;
@@ -727,8 +736,7 @@ void builder_lost_ring(struct builder *b, uint64_t t, uint32_t cpu, int32_t attr
 		return;
 	memset(&ls, 0, sizeof(ls));
 	ls.cpu = cpu;
-	ls.start = since && since <= t ? since
-		   : b->cpus[cpu].last_time ? b->cpus[cpu].last_time : b->t->t_start;
+	ls.start = lost_start(b, cpu, since, t);
 	ls.end = t > ls.start ? t : ls.start;
 	ls.lost = n;
 	ls.attr = attr;
@@ -755,7 +763,7 @@ void builder_lost_type(struct builder *b, uint64_t t, uint32_t cpu, int32_t attr
 		}
 	}
 	ls.cpu = cpu;
-	ls.start = begin ? t : b->cpus[cpu].last_time ? b->cpus[cpu].last_time : b->t->t_start;
+	ls.start = begin ? t : lost_start(b, cpu, 0, t);
 	ls.end = t;
 	if (!begin && (t == 0 || t < ls.start)) {
 		/* perf record's own count at its end (read_format's lost, time 0 or
@@ -776,6 +784,18 @@ void builder_lost_type(struct builder *b, uint64_t t, uint32_t cpu, int32_t attr
 	ls.open = begin;
 	ls.ring = false;
 	vec_push(&b->t->lost, ls);
+}
+
+struct span_key {
+	const uint64_t (*sp)[2];
+	uint64_t start;
+};
+
+static bool span_ends_before(const void *ctx, size_t i)
+{
+	const struct span_key *k = ctx;
+
+	return k->sp[i][1] < k->start;
 }
 
 static int cmp_span(const void *a, const void *b)
@@ -821,21 +841,18 @@ static void unknown_in_lost_spans(struct rsp_trace *t)
 	for (size_t i = 0; i < t->threads.n; i++) {
 		struct thread *th = &t->threads.v[i];
 
-		for (size_t k = 0; k < th->slices.n; k++) {
-			struct slice *u = &th->slices.v[k];
-			size_t lo = 0, hi = n;
+		struct span_key k = { (const uint64_t(*)[2])sp, 0 };
+		size_t at = 0;
+
+		for (size_t j = 0; j < th->slices.n; j++) {
+			struct slice *u = &th->slices.v[j];
 
 			if (u->kind != SLICE_UNKNOWN || (u->flags & (SL_LOST | SL_NOT_RECORDED)))
 				continue;
-			while (lo < hi) { /* the first span ending at or after the slice's start */
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (sp[mid][1] < u->start)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo < n && sp[lo][0] <= u->end)
+			/* the first span ending at or after the slice's start */
+			k.start = u->start;
+			at = _rsp_gallop(n, at, span_ends_before, &k);
+			if (at < n && sp[at][0] <= u->end)
 				u->flags |= SL_LOST;
 		}
 	}

@@ -18,6 +18,7 @@
  * machine sent it (builder-net.c), the socket's datagrams taken in the order
  * they arrived (a UDP socket's queue is first in, first out).
  */
+#include "base/search.h"
 #include "timeline/trace-private.h"
 #include "rsp-requests.h"
 
@@ -321,22 +322,29 @@ fail:
 	return -ENOMEM;
 }
 
-/* The earliest moment datagram arrival @net can have been queued: its softirq's
- * beginning (struct net_early), else its sk_data_ready. */
-static uint64_t queued_from(const struct rsp_trace *t, uint32_t net)
+struct early_key {
+	const struct rsp_trace *t;
+	uint32_t net;
+};
+
+static bool early_before(const void *ctx, size_t i)
 {
-	size_t lo = 0, hi = t->net_early.n;
+	const struct early_key *k = ctx;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	return k->t->net_early.v[i].net < k->net;
+}
 
-		if (t->net_early.v[mid].net < net)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < t->net_early.n && t->net_early.v[lo].net == net)
-		return t->nets.v[net].ready_time - t->net_early.v[lo].early_ns;
+/* The earliest moment datagram arrival @net can have been queued: its softirq's
+ * beginning (struct net_early), else its sk_data_ready.  *@hint: the last
+ * answer (the arrivals are asked about in about their order). */
+static uint64_t queued_from(const struct rsp_trace *t, uint32_t net, size_t *hint)
+{
+	struct early_key k = { t, net };
+	size_t i = _rsp_gallop(t->net_early.n, *hint, early_before, &k);
+
+	*hint = i;
+	if (i < t->net_early.n && t->net_early.v[i].net == net)
+		return t->nets.v[net].ready_time - t->net_early.v[i].early_ns;
 	return t->nets.v[net].ready_time;
 }
 
@@ -375,21 +383,22 @@ static int datagram_senders(const struct rsp_trace *t, struct dgram **out)
 	if (!next || !from)
 		goto out;
 	memcpy(next, start, t->socks.n * sizeof(*next)); /* each socket's next arrival */
-	for (size_t i = 0; i < t->sockops.n; i++) {
+	for (size_t i = 0, hint = 0; i < t->sockops.n; i++) {
 		const struct sock_op *op = &t->sockops.v[i];
 		uint32_t s = op->sock;
+		uint64_t queued;
 
 		from[i] = (struct dgram){ RSP_NONE, 0 };
 		if (op->send || s >= t->socks.n || t->socks.v[s].protocol != 17 /* UDP */ ||
-		    next[s] == start[s + 1] || queued_from(t, list[next[s]]) > op->time)
+		    next[s] == start[s + 1] ||
+		    (queued = queued_from(t, list[next[s]], &hint)) > op->time)
 			continue;
 		from[i].from = t->nets.v[list[next[s]]].from_sock;
 		/* sent before it was queued: inside the sender's send, which
 		 * its softirq interrupted */
-		from[i].ready = net_sent(&t->nets.v[list[next[s]]]);
-		if (queued_from(t, list[next[s]]) < from[i].ready)
-			from[i].ready = queued_from(t, list[next[s]]);
-		next[s]++;
+		from[i].ready = net_sent(&t->nets.v[list[next[s]++]]);
+		if (queued < from[i].ready)
+			from[i].ready = queued;
 	}
 	*out = from;
 	from = NULL;

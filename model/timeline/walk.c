@@ -867,18 +867,19 @@ static void build_record(struct walk *w, const struct idx *e)
 	}
 	case PERF_RECORD_LOST: {
 		const struct rsp_pf_lost *l = (const void *)h;
+		uint32_t cpu;
 
 		if (h->size < sizeof(*l) || rsp_reader_parse_id(t->reader, h, &s))
 			break;
+		cpu = s.has_cpu ? s.cpu : 0;
 		/* a ring of the target's own (rsp record's: inherited events beside
 		 * system-wide switches): its copies and samples, not the timeline.
 		 * perf record sets inherit on every attr, -a too: never taken so */
 		if (w->wide_switch && s.attr && s.attr->attr.inherit)
-			builder_lost_ring(w->b, e->time, s.has_cpu ? s.cpu : 0, (int32_t)s.attr->index,
-					  l->lost, ring_since(w, s.has_cpu ? s.cpu : 0, s.attr));
+			builder_lost_ring(w->b, e->time, cpu, (int32_t)s.attr->index, l->lost,
+					  ring_since(w, cpu, s.attr));
 		else
-			builder_lost(w->b, e->time, s.has_cpu ? s.cpu : 0, l->lost,
-				     ring_since(w, s.has_cpu ? s.cpu : 0, s.attr));
+			builder_lost(w->b, e->time, cpu, l->lost, ring_since(w, cpu, s.attr));
 		break;
 	}
 	case PERF_RECORD_LOST_SAMPLES: {
