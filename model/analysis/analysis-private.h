@@ -86,6 +86,7 @@ struct run_site {
 	int pid;
 	uint32_t thread; /* one of the process's threads, for its comm */
 	uint32_t label; /* "comm: caller > common (from X to Y)", or "comm" */
+	uint32_t what; /* the label past "comm: " (runs.c, run_words()); 0: not made yet */
 	bool named; /* the label names code */
 	/* its frames, root to the common one, as a stack (0: none) of @pid at @time */
 	uint32_t stack;
@@ -95,12 +96,6 @@ struct run_site {
 	/* what the samples of its sampled runs do not stand for (runs.c, split_of()):
 	 * estimated from its pool like the runs without samples, as CPU time */
 	uint64_t rest_ns;
-};
-
-/* A run on a CPU (cpus.c). */
-struct cpu_run {
-	uint64_t start, end;
-	uint32_t thread, slice;
 };
 
 struct site_slot {
@@ -187,7 +182,7 @@ struct rsp_analysis {
 	struct _rsp_u64map periods; /* pid -> the CPU time one of its samples stands for */
 
 	/* who held each CPU (cpus.c) */
-	VEC(struct cpu_run) *cpu_runs;
+	const struct cpu_runs *cpu_runs; /* the trace's (trace_cpu_runs()) */
 	size_t n_cpu_runs;
 	size_t *run_hint; /* per CPU: the last first_after() answer */
 	size_t *slice_hint; /* per thread: the last analysis_first_slice() answer */

@@ -4,11 +4,10 @@
  * CPU it then runs on: while another thread ran there (contention: that
  * thread is named), or while the CPU was idle and had yet to wake up to run
  * it (wake-up latency of an idle CPU, large in a VM).  The runs of every
- * thread, per CPU and in time order, are indexed on first use.
+ * thread, per CPU and in time order, are the trace's (trace_cpu_runs()).
  */
 #include "analysis/analysis-private.h"
 #include "base/search.h"
-#include "base/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,63 +16,20 @@
 /* At most this many pieces per wait: the rest goes to the last one. */
 #define MAX_PIECES 16
 
-static int by_start(const void *x, const void *y)
-{
-	const struct cpu_run *a = x, *b = y;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->end < b->end ? -1 : a->end > b->end;
-}
-
-static bool run_first(const void *x, const void *y)
-{
-	const struct cpu_run *a = x, *b = y;
-
-	return a->start < b->start || (a->start == b->start && a->end < b->end);
-}
-
-/* Every run of the trace, per CPU, by start. */
+/* The trace's runs per CPU (trace_cpu_runs()), and a search hint per CPU. */
 static bool index_cpus(struct rsp_analysis *an)
 {
-	const struct rsp_trace *t = an->t;
-	size_t ncpu = t->nr_cpus ? t->nr_cpus : 1;
-
 	if (an->cpu_runs)
 		return true;
-	an->cpu_runs = calloc(ncpu, sizeof(*an->cpu_runs));
-	an->run_hint = calloc(ncpu, sizeof(*an->run_hint));
+	an->cpu_runs = trace_cpu_runs(an->t);
+	if (an->cpu_runs)
+		an->run_hint = calloc(an->cpu_runs->n, sizeof(*an->run_hint));
 	if (!an->cpu_runs || !an->run_hint) {
-		free(an->cpu_runs);
-		free(an->run_hint);
 		an->cpu_runs = NULL;
-		an->run_hint = NULL;
 		an->nomem = true;
 		return false;
 	}
-	an->n_cpu_runs = ncpu;
-	for (uint32_t ti = 0; ti < t->threads.n; ti++) {
-		const struct thread *th = &t->threads.v[ti];
-
-		if (!th->tid)
-			continue;
-		for (size_t k = 0; k < th->slices.n; k++) {
-			const struct slice *s = &th->slices.v[k];
-			struct cpu_run r = { s->start, s->end, ti, (uint32_t)k };
-
-			if (s->kind != SLICE_RUN || s->end <= s->start || s->cpu >= ncpu)
-				continue;
-			if (!vec_push(&an->cpu_runs[s->cpu], r)) {
-				an->nomem = true;
-				return false;
-			}
-		}
-	}
-	/* each thread's runs come in order: merged (qsort only without memory for it) */
-	for (size_t c = 0; c < ncpu; c++)
-		if (an->cpu_runs[c].n && _rsp_merge_sort_runs(an->cpu_runs[c].v, an->cpu_runs[c].n,
-							      sizeof(struct cpu_run), run_first))
-			qsort(an->cpu_runs[c].v, an->cpu_runs[c].n, sizeof(struct cpu_run), by_start);
+	an->n_cpu_runs = an->cpu_runs->n;
 	return true;
 }
 
@@ -92,9 +48,9 @@ static bool starts_before(const void *ctx, size_t i)
 /* The first run on @cpu that ends after @a (runs by start; their ends mostly in order). */
 static size_t first_after(struct rsp_analysis *an, uint16_t cpu, uint64_t a)
 {
-	const struct cpu_run *v = an->cpu_runs[cpu].v;
+	const struct cpu_run *v = an->cpu_runs->v[cpu].v;
 	struct run_query q = { v, a };
-	size_t lo = _rsp_gallop(an->cpu_runs[cpu].n, an->run_hint[cpu], starts_before, &q);
+	size_t lo = _rsp_gallop(an->cpu_runs->v[cpu].n, an->run_hint[cpu], starts_before, &q);
 
 	an->run_hint[cpu] = lo;
 	/* an earlier run may still cover @a */
@@ -328,8 +284,8 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 	}
 	cpu = next->cpu;
 	waker = waker_holding(an, thread, k, &waker_stack, &waker_run);
-	for (i = first_after(an, cpu, lo); i < an->cpu_runs[cpu].n && cur < hi; i++) {
-		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
+	for (i = first_after(an, cpu, lo); i < an->cpu_runs->v[cpu].n && cur < hi; i++) {
+		const struct cpu_run *r = &an->cpu_runs->v[cpu].v[i];
 		uint64_t s = r->start > cur ? r->start : cur, e = r->end < hi ? r->end : hi;
 
 		if (r->start >= hi)
@@ -444,8 +400,8 @@ void analysis_preempted(struct rsp_analysis *an, uint32_t thread, uint32_t k, ui
 		return;
 	}
 	cpu = next->cpu;
-	for (i = first_after(an, cpu, lo); i < an->cpu_runs[cpu].n; i++) {
-		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
+	for (i = first_after(an, cpu, lo); i < an->cpu_runs->v[cpu].n; i++) {
+		const struct cpu_run *r = &an->cpu_runs->v[cpu].v[i];
 		uint64_t s = r->start > lo ? r->start : lo, e = r->end < hi ? r->end : hi;
 
 		if (r->start >= hi)
@@ -480,8 +436,8 @@ static void claim_cpu_wait(struct rsp_analysis *an, uint32_t thread, const struc
 	    next->cpu >= an->n_cpu_runs)
 		return;
 	cpu = next->cpu;
-	for (size_t i = first_after(an, cpu, s); i < an->cpu_runs[cpu].n; i++) {
-		const struct cpu_run *r = &an->cpu_runs[cpu].v[i];
+	for (size_t i = first_after(an, cpu, s); i < an->cpu_runs->v[cpu].n; i++) {
+		const struct cpu_run *r = &an->cpu_runs->v[cpu].v[i];
 		uint64_t a = r->start > s ? r->start : s, b = r->end < e ? r->end : e;
 
 		if (r->start >= e)
@@ -516,9 +472,6 @@ void analysis_claim_waits_on_paths(struct rsp_analysis *an, uint32_t thread,
 
 void analysis_cpus_free(struct rsp_analysis *an)
 {
-	for (size_t c = 0; an->cpu_runs && c < an->n_cpu_runs; c++)
-		vec_free(&an->cpu_runs[c]);
-	free(an->cpu_runs);
 	free(an->run_hint);
 	an->cpu_runs = NULL;
 	an->run_hint = NULL;

@@ -829,10 +829,15 @@ static uint32_t run_words(struct rsp_analysis *an, uint32_t ti, uint32_t k)
 		what = analysis_cached_label(an, th->samples.v[first].stack, (int)th->pid,
 					     th->samples.v[first].time, false);
 	if (!what && (si = site_of(an, ti, k)) != RSP_NONE && an->sites.v[si].named) {
-		const char *l = trace_str(an->t, an->sites.v[si].label);
-		const char *colon = strstr(l, ": ");
+		struct run_site *site = &an->sites.v[si];
 
-		what = trace_intern(an->t, colon ? colon + 2 : l);
+		if (!site->what) {
+			const char *l = trace_str(an->t, site->label);
+			const char *colon = strstr(l, ": ");
+
+			site->what = trace_intern(an->t, colon ? colon + 2 : l);
+		}
+		what = site->what;
 	}
 	return what ? tid_words(an, ti, what) : 0;
 }

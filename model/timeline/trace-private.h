@@ -14,6 +14,7 @@
 #include "base/hashmap.h"
 #include "base/vec.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -243,6 +244,21 @@ struct event_count {
 	uint64_t bytes; /* of its sample records, copies merged into others included */
 };
 
+/* A run on a CPU (cpu-runs.c). */
+struct cpu_run {
+	uint64_t start, end;
+	uint32_t thread, slice;
+};
+
+/* Every run, per CPU, by start (cpu-runs.c): made after the load, on a thread of its own */
+struct cpu_runs {
+	VEC(struct cpu_run) *v; /* per CPU */
+	size_t n;
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool lock_made, building, made, nomem;
+};
+
 struct rsp_trace {
 	struct rsp_reader *reader;
 	struct tracedata td;
@@ -253,6 +269,7 @@ struct rsp_trace {
 	bool kallsyms_from_running_kernel;
 	bool kallsyms_from_archive;
 	struct missing_files *missing; /* files.c, made on first use */
+	struct cpu_runs cpu_runs; /* cpu-runs.c: trace_cpu_runs() */
 
 	/*
 	 * strings (comms, irq names, files, labels): interned, NUL-terminated, in
@@ -298,6 +315,11 @@ uint32_t trace_intern(struct rsp_trace *t, const char *s);
 /* query.c: frame @i of @e, and what the symbolizer said of it (t->sym set) */
 void trace_stack_frame_sym(struct rsp_trace *t, const struct stack_entry *e, size_t i, int pid,
 			   uint64_t time, struct rsp_frame_info *o, struct rsp_sym_frame *f);
+/* cpu-runs.c: every run per CPU by start, made on a thread of its own on a large trace
+ * (started once the load is done); trace_cpu_runs() waits for it (NULL: no memory) */
+void trace_cpu_runs_start(struct rsp_trace *t);
+const struct cpu_runs *trace_cpu_runs(struct rsp_trace *t);
+void trace_cpu_runs_free(struct rsp_trace *t);
 /* files.c */
 struct missing_files;
 void trace_missing_files_free(struct missing_files *m);

@@ -219,6 +219,7 @@ static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o
 	ret = load(t, o, size, err, errlen, one_pass);
 	if (ret)
 		return ret;
+	trace_cpu_runs_start(t);
 	if (o && o->warn)
 		for (size_t i = 0; i < t->warnings.n; i++)
 			o->warn(t->warnings.v[i], o->warn_ctx);
@@ -323,6 +324,7 @@ void rsp_trace_free(struct rsp_trace *t)
 {
 	if (!t)
 		return;
+	trace_cpu_runs_free(t); /* first: its thread reads the slices */
 	for (size_t i = 0; i < t->threads.n; i++) {
 		vec_free(&t->threads.v[i].slices);
 		vec_free(&t->threads.v[i].samples);

@@ -902,6 +902,47 @@ static void test_one_pass_progress(void)
 }
 
 /*
+ * The trace's runs per CPU (cpu-runs.c, made on a thread of its own from 65 536
+ * slices): in the ping-pong, @a runs on CPU 0 only, @b on CPU 1 only, none on the
+ * file's other CPUs; each CPU's list holds every run of its thread, in start
+ * order, each naming its slice.
+ */
+static void check_cpu_runs(struct rsp_trace *t, size_t a, size_t b)
+{
+	const struct cpu_runs *c = trace_cpu_runs(t);
+	size_t want[2] = { 0, 0 }, bad = 0;
+	const size_t th[2] = { a, b };
+
+	CHECK(c && c->n >= 2, "the runs of every CPU indexed (%zu)", c ? c->n : 0);
+	if (!c || c->n < 2)
+		return;
+	for (size_t cpu = 2; cpu < c->n; cpu++)
+		bad += c->v[cpu].n;
+	for (int cpu = 0; cpu < 2; cpu++) {
+		size_t n = rsp_thread_n_slices(t, th[cpu]);
+
+		for (size_t k = 0; k < n; k++) {
+			struct rsp_slice_info sl;
+
+			rsp_thread_slice(t, th[cpu], k, &sl);
+			want[cpu] += sl.kind == RSP_SLICE_RUN && sl.end_ns > sl.start_ns;
+		}
+		for (size_t i = 0; i < c->v[cpu].n; i++) {
+			const struct cpu_run *r = &c->v[cpu].v[i];
+			struct rsp_slice_info sl;
+
+			rsp_thread_slice(t, r->thread, r->slice, &sl);
+			bad += r->thread != th[cpu] || sl.kind != RSP_SLICE_RUN ||
+			       sl.start_ns != r->start || sl.end_ns != r->end ||
+			       (i && r->start < c->v[cpu].v[i - 1].start);
+		}
+	}
+	CHECK(c->v[0].n == want[0] && c->v[1].n == want[1] && want[0] && !bad,
+	      "CPU 0 holds a's %zu runs (%zu), CPU 1 b's %zu (%zu), in order, %zu wrong",
+	      want[0], c->v[0].n, want[1], c->v[1].n, bad);
+}
+
+/*
  * A long trace (over the 65 536 records from which loading reads on one
  * thread and builds on another): a ping-pong of N rounds on two CPUs, each
  * wakeup delivered twice (the ftrace copy without a stack, perf's with the
@@ -1013,6 +1054,7 @@ static void test_long_pingpong(size_t N, size_t piece, size_t frame, size_t min_
 		CHECK(!bad, "every round's sleeps and wakers as built");
 		CHECK(!nostack, "every merged wakeup keeps perf's copy's stack (%zu without)",
 		      nostack);
+		check_cpu_runs(t, ia, ib);
 		rsp_trace_free(t);
 	}
 	free(z);
