@@ -2313,6 +2313,154 @@ static void test_queued_behind(void)
 }
 
 /*
+ * The same exchange, c's wait not walked as a call into s: s a target too (a
+ * control path of its own: the server and its clients recorded together, as
+ * `rsp report --target tcp-churn` of a server and clients of one program), or
+ * s's run not fitting c's wait (a 10 us tolerance: it began 310 us before).
+ * c's wait [1110,1302] is waiting on another control path; the part while s
+ * was inside d's request is still time c queued behind d: 90 us, counted
+ * beside that category (the table unchanged).  Without the rule: 0.
+ */
+static void test_queued_behind_other_path(bool server_target)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a = NULL;
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	int pids[2] = { 100, 200 };
+	struct rsp_analysis_opts o = { .tolerance_ns = NS(server_target ? 1000 : 10) };
+	char err[256];
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "s");
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 200, "s");
+	synth_sock_state(s, 1, US(801), 200, 0xffff2000, lo, 8080, lo, 40000, 1);
+	synth_sock_state(s, 0, US(802), 100, 0xffff1000, lo, 40000, lo, 8080, 1);
+	synth_sock_state(s, 1, US(803), 200, 0xffff4000, lo, 8080, lo, 40001, 1);
+	synth_sock_recv(s, 1, US(850), 200, 0xffff4000, 2, 64);
+	synth_sock_send(s, 0, US(1100), 100, 0xffff1000, 2, 64);
+	synth_sk_ready(s, 0, US(1101), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_sock_send(s, 1, US(1200), 200, 0xffff4000, 2, 64);
+	synth_sock_recv(s, 1, US(1210), 200, 0xffff2000, 2, 64);
+	synth_sock_send(s, 1, US(1250), 200, 0xffff5000, 1, 64);
+	synth_sock_recv(s, 1, US(1260), 200, 0xffff5000, 1, 64);
+	synth_sock_send(s, 1, US(1280), 200, 0xffff5000, 1, 64);
+	synth_sock_send(s, 1, US(1300), 200, 0xffff2000, 2, 64);
+	synth_sk_ready(s, 0, US(1301), 0, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 0, US(1302), 0, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1308), 200, "s", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	if (t && rsp_analyze(t, pids, server_target ? 2 : 1, 0, &o, &a, err, sizeof(err)))
+		CHECK(0, "analyze: %s", err);
+	if (a) {
+		struct rsp_explanation e;
+		struct rsp_socket_info si = { 0 };
+		uint64_t ns = 0, cat[RSP_CAT__COUNT];
+		size_t sock = RSP_NO_INDEX;
+
+		rsp_analysis_explanation(a, &e);
+		if (e.n_queued)
+			rsp_analysis_queued(a, 0, &sock, &ns, cat);
+		if (sock != RSP_NO_INDEX)
+			rsp_trace_socket(t, sock, &si);
+		CHECK(e.queued_ns == NS(90) && e.n_queued == 1 && ns == NS(90) &&
+			      cat[RSP_CAT_OTHER_PATH] == NS(90) && !strcmp(si.remote, "127.0.0.1:40001"),
+		      "%s: c queued 90 us behind d's connection, on another path (%.3f us, %zu, %s)",
+		      server_target ? "s a target" : "s's run not fitting", e.queued_ns / 1e3,
+		      e.n_queued, si.remote);
+		CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == NS(192),
+		      "c's wait [1110,1302] on another path (%.3f us)",
+		      e.cat_ns[RSP_CAT_OTHER_PATH] / 1e3);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
+ * A client process's connections queued behind are one entry.  Client e (pid
+ * 300, CPU 2 from 700) opens two connections to server s (8080 <-> 40001 and
+ * 40002) and sends a request on each (at 840 and 1155); s (CPU 1 from 800,
+ * running throughout) reads the first at 850 and answers it at 1150, reads
+ * the second at 1160 and answers it at 1200, reads c's at 1210 and answers c
+ * at 1300.  c (the target, CPU 0 from 700) sends at 1100 and waits [1110,
+ * 1302]: with s a target too, another control path, and queued behind e's
+ * connections over [1110,1150] and [1160,1200]: 80 us, one entry of two
+ * connections, its client e.
+ */
+static void test_queued_behind_client(void)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a = NULL;
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	int pids[2] = { 100, 200 };
+	struct rsp_analysis_opts o = { .tolerance_ns = NS(1000) };
+	char err[256];
+
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "s");
+	existing(s, 300, 300, "e");
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 2, US(700), 0, "swapper/2", 0, 300, "e");
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 200, "s");
+	synth_sock_state(s, 1, US(801), 200, 0xffff2000, lo, 8080, lo, 40000, 1);
+	synth_sock_state(s, 0, US(802), 100, 0xffff1000, lo, 40000, lo, 8080, 1);
+	synth_sock_state(s, 1, US(803), 200, 0xffff4000, lo, 8080, lo, 40001, 1);
+	synth_sock_state(s, 2, US(804), 300, 0xffff3000, lo, 40001, lo, 8080, 1);
+	synth_sock_state(s, 1, US(805), 200, 0xffff4100, lo, 8080, lo, 40002, 1);
+	synth_sock_state(s, 2, US(806), 300, 0xffff3100, lo, 40002, lo, 8080, 1);
+	synth_sock_send(s, 2, US(840), 300, 0xffff3000, 2, 64);
+	synth_sk_ready(s, 2, US(841), 300, SYN_SOFTIRQ, 0xffff4000, 2);
+	synth_sock_recv(s, 1, US(850), 200, 0xffff4000, 2, 64);
+	synth_sock_send(s, 0, US(1100), 100, 0xffff1000, 2, 64);
+	synth_sk_ready(s, 0, US(1101), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_sock_send(s, 1, US(1150), 200, 0xffff4000, 2, 64);
+	synth_sock_send(s, 2, US(1155), 300, 0xffff3100, 2, 64);
+	synth_sk_ready(s, 2, US(1156), 300, SYN_SOFTIRQ, 0xffff4100, 2);
+	synth_sock_recv(s, 1, US(1160), 200, 0xffff4100, 2, 64);
+	synth_sock_send(s, 1, US(1200), 200, 0xffff4100, 2, 64);
+	synth_sock_recv(s, 1, US(1210), 200, 0xffff2000, 2, 64);
+	synth_sock_send(s, 1, US(1300), 200, 0xffff2000, 2, 64);
+	synth_sk_ready(s, 0, US(1301), 0, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 0, US(1302), 0, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1308), 200, "s", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
+	t = open_synth(s);
+	if (t && rsp_analyze(t, pids, 2, 0, &o, &a, err, sizeof(err)))
+		CHECK(0, "analyze: %s", err);
+	if (a) {
+		struct rsp_explanation e;
+		struct rsp_thread_info ti = { 0 };
+		uint64_t ns = 0;
+		size_t sock = RSP_NO_INDEX, client;
+
+		rsp_analysis_explanation(a, &e);
+		if (e.n_queued)
+			rsp_analysis_queued(a, 0, &sock, &ns, NULL);
+		client = rsp_analysis_queued_client(a, 0);
+		if (client != RSP_NO_INDEX)
+			rsp_trace_thread(t, client, &ti);
+		CHECK(e.queued_ns == NS(80) && e.n_queued == 1 && ns == NS(80) &&
+			      rsp_analysis_queued_connections(a, 0) == 2 && ti.tid == 300,
+		      "c queued 80 us behind e's two connections, one entry (%.3f us, %zu entries, "
+		      "%zu connections, client %d)",
+		      e.queued_ns / 1e3, e.n_queued, rsp_analysis_queued_connections(a, 0), ti.tid);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * Queueing behind another connection in a thread pool: the server's I/O thread
  * io (tid 200, CPU 1) reads client d's request at 850 (connection 8080 <->
  * 40001) and wakes worker w0 (tid 201, CPU 2 from 860), which takes the store
@@ -2823,6 +2971,9 @@ int main(void)
 	test_udp_reply(true);
 	test_queued_behind_udp();
 	test_queued_behind();
+	test_queued_behind_other_path(true);
+	test_queued_behind_other_path(false);
+	test_queued_behind_client();
 	test_queued_behind_pool();
 	test_queued_behind_other_process("pg", 100);
 	test_queued_behind_other_process("other", 0);
