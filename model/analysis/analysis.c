@@ -343,14 +343,11 @@ static bool timed_out_then_woken(struct rsp_analysis *an, struct frame *f, uint3
  * true if a child frame must be walked first (filled into @child).
  */
 /*
- * A wait ended by data that server thread @w, another target's control path,
- * sent (link @l): not walked as a call into it, but the part while @w served
- * other connections' requests is the wait's queueing behind them (queue.c), as
- * inside a call.  Outside any call only (inside one, the call's server is the
- * one checked).  (Not for a server's run that began before the wait and so
- * does not fit it: a fresh-clone CI run of truthserve2-udp, the server not a
- * target, then read a second entry of 1.2 ms beside the other client's 213;
- * not reproduced in 3 runs, so not done.)
+ * A wait ended by data that server thread @w sent (link @l), not walked as a
+ * call into it (another target's control path, or a run that began before the
+ * wait: it served others first): the part while @w served other connections'
+ * requests is the wait's queueing behind them (queue.c), as inside a call.
+ * Outside any call only (inside one, the call's server is the one checked).
  */
 static bool queue_scope(struct rsp_analysis *an, uint32_t w, const struct link *l)
 {
@@ -467,9 +464,11 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			if (dstart < f->a)
 				dstart = f->a;
 			if (!fits(an, r, dstart, s->end)) {
+				bool q = queue_scope(an, w, l);
 				uint32_t n = analysis_leaf(an, RSP_NODE_OTHER_PATH, RSP_CAT_OTHER_PATH, lo,
 						  wait_end, node, (d + 1), RSP_NONE);
 
+				queue_scope_end(an, q);
 				if (n != RSP_NONE) {
 					analysis_node(an, n)->other = w;
 					analysis_label_other_run(an, n, w, l);

@@ -2322,12 +2322,11 @@ static void test_queued_behind(void)
 /*
  * The same exchange, c's wait not walked as a call into s: s a target too (a
  * control path of its own: the server and its clients recorded together, as
- * `rsp report --target tcp-churn` of a server and clients of one program).
+ * `rsp report --target tcp-churn` of a server and clients of one program), or
+ * s's run not fitting c's wait (a 10 us tolerance: it began 310 us before).
  * c's wait [1110,1302] is waiting on another control path; the part while s
  * was inside d's request is still time c queued behind d: 90 us, counted
- * beside that category (the table unchanged).  Without the rule: 0.  With
- * @server_target false and a 10 us tolerance, s's run does not fit c's wait
- * (it began 310 us before): not checked (analysis.c, queue_scope()), 0.
+ * beside that category (the table unchanged).  Without the rule: 0.
  */
 static void test_queued_behind_other_path(bool server_target)
 {
@@ -2353,16 +2352,11 @@ static void test_queued_behind_other_path(bool server_target)
 			rsp_analysis_queued(a, 0, &sock, &ns, cat);
 		if (sock != RSP_NO_INDEX)
 			rsp_trace_socket(t, sock, &si);
-		if (server_target)
-			CHECK(e.queued_ns == NS(90) && e.n_queued == 1 && ns == NS(90) &&
-				      cat[RSP_CAT_OTHER_PATH] == NS(90) &&
-				      !strcmp(si.remote, "127.0.0.1:40001"),
-			      "s a target: c queued 90 us behind d's connection, on another path "
-			      "(%.3f us, %zu, %s)",
-			      e.queued_ns / 1e3, e.n_queued, si.remote);
-		else
-			CHECK(e.queued_ns == 0 && e.n_queued == 0,
-			      "s's run not fitting: not checked (%.3f us)", e.queued_ns / 1e3);
+		CHECK(e.queued_ns == NS(90) && e.n_queued == 1 && ns == NS(90) &&
+			      cat[RSP_CAT_OTHER_PATH] == NS(90) && !strcmp(si.remote, "127.0.0.1:40001"),
+		      "%s: c queued 90 us behind d's connection, on another path (%.3f us, %zu, %s)",
+		      server_target ? "s a target" : "s's run not fitting", e.queued_ns / 1e3,
+		      e.n_queued, si.remote);
 		CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == NS(192),
 		      "c's wait [1110,1302] on another path (%.3f us)",
 		      e.cat_ns[RSP_CAT_OTHER_PATH] / 1e3);
