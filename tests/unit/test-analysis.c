@@ -2246,9 +2246,12 @@ static void test_net_peer_close(void)
  * 90 us, all of it s's CPU (unsampled); the back end's exchange is not a
  * request.  Total 700: CPU 692, runnable 8, as without the queueing.
  */
-/* The exchange of test_queued_behind() (its comment), into @s. */
-static void queued_behind_trace(struct synth *s)
+static void test_queued_behind(void)
 {
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 692 }, { RSP_CAT_SCHED, 8 } };
 	const uint8_t lo[4] = { 127, 0, 0, 1 };
 
 	existing(s, 100, 100, "c");
@@ -2274,16 +2277,6 @@ static void queued_behind_trace(struct synth *s)
 	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
 	synth_exit(s, US(1400), 100, 100);
 	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
-}
-
-static void test_queued_behind(void)
-{
-	struct synth *s = synth_new(NULL);
-	struct rsp_trace *t;
-	struct rsp_analysis *a;
-	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 692 }, { RSP_CAT_SCHED, 8 } };
-
-	queued_behind_trace(s);
 	t = open_synth(s);
 	a = t ? analyze(t, 100, 1000) : NULL;
 	if (a) {
@@ -2333,11 +2326,34 @@ static void test_queued_behind_other_path(bool server_target)
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t;
 	struct rsp_analysis *a = NULL;
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
 	int pids[2] = { 100, 200 };
 	struct rsp_analysis_opts o = { .tolerance_ns = NS(server_target ? 1000 : 10) };
 	char err[256];
 
-	queued_behind_trace(s);
+	existing(s, 100, 100, "c");
+	existing(s, 200, 200, "s");
+	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "c");
+	synth_switch(s, 1, US(800), 0, "swapper/1", 0, 200, "s");
+	synth_sock_state(s, 1, US(801), 200, 0xffff2000, lo, 8080, lo, 40000, 1);
+	synth_sock_state(s, 0, US(802), 100, 0xffff1000, lo, 40000, lo, 8080, 1);
+	synth_sock_state(s, 1, US(803), 200, 0xffff4000, lo, 8080, lo, 40001, 1);
+	synth_sock_recv(s, 1, US(850), 200, 0xffff4000, 2, 64);
+	synth_sock_send(s, 0, US(1100), 100, 0xffff1000, 2, 64);
+	synth_sk_ready(s, 0, US(1101), 100, SYN_SOFTIRQ, 0xffff2000, 2);
+	synth_switch(s, 0, US(1110), 100, "c", S_INT, 0, "swapper/0");
+	synth_sock_send(s, 1, US(1200), 200, 0xffff4000, 2, 64);
+	synth_sock_recv(s, 1, US(1210), 200, 0xffff2000, 2, 64);
+	synth_sock_send(s, 1, US(1250), 200, 0xffff5000, 1, 64);
+	synth_sock_recv(s, 1, US(1260), 200, 0xffff5000, 1, 64);
+	synth_sock_send(s, 1, US(1280), 200, 0xffff5000, 1, 64);
+	synth_sock_send(s, 1, US(1300), 200, 0xffff2000, 2, 64);
+	synth_sk_ready(s, 0, US(1301), 0, SYN_SOFTIRQ, 0xffff1000, 2);
+	synth_waking(s, 0, US(1302), 0, SYN_SOFTIRQ, 100, "c", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1308), 200, "s", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1310), 0, "swapper/0", 0, 100, "c");
+	synth_exit(s, US(1400), 100, 100);
+	synth_switch(s, 0, US(1400), 100, "c", S_DEAD, 0, "swapper/0");
 	t = open_synth(s);
 	if (t && rsp_analyze(t, pids, server_target ? 2 : 1, 0, &o, &a, err, sizeof(err)))
 		CHECK(0, "analyze: %s", err);
