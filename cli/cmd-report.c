@@ -279,15 +279,7 @@ static void print_queued(const struct report *r, const struct rsp_explanation *e
 
 		rsp_analysis_queued(r->an, i, &sock, &ns, NULL);
 		rsp_trace_socket(r->t, sock, &si);
-		if (rsp_analysis_queued_connections(r->an, i) > 1)
-			/* a client process's connections (one per request, as a web
-			 * server's clients open them) */
-			printf("      behind %zu connections%s: %.3f ms, meanwhile:\n",
-			       rsp_analysis_queued_connections(r->an, i),
-			       client_words(r->t, rsp_analysis_queued_client(r->an, i), who,
-					    sizeof(who)),
-			       ns / 1e6);
-		else if (si.remote[0])
+		if (si.remote[0])
 			printf("      behind %s: %.3f ms, meanwhile:\n", si.remote, ns / 1e6);
 		else if ((si.family == 2 || si.family == 10) && si.protocol == 17)
 			/* another peer of a UDP server: the socket it sent from */
@@ -311,7 +303,8 @@ static void print_queued(const struct report *r, const struct rsp_explanation *e
 		}
 	}
 	if (e->n_queued > 5)
-		printf("      ... %zu more (--format json lists all)\n", e->n_queued - 5);
+		printf("      ... %zu more connections (--format json lists all)\n",
+		       e->n_queued - 5);
 }
 
 static void print_text(const struct report *r, bool threads)
@@ -560,7 +553,6 @@ static void print_json(const struct report *r, bool threads)
 			json_string(&j, "client_comm", ti.comm ? ti.comm : "");
 			json_i64(&j, "client_pid", ti.pid);
 		}
-		json_u64(&j, "connections", rsp_analysis_queued_connections(r->an, i));
 		json_u64(&j, "ns", ns);
 		json_begin_object(&j, "categories");
 		for (int c = 0; c < RSP_CAT__COUNT; c++)

@@ -99,7 +99,7 @@ struct rsp_explanation {
 	 * socket served other connections' requests (each leaf keeps its category:
 	 * the server's CPU, its disk...); the whole target only */
 	uint64_t queued_ns;
-	size_t n_queued; /* the connections (or clients) it queued behind: rsp_analysis_queued() */
+	size_t n_queued; /* the connections it queued behind: rsp_analysis_queued() */
 };
 
 /* The whole target, or one of its control paths (@path < n_paths). */
@@ -109,17 +109,13 @@ void rsp_analysis_path_explanation(const struct rsp_analysis *a, size_t path,
 
 /* The @i-th connection the target queued behind (most time first): the server's
  * socket of it (rsp_trace_socket(): its remote end is the other client), the
- * time, and that time by category (@cat_ns: RSP_CAT__COUNT entries, or NULL).
- * A client process's connections are one entry (rsp_analysis_queued_connections()
- * of them): the socket is its largest's. */
+ * time, and that time by category (@cat_ns: RSP_CAT__COUNT entries, or NULL). */
 void rsp_analysis_queued(const struct rsp_analysis *a, size_t i, size_t *socket, uint64_t *ns,
 			 uint64_t *cat_ns);
 /* The client of the @i-th connection queued behind (rsp_trace_thread()): the
  * thread that sent most of the data arriving on the server's socket; RSP_NO_INDEX
  * when none on this machine is known, and for a UDP server's other peer. */
 size_t rsp_analysis_queued_client(const struct rsp_analysis *a, size_t i);
-/* How many connections the @i-th entry stands for (one, or a client process's). */
-size_t rsp_analysis_queued_connections(const struct rsp_analysis *a, size_t i);
 /* What the server did while the target queued behind connection @i: its
  * contributors (category and label), most time first; a run without samples is
  * named by its site, a sampled run by its first sample's function. */

@@ -66,9 +66,6 @@ struct queued_peer {
 	uint64_t cat_ns[RSP_CAT__COUNT];
 	VEC(struct queued_what) what; /* by ns after analysis_queue_finish() */
 	uint32_t client; /* its client's thread, RSP_NONE (analysis_queue_finish()) */
-	/* connections it stands for: a client process's are one entry (its largest's
-	 * socket and client thread), from analysis_queue_finish() */
-	size_t connections;
 };
 
 /* How a contributor's time is known. */
@@ -153,7 +150,6 @@ struct rsp_analysis {
 	VEC(struct server_windows) q_servers;
 	uint64_t queued_ns;
 	VEC(struct queued_peer) queued; /* by ns after analysis_queue_finish() */
-	struct _rsp_u64map queued_index; /* socket -> its entry in queued, until sorted */
 	bool nomem;
 
 	uint8_t *is_target; /* per thread */
@@ -320,10 +316,6 @@ void analysis_runs_free(struct rsp_analysis *an);
 
 /* --- queue.c --------------------------------------------------------------------- */
 
-/* A wait ended by data @w sent (link @l): the server thread and its socket whose
- * other connections' requests the wait may have queued behind; false if none */
-bool analysis_queue_call(const struct rsp_analysis *an, uint32_t w, const struct link *l,
-			 uint32_t *thread, uint32_t *sock);
 /* a leaf [@s, @e] made in the walk's current call (an->q_thread) */
 void analysis_queue_leaf(struct rsp_analysis *an, struct anode *n);
 /* the server thread a call into @thread checks, inside a call into server thread @q */

@@ -277,8 +277,24 @@ static void call_into(struct rsp_analysis *an, struct frame *f, struct frame *ch
 {
 	memset(child, 0, sizeof(*child));
 	child->thread = w;
-	/* over a socket: the server and its end of this connection (queue.c) */
-	child->q_set = analysis_queue_call(an, w, l, &child->q_thread, &child->q_sock);
+	if (l->kind == LINK_NET && l->extra < an->t->nets.n) {
+		/* over a socket: the server's end of this connection */
+		const struct net_op *no = &an->t->nets.v[l->extra];
+
+		if (no->sender == w && no->sock < an->t->socks.n &&
+		    an->t->socks.v[no->sock].peer != RSP_NONE) {
+			child->q_thread = w;
+			child->q_sock = an->t->socks.v[no->sock].peer;
+			child->q_set = true;
+		} else if (no->sender == w && no->from_sock != RSP_NONE &&
+			   no->sock < an->t->socks.n) {
+			/* a UDP reply: the server's requests are told apart
+			 * by the socket that sent them, this one's (queue.c) */
+			child->q_thread = w;
+			child->q_sock = no->sock;
+			child->q_set = true;
+		}
+	}
 	child->q_woke = l->kind == LINK_WAKEUP;
 	child->a = lo;
 	child->b = wait_end;
@@ -342,25 +358,6 @@ static bool timed_out_then_woken(struct rsp_analysis *an, struct frame *f, uint3
  * Explain sleep @k of thread @th over [lo, hi] under node @parent.  Returns
  * true if a child frame must be walked first (filled into @child).
  */
-/*
- * A wait ended by data that server thread @w sent (link @l), not walked as a
- * call into it (another target's control path, or a run that began before the
- * wait: it served others first): the part while @w served other connections'
- * requests is the wait's queueing behind them (queue.c), as inside a call.
- * Outside any call only (inside one, the call's server is the one checked).
- */
-static bool queue_scope(struct rsp_analysis *an, uint32_t w, const struct link *l)
-{
-	return an->q_thread == RSP_NONE &&
-	       analysis_queue_call(an, w, l, &an->q_thread, &an->q_sock);
-}
-
-static void queue_scope_end(struct rsp_analysis *an, bool q)
-{
-	if (q)
-		an->q_thread = an->q_sock = RSP_NONE;
-}
-
 static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, uint64_t lo,
 			  uint64_t hi, struct frame *child)
 {
@@ -442,10 +439,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			if (analysis_own_path(an, w)) {
 				/* another target thread: a control path of its own, its time
 				 * counted there, not again inside this wait */
-				bool q = queue_scope(an, w, l);
-
 				analysis_other_path(an, w, l, lo, wait_end, node, d + 1);
-				queue_scope_end(an, q);
 				break;
 			}
 			r = l->waker_slice != RSP_NONE ? slice_at(an, w, l->waker_slice) : NULL;
@@ -464,11 +458,9 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			if (dstart < f->a)
 				dstart = f->a;
 			if (!fits(an, r, dstart, s->end)) {
-				bool q = queue_scope(an, w, l);
 				uint32_t n = analysis_leaf(an, RSP_NODE_OTHER_PATH, RSP_CAT_OTHER_PATH, lo,
 						  wait_end, node, (d + 1), RSP_NONE);
 
-				queue_scope_end(an, q);
 				if (n != RSP_NONE) {
 					analysis_node(an, n)->other = w;
 					analysis_label_other_run(an, n, w, l);

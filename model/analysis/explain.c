@@ -273,11 +273,6 @@ void rsp_analysis_queued(const struct rsp_analysis *an, size_t i, size_t *socket
 	}
 }
 
-size_t rsp_analysis_queued_connections(const struct rsp_analysis *an, size_t i)
-{
-	return i < an->queued.n ? an->queued.v[i].connections : 0;
-}
-
 size_t rsp_analysis_queued_client(const struct rsp_analysis *an, size_t i)
 {
 	return i < an->queued.n && an->queued.v[i].client != RSP_NONE ? an->queued.v[i].client

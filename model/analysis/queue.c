@@ -248,50 +248,22 @@ uint32_t analysis_queue_server(struct rsp_analysis *an, uint32_t q, uint32_t thr
 	return sw && sw->w.n ? thread : q;
 }
 
-bool analysis_queue_call(const struct rsp_analysis *an, uint32_t w, const struct link *l,
-			 uint32_t *thread, uint32_t *sock)
-{
-	const struct net_op *no;
-
-	if (l->kind != LINK_NET || l->extra >= an->t->nets.n)
-		return false;
-	no = &an->t->nets.v[l->extra];
-	if (no->sender != w || no->sock >= an->t->socks.n)
-		return false;
-	if (an->t->socks.v[no->sock].peer != RSP_NONE) {
-		/* over a connection: the server's end of it */
-		*thread = w;
-		*sock = an->t->socks.v[no->sock].peer;
-		return true;
-	}
-	if (no->from_sock != RSP_NONE) {
-		/* a UDP reply: the server's requests are told apart by the socket
-		 * that sent them, this one's */
-		*thread = w;
-		*sock = no->sock;
-		return true;
-	}
-	return false;
-}
-
 /* The index of @sock's entry in an->queued, RSP_NONE without memory. */
 static uint32_t add_peer(struct rsp_analysis *an, uint32_t sock, enum rsp_category cat,
 			 uint64_t ns)
 {
 	struct queued_peer p = { .sock = sock };
-	uint32_t i;
+	size_t i;
 
-	if (!_rsp_u64map_get(&an->queued_index, sock, &i)) {
-		/* (a server with many connections: hundreds of thousands) */
-		i = (uint32_t)an->queued.n;
-		if (!vec_push(&an->queued, p) || _rsp_u64map_put(&an->queued_index, sock, i)) {
-			an->nomem = true;
-			return RSP_NONE;
-		}
+	for (i = 0; i < an->queued.n && an->queued.v[i].sock != sock; i++)
+		;
+	if (i == an->queued.n && !vec_push(&an->queued, p)) {
+		an->nomem = true;
+		return RSP_NONE;
 	}
 	an->queued.v[i].ns += ns;
 	an->queued.v[i].cat_ns[cat] += ns;
-	return i;
+	return (uint32_t)i;
 }
 
 struct reach_query {
@@ -442,91 +414,16 @@ done:
 	free(sent);
 }
 
-static int what_by_label(const void *x, const void *y)
-{
-	const struct queued_what *a = x, *b = y;
-
-	if (a->label != b->label)
-		return a->label < b->label ? -1 : 1;
-	return a->cat < b->cat ? -1 : a->cat > b->cat;
-}
-
-/* @into's contributors and @from's together, one per (label, category) */
-static void merge_what(struct rsp_analysis *an, struct queued_peer *into, struct queued_peer *from)
-{
-	size_t out = 0;
-
-	for (size_t k = 0; k < from->what.n; k++)
-		if (!vec_push(&into->what, from->what.v[k])) {
-			an->nomem = true;
-			return;
-		}
-	qsort(into->what.v, into->what.n, sizeof(*into->what.v), what_by_label);
-	for (size_t k = 0; k < into->what.n; k++) {
-		if (out && into->what.v[out - 1].label == into->what.v[k].label &&
-		    into->what.v[out - 1].cat == into->what.v[k].cat)
-			into->what.v[out - 1].ns += into->what.v[k].ns;
-		else
-			into->what.v[out++] = into->what.v[k];
-	}
-	into->what.n = out;
-}
-
-/*
- * A client process's connections as one entry (by ns, its largest first: the
- * entry keeps that one's socket and client thread): a server's clients that
- * open a connection per request (a web server's) would otherwise be an entry
- * per request, hundreds of thousands.  A connection whose client is not known
- * stays its own.
- */
-static void group_by_client(struct rsp_analysis *an)
-{
-	struct _rsp_u64map group = { 0 };
-	size_t out = 0;
-
-	for (size_t i = 0; i < an->queued.n; i++) {
-		struct queued_peer *p = &an->queued.v[i];
-		uint32_t g;
-		uint64_t pid;
-
-		p->connections = 1;
-		if (p->client == RSP_NONE) {
-			an->queued.v[out++] = *p;
-			continue;
-		}
-		pid = an->t->threads.v[p->client].pid;
-		if (!_rsp_u64map_get(&group, pid, &g)) {
-			if (_rsp_u64map_put(&group, pid, (uint32_t)out))
-				an->nomem = true;
-			an->queued.v[out++] = *p;
-			continue;
-		}
-		an->queued.v[g].ns += p->ns;
-		for (int c = 0; c < RSP_CAT__COUNT; c++)
-			an->queued.v[g].cat_ns[c] += p->cat_ns[c];
-		an->queued.v[g].connections++;
-		merge_what(an, &an->queued.v[g], p);
-		vec_free(&p->what);
-	}
-	an->queued.n = out;
-	_rsp_u64map_free(&group);
-}
-
 void analysis_queue_finish(struct rsp_analysis *an)
 {
-	_rsp_u64map_free(&an->queued_index); /* the entries move */
-	if (!an->queued.n)
-		return;
-	if (an->queued.n > 1)
-		qsort(an->queued.v, an->queued.n, sizeof(*an->queued.v), by_ns);
-	queued_clients(an);
-	group_by_client(an);
 	if (an->queued.n > 1)
 		qsort(an->queued.v, an->queued.n, sizeof(*an->queued.v), by_ns);
 	for (size_t i = 0; i < an->queued.n; i++)
 		if (an->queued.v[i].what.n > 1)
 			qsort(an->queued.v[i].what.v, an->queued.v[i].what.n,
 			      sizeof(*an->queued.v[i].what.v), what_by_ns);
+	if (an->queued.n)
+		queued_clients(an);
 }
 
 void analysis_queue_free(struct rsp_analysis *an)
@@ -535,7 +432,6 @@ void analysis_queue_free(struct rsp_analysis *an)
 		vec_free(&an->q_servers.v[i].w);
 	vec_free(&an->q_servers);
 	_rsp_u64map_free(&an->q_index);
-	_rsp_u64map_free(&an->queued_index);
 	for (size_t i = 0; i < an->queued.n; i++)
 		vec_free(&an->queued.v[i].what);
 	vec_free(&an->queued);
