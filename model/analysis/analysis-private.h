@@ -183,7 +183,6 @@ struct rsp_analysis {
 
 	/* who held each CPU (cpus.c) */
 	const struct cpu_runs *cpu_runs; /* the trace's (trace_cpu_runs()) */
-	size_t n_cpu_runs;
 	size_t *run_hint; /* per CPU: the last first_after() answer */
 	size_t *slice_hint; /* per thread: the last analysis_first_slice() answer */
 	struct _rsp_u64map sched_labels;

@@ -29,7 +29,6 @@ static bool index_cpus(struct rsp_analysis *an)
 		an->nomem = true;
 		return false;
 	}
-	an->n_cpu_runs = an->cpu_runs->n;
 	return true;
 }
 
@@ -278,7 +277,7 @@ void analysis_runnable(struct rsp_analysis *an, uint32_t thread, uint32_t k, uin
 	if (hi <= lo)
 		return;
 	/* the CPU it waited for is the one it then ran on */
-	if (!next || next->kind != SLICE_RUN || !index_cpus(an) || next->cpu >= an->n_cpu_runs) {
+	if (!next || next->kind != SLICE_RUN || !index_cpus(an) || next->cpu >= an->cpu_runs->n) {
 		piece(an, thread, lo, hi, parent, depth, RSP_NONE, false);
 		return;
 	}
@@ -395,7 +394,7 @@ void analysis_preempted(struct rsp_analysis *an, uint32_t thread, uint32_t k, ui
 	if (hi <= lo)
 		return;
 	if (!next || next->kind != SLICE_RUN || next->cpu != sl->cpu || !index_cpus(an) ||
-	    next->cpu >= an->n_cpu_runs) {
+	    next->cpu >= an->cpu_runs->n) {
 		preempted_piece(an, thread, lo, hi, parent, depth, by, by);
 		return;
 	}
@@ -433,7 +432,7 @@ static void claim_cpu_wait(struct rsp_analysis *an, uint32_t thread, const struc
 	uint16_t cpu;
 
 	if (e <= s || !next || next->kind != SLICE_RUN || !index_cpus(an) ||
-	    next->cpu >= an->n_cpu_runs)
+	    next->cpu >= an->cpu_runs->n)
 		return;
 	cpu = next->cpu;
 	for (size_t i = first_after(an, cpu, s); i < an->cpu_runs->v[cpu].n; i++) {
