@@ -31,7 +31,7 @@ static const char report_usage[] =
 	"  --thread TID      explain one thread\n"
 	"  --threads         also a table per control path (thread)\n"
 	"  --format F        text (default), csv, md or json (docs/report-formats.md)\n"
-	"  --tolerance US    how far a child may overflow its parent sleep (default 1000)\n"
+	"  --tolerance US    how long before its parent sleep a child may begin (default 1000)\n"
 	"  --top N           contributors listed per category (default 5; 0: all); with\n"
 	"                    --requests also the slowest requests explained one by one\n"
 	"  --requests        a server's requests: the target's time split at its socket\n"

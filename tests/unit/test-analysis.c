@@ -1850,6 +1850,76 @@ static void test_callee_woke_early(void)
 }
 
 /*
+ * A server that goes on to its next job without sleeping after it answers (a
+ * thread-pool worker finding its queue non-empty): c, woken from idle at
+ * @c_start, works 200 us (sampled), wakes p at 1500 and runs on to 4000, far
+ * past p's wakeup (tolerance 100 us).  The run began inside p's wait (1300) or
+ * 50 us before it (1050, within the tolerance): the wait is a call into c,
+ * its work before the wakeup c's CPU, whatever c does after it not p's.  The
+ * paper's fit test also wanted the run to end within the tolerance after the
+ * wakeup: p's wait was then "another control path" (400 us).  A run begun
+ * 150 us before the wait (beyond the tolerance) stays another control path.
+ */
+static void test_callee_runs_on(uint64_t c_start)
+{
+	struct synth *s = synth_new(NULL);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	uint64_t work[2] = { 0x401000, 0x401100 }, own[2] = { 0x402000, 0x402100 };
+	bool fits = c_start + 100 >= 1100;
+
+	existing(s, 100, 100, "p");
+	existing(s, 200, 200, "c");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "p");
+	synth_sample(s, 0, US(1050), 100, 100, own, 2);
+	synth_waking(s, 1, US(c_start), 0, SYN_HARDIRQ, 200, "c", 1, false, NULL, 0);
+	synth_switch(s, 1, US(c_start), 0, "swapper/1", 0, 200, "c");
+	synth_switch(s, 0, US(1100), 100, "p", S_INT, 0, "swapper/0");
+	for (uint64_t u = c_start + 50; u < 1500; u += 100)
+		synth_sample(s, 1, US(u), 200, 200, work, 2);
+	synth_waking(s, 1, US(1500), 200, 0, 100, "p", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1510), 0, "swapper/0", 0, 100, "p");
+	synth_sample(s, 0, US(1550), 100, 100, own, 2);
+	synth_switch(s, 0, US(1600), 100, "p", S_DEAD, 0, "swapper/0");
+	synth_exit(s, US(1600), 100, 100);
+	for (uint64_t u = 1550; u < 4000; u += 100)
+		synth_sample(s, 1, US(u), 200, 200, work, 2);
+	synth_switch(s, 1, US(4000), 200, "c", S_INT, 0, "swapper/1");
+	t = open_synth(s);
+	a = t ? analyze(t, 100, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+		uint64_t start = c_start > 1100 ? c_start : 1100;
+
+		rsp_analysis_explanation(a, &e);
+		/* p's span: from the trace's start (c's wakeup at 950) */
+		CHECK(e.total_ns == NS(1600 - (c_start < 1000 ? c_start : 1000)),
+		      "c from %llu: total %.3f us = p's span",
+		      (unsigned long long)c_start, e.total_ns / 1e3);
+		if (fits) {
+			CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == 0,
+			      "c from %llu: a call, not another control path (%.3f us)",
+			      (unsigned long long)c_start, e.cat_ns[RSP_CAT_OTHER_PATH] / 1e3);
+			CHECK(e.cat_ns[RSP_CAT_CPU] == NS(190 + 1500 - start),
+			      "c from %llu: p's runs and c's work up to the wakeup are CPU "
+			      "(%.3f us)", (unsigned long long)c_start, e.cat_ns[RSP_CAT_CPU] / 1e3);
+			CHECK(contributor_ns(a, RSP_CAT_CPU, "c", NULL, NULL) == NS(1500 - start),
+			      "c from %llu: c's work named, to the wakeup", (unsigned long long)c_start);
+			CHECK(e.cat_ns[RSP_CAT_SCHED] == NS(10), "c from %llu: p's CPU waking: %.3f us",
+			      (unsigned long long)c_start, e.cat_ns[RSP_CAT_SCHED] / 1e3);
+		} else {
+			CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == NS(400),
+			      "c from %llu, before the wait and past its tolerance: another "
+			      "control path (%.3f us)", (unsigned long long)c_start,
+			      e.cat_ns[RSP_CAT_OTHER_PATH] / 1e3);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * The same, c's one sample before its wakeup of p (at 1115): the part of c's
  * run after the wakeup [1120,1500] holds no sample of its own, so it is not
  * that sample's code (c's run divided among its samples would say so): it is
@@ -2797,6 +2867,9 @@ int main(void)
 	test_preempted_by_namesake();
 	test_hardware();
 	test_async_child();
+	test_callee_runs_on(1300);
+	test_callee_runs_on(1050);
+	test_callee_runs_on(950);
 	test_lost();
 	test_silent_target();
 	test_deep_chain();
