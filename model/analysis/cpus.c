@@ -58,10 +58,15 @@ static size_t first_after(struct rsp_analysis *an, uint16_t cpu, uint64_t a)
 	return lo;
 }
 
-/* "comm: runnable while X ran" (@by a thread) or "comm: runnable, its CPU waking from idle". */
+/*
+ * "comm: runnable while X ran" (@by a thread) or "comm: runnable, its CPU waking from idle",
+ * once per pair of comms (a key per pair of threads made the map a cache miss a
+ * lookup: sched-messaging's 800 threads)
+ */
 static uint32_t wait_label(struct rsp_analysis *an, uint32_t thread, uint32_t by)
 {
-	uint64_t key = (uint64_t)thread << 32 | by;
+	uint64_t key = (uint64_t)an->t->threads.v[thread].comm << 32 |
+		       (by == RSP_NONE ? RSP_NONE : an->t->threads.v[by].comm);
 	char buf[160];
 	uint32_t l;
 

@@ -89,10 +89,10 @@ uint32_t analysis_cached_label(struct rsp_analysis *an, uint32_t stack, int pid,
 	return label;
 }
 
-/* "comm: what" (what a label, 0: the comm alone), once per (thread, what): a leaf each */
+/* "comm: what" (what a label, 0: the comm alone), once per (comm, what): a leaf each */
 uint32_t analysis_with_comm(struct rsp_analysis *an, uint32_t thread, uint32_t what)
 {
-	uint64_t key = (uint64_t)thread << 32 | what;
+	uint64_t key = (uint64_t)an->t->threads.v[thread].comm << 32 | what;
 	char buf[320];
 	uint32_t l;
 
@@ -275,10 +275,24 @@ static const char *other_words(struct rsp_analysis *an, uint32_t thread, uint32_
 	return buf;
 }
 
+/*
+ * The key of a label that names @thread and @other by their comms (other_words()):
+ * the two comms and whether they are one process; UINT64_MAX (not cached) where
+ * a comm's id does not leave room for that bit.
+ */
+static uint64_t comm_pair_key(const struct rsp_analysis *an, uint32_t thread, uint32_t other)
+{
+	const struct thread *a = &an->t->threads.v[thread], *b = &an->t->threads.v[other];
+
+	if (a->comm >= 1u << 31)
+		return UINT64_MAX;
+	return (uint64_t)(a->pid == b->pid) << 63 | (uint64_t)a->comm << 32 | b->comm;
+}
+
 void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			      uint32_t by)
 {
-	uint64_t key = (uint64_t)thread << 32 | by; /* by is a thread: never RSP_NONE here */
+	uint64_t key = comm_pair_key(an, thread, by); /* by is a thread: never RSP_NONE */
 	char buf[160];
 	uint32_t l;
 
@@ -298,7 +312,7 @@ void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t t
 void analysis_label_preempted_while(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 				    uint32_t holder)
 {
-	uint64_t key = (uint64_t)thread << 32 | holder;
+	uint64_t key = comm_pair_key(an, thread, holder);
 	char buf[160];
 	uint32_t l;
 

@@ -106,6 +106,8 @@ int _rsp_u64map_put(struct _rsp_u64map *m, uint64_t key, uint32_t val)
 {
 	size_t i;
 
+	if (key == UINT64_MAX) /* the empty slot's mark: never a key */
+		return -EINVAL;
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 256;
 		struct _rsp_u64slot *v = malloc(cap * sizeof(*v));

@@ -21,7 +21,8 @@ int _rsp_strmap_get_or_add(struct _rsp_strmap *m, const char *key, uint32_t val,
 			   uint32_t *out, bool *added);
 void _rsp_strmap_free(struct _rsp_strmap *m);
 
-/* uint64_t (never UINT64_MAX) -> uint32_t; a key beside its value: a probe reads one line */
+/* uint64_t -> uint32_t; a key beside its value: a probe reads one line.  UINT64_MAX
+ * marks an empty slot: never found, never stored (put says -EINVAL) */
 struct _rsp_u64slot {
 	uint64_t key;
 	uint32_t val;

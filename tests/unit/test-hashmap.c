@@ -5,11 +5,12 @@
  * of 5 (a key with many values), the rest from hundreds (runs of many keys
  * meeting and wrapping past the table's end); after every step the key
  * touched and one at random, and at times every key, read back equal to the
- * list's.
+ * list's.  And the u64 map's refusal of its empty mark as a key.
  */
 #include "base/hashmap.h"
 #include "tap.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #define MAXN 3000
@@ -140,8 +141,27 @@ static void test_one_key(void)
 	_rsp_u64multi_free(&m);
 }
 
+/* The u64 map: UINT64_MAX, the empty slot's mark, is refused, not stored as a key */
+static void test_u64map_max_key(void)
+{
+	struct _rsp_u64map m = { 0 };
+	uint32_t v = 0;
+	bool others = true;
+
+	for (uint64_t k = 0; k < 200; k++)
+		_rsp_u64map_put(&m, k * 7919, (uint32_t)k);
+	CHECK(_rsp_u64map_put(&m, UINT64_MAX, 5) == -EINVAL && m.n == 200 &&
+	      !_rsp_u64map_get(&m, UINT64_MAX, &v),
+	      "u64 map: UINT64_MAX refused (%zu keys), never found", m.n);
+	for (uint64_t k = 0; k < 200; k++)
+		others &= _rsp_u64map_get(&m, k * 7919, &v) && v == k;
+	CHECK(others, "u64 map: the other 200 keys read back");
+	_rsp_u64map_free(&m);
+}
+
 int main(void)
 {
+	test_u64map_max_key();
 	test_random(100, 127, 60000, 300); /* 256 slots, nearly half full */
 	test_random(1500, 2000, 20000, 3000); /* grown to 4096 */
 	test_one_key();
