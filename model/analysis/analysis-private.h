@@ -159,10 +159,11 @@ struct rsp_analysis {
 
 	/* labels: per (unwound stack, kernel?, pid), cached */
 	struct _rsp_u64map labels;
-	/* "comm: what" per (thread, what); "comm preempted by comm" per (thread, by);
-	 * "comm preempted, while comm ran" per (thread, holder); "comm (tid N): what" per
-	 * (thread, what) */
-	struct _rsp_u64map comm_labels, pair_labels, preempt_while_labels, tid_labels;
+	/* "comm: what" per (comm, what); "comm (tid N)" per thread; "comm preempted by
+	 * comm" and "comm preempted, while comm ran" per comm_pair_key(); "comm (tid N):
+	 * what" per (thread, what) */
+	struct _rsp_u64map comm_labels, other_labels, preempted_labels, preempt_while_labels,
+		tid_labels;
 	/* contributors per category, built by analysis_finish() */
 	VEC(struct contrib) contrib[RSP_CAT__COUNT];
 	/* (category, label) -> its contributor's index */

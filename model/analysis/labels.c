@@ -242,11 +242,11 @@ void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t threa
 	char buf[160];
 	uint32_t l;
 
-	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
+	if (!_rsp_u64map_get(&an->other_labels, key, &l)) {
 		snprintf(buf, sizeof(buf), "%s (tid %u)", analysis_thread_comm(an, thread),
 			 an->t->threads.v[thread].tid);
 		l = trace_intern(an->t, buf);
-		_rsp_u64map_put(&an->pair_labels, key, l);
+		_rsp_u64map_put(&an->other_labels, key, l);
 	}
 	analysis_node(an, node)->label = l;
 }
@@ -296,13 +296,13 @@ void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t t
 	char buf[160];
 	uint32_t l;
 
-	if (!_rsp_u64map_get(&an->pair_labels, key, &l)) {
+	if (!_rsp_u64map_get(&an->preempted_labels, key, &l)) {
 		char other[80];
 
 		snprintf(buf, sizeof(buf), "%s preempted by %s", analysis_thread_comm(an, thread),
 			 other_words(an, thread, by, other, sizeof(other)));
 		l = trace_intern(an->t, buf);
-		_rsp_u64map_put(&an->pair_labels, key, l);
+		_rsp_u64map_put(&an->preempted_labels, key, l);
 	}
 	analysis_node(an, node)->label = l;
 	analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
@@ -405,7 +405,8 @@ void analysis_labels_free(struct rsp_analysis *an)
 {
 	_rsp_u64map_free(&an->labels);
 	_rsp_u64map_free(&an->comm_labels);
-	_rsp_u64map_free(&an->pair_labels);
+	_rsp_u64map_free(&an->other_labels);
+	_rsp_u64map_free(&an->preempted_labels);
 	_rsp_u64map_free(&an->preempt_while_labels);
 	_rsp_u64map_free(&an->tid_labels);
 }
