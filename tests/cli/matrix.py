@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The bad-input matrix: every verb against every bad input (docs/TESTING.md).
 
-    matrix.py RSP FIXTURE            the reading verbs (suite unit)
-    matrix.py --record RSP           rsp record's cases (suite record: root)
+    matrix.py [-p TEXT] RSP FIXTURE       the reading verbs (suite unit)
+    matrix.py [-p TEXT] --record RSP      rsp record's cases (suite record: root)
+
+-p TEXT: only the cases whose name holds TEXT ("report --format", "missing file").
 
 Each case runs one rsp command and asserts
   - its exit status (never 0 for a failure; 2 for a usage error),
@@ -26,10 +28,13 @@ import tempfile
 
 N = 0
 FAILED = 0
+ONLY = None  # -p TEXT
 
 
 def tap(ok, what, detail=""):
     global N, FAILED
+    if ONLY is not None and ONLY not in what:
+        return
     N += 1
     if not ok:
         FAILED += 1
@@ -113,6 +118,8 @@ def run(argv, stdout=None, fsize=None, env=None, stdin=None):
 def check(world, name, argv, want_rc, verb, names=(), words=(), stdout=None, fsize=None,
           created=(), env=None, warning=False, stdin=None):
     """One case: exit status, one line naming what it must, nothing else touched."""
+    if ONLY is not None and ONLY not in name:
+        return
     before = world.take()
     rc, err = run(argv, stdout=stdout, fsize=fsize, env=env, stdin=stdin)
     lines = err.split("\n")
@@ -468,14 +475,23 @@ def record_in(rsp, d):
 
 
 def main():
+    global ONLY
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-    if len(sys.argv) == 3 and sys.argv[1] == "--record":
-        record(os.path.abspath(sys.argv[2]))
-    elif len(sys.argv) == 3:
-        readers(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
+    args = sys.argv[1:]
+    if "-p" in args[:-1]:  # anywhere: meson's --test-args come last
+        i = args.index("-p")
+        ONLY = args[i + 1]
+        del args[i:i + 2]
+    if len(args) == 2 and args[0] == "--record":
+        record(os.path.abspath(args[1]))
+    elif len(args) == 2:
+        readers(os.path.abspath(args[0]), os.path.abspath(args[1]))
     else:
-        sys.stderr.write("usage: matrix.py RSP FIXTURE | matrix.py --record RSP\n")
+        sys.stderr.write("usage: matrix.py [-p TEXT] RSP FIXTURE | matrix.py [-p TEXT] --record RSP\n")
         sys.exit(2)
+    if ONLY is not None and N == 0:
+        what, ONLY = ONLY, None
+        tap(False, "-p %s: no case's name holds it" % what)
     print("1..%d" % N)
     sys.exit(1 if FAILED else 0)
 

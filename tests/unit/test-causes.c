@@ -779,18 +779,18 @@ int main(int argc, char **argv)
 	struct synth *s = NULL;
 	struct rsp_trace *t;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: test-causes data/latency-causes.conf\n");
+	if (tap_init(argc, argv) < 2) {
+		fprintf(stderr, "usage: test-causes [-p CASE] [-l] data/latency-causes.conf\n");
 		return 2;
 	}
-	test_rules();
-	test_bad_rules();
-	test_shipped(argv[1]);
+	TAP_RUN("rules", test_rules());
+	TAP_RUN("bad_rules", test_bad_rules());
+	TAP_RUN("shipped", test_shipped(argv[1]));
 	t = make_trace(&s);
 	if (t) {
-		test_account(t, argv[1]);
-		test_offcpu(t);
-		test_folded(t);
+		TAP_RUN("account", test_account(t, argv[1]));
+		TAP_RUN("offcpu", test_offcpu(t));
+		TAP_RUN("folded", test_folded(t));
 		rsp_trace_free(t);
 	}
 	synth_free(s);

@@ -763,15 +763,16 @@ static void runwind(void)
 	rsp_runwind_free(rw);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	tidmap();
-	ustack();
-	ustack_entry();
-	pathset();
-	buildid_notes();
-	writer_framing();
-	writer_frames();
-	runwind();
+	tap_init(argc, argv);
+	TAP_RUN("tidmap", tidmap());
+	TAP_RUN("ustack", ustack());
+	TAP_RUN("ustack_entry", ustack_entry());
+	TAP_RUN("pathset", pathset());
+	TAP_RUN("buildid_notes", buildid_notes());
+	TAP_RUN("writer_framing", writer_framing());
+	TAP_RUN("writer_frames", writer_frames());
+	TAP_RUN("runwind", runwind());
 	return tap_done();
 }

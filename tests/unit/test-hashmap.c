@@ -159,11 +159,13 @@ static void test_u64map_max_key(void)
 	_rsp_u64map_free(&m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_u64map_max_key();
-	test_random(100, 127, 60000, 300); /* 256 slots, nearly half full */
-	test_random(1500, 2000, 20000, 3000); /* grown to 4096 */
-	test_one_key();
+	tap_init(argc, argv);
+	TAP_RUN("u64map_max_key", test_u64map_max_key());
+	/* 256 slots, nearly half full; then grown to 4096 */
+	TAP_RUN("random/256-slots", test_random(100, 127, 60000, 300));
+	TAP_RUN("random/4096-slots", test_random(1500, 2000, 20000, 3000));
+	TAP_RUN("one_key", test_one_key());
 	return tap_done();
 }

@@ -319,18 +319,19 @@ static void in_place(void)
 	      "a directory refused: %s", err);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	tap_init(argc, argv);
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;
 	}
-	regular_files();
-	refused();
-	devices();
-	fifo();
-	size_limit();
-	in_place();
+	TAP_RUN("regular_files", regular_files());
+	TAP_RUN("refused", refused());
+	TAP_RUN("devices", devices());
+	TAP_RUN("fifo", fifo());
+	TAP_RUN("size_limit", size_limit());
+	TAP_RUN("in_place", in_place());
 	rmdir(dir);
 	return tap_done();
 }

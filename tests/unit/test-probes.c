@@ -61,9 +61,9 @@ static void bad(const char *text, const char *want)
 	CHECK(set.n == 0 && set.probes == NULL, "nothing left after an error");
 }
 
-int main(void)
+/* each malformed set refused with its line and reason */
+static void refused(void)
 {
-	builtin_set();
 	bad("sched sched:sched_switch perf sleep\n", "line 1: expected");
 	bad("# c\nfoo sched:x perf none required\n", "line 2: unknown feature 'foo'");
 	bad("sched sched_switch perf none required\n", "bad event 'sched_switch'");
@@ -81,16 +81,26 @@ int main(void)
 	bad("sched sched:x perf none required\nalt sched:x fprobe r/y f a=%di\n",
 	    "not kprobe or uprobe");
 	bad("# only comments\n\n", "no events listed");
-	{
-		struct rsp_probe_set set;
-		char err[128];
+}
 
-		CHECK(rsp_probe_set_parse(&set,
-					  "net sock:x ftrace none optional  peers  unknown  \n",
-					  err, sizeof(err)) == 0 &&
-			      !strcmp(set.probes[0].missing, "peers  unknown"),
-		      "message is the rest of the line, trimmed");
-		rsp_probe_set_clear(&set);
-	}
+/* a message is the rest of its line, trimmed */
+static void message(void)
+{
+	struct rsp_probe_set set;
+	char err[128];
+
+	CHECK(rsp_probe_set_parse(&set, "net sock:x ftrace none optional  peers  unknown  \n", err,
+				  sizeof(err)) == 0 &&
+		      !strcmp(set.probes[0].missing, "peers  unknown"),
+	      "message is the rest of the line, trimmed");
+	rsp_probe_set_clear(&set);
+}
+
+int main(int argc, char **argv)
+{
+	tap_init(argc, argv);
+	TAP_RUN("builtin_set", builtin_set());
+	TAP_RUN("refused", refused());
+	TAP_RUN("message", message());
 	return tap_done();
 }

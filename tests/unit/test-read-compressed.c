@@ -682,7 +682,7 @@ static void test_version1(const struct input *file)
 static void test_too_large(void)
 {
 #ifdef SANITIZED
-	printf("ok %d - # SKIP too large: not under a sanitizer\n", ++tap_n);
+	TAP_SKIP("too large: not under a sanitizer");
 #else
 	static unsigned char zeros[1 << 20];
 	ZSTD_CCtx *c = ZSTD_createCCtx();
@@ -729,6 +729,7 @@ int main(int argc, char **argv)
 	struct input in[4];
 	size_t n = 0;
 
+	argc = tap_init(argc, argv);
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
@@ -743,19 +744,23 @@ int main(int argc, char **argv)
 	if (input_make(&in[n], "synth-z", synthetic(false, true, 1500)))
 		n++;
 	for (size_t i = 0; i < n; i++) {
-		test_same(&in[i]);
-		test_cut(&in[i]);
+		char name[64];
+
+#define CASE(what) (snprintf(name, sizeof(name), what "/%s", in[i].name), name)
+		TAP_RUN(CASE("same"), test_same(&in[i]));
+		TAP_RUN(CASE("cut"), test_cut(&in[i]));
 		if (strcmp(in[i].name, "synth-z"))
-			test_tails(&in[i]);
+			TAP_RUN(CASE("tails"), test_tails(&in[i]));
 		if (!strcmp(in[i].name, "synth-pipe"))
-			test_streams(&in[i]);
+			TAP_RUN(CASE("streams"), test_streams(&in[i]));
 		if (!strcmp(in[i].name, "synth-file"))
-			test_version1(&in[i]);
+			TAP_RUN(CASE("version1"), test_version1(&in[i]));
+#undef CASE
 	}
 	if (n)
-		test_named(in[0].raw);
-	test_large();
-	test_too_large();
+		TAP_RUN("named", test_named(in[0].raw));
+	TAP_RUN("large", test_large());
+	TAP_RUN("too_large", test_too_large());
 	for (size_t i = 0; i < n; i++)
 		input_free(&in[i]);
 	{

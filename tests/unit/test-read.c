@@ -708,17 +708,18 @@ static void test_field_loads(void)
 	tep_free(tep);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_layouts();
-	test_fixed_layouts();
-	test_field_loads();
-	test_truncated_and_garbage();
-	test_compressed();
-	test_compressed_interleaved();
-	test_compressed_framed();
-	test_tracing_data_records();
-	test_payload_past_end();
-	test_cut_offset_compressed();
+	tap_init(argc, argv);
+	TAP_RUN("layouts", test_layouts());
+	TAP_RUN("fixed_layouts", test_fixed_layouts());
+	TAP_RUN("field_loads", test_field_loads());
+	TAP_RUN("truncated_and_garbage", test_truncated_and_garbage());
+	TAP_RUN("compressed", test_compressed());
+	TAP_RUN("compressed_interleaved", test_compressed_interleaved());
+	TAP_RUN("compressed_framed", test_compressed_framed());
+	TAP_RUN("tracing_data_records", test_tracing_data_records());
+	TAP_RUN("payload_past_end", test_payload_past_end());
+	TAP_RUN("cut_offset_compressed", test_cut_offset_compressed());
 	return tap_done();
 }

@@ -1311,7 +1311,8 @@ static void test_learned_listener(void)
 	srv_requests_free(s, t, r);
 }
 
-int main(void)
+/* the server of the file's head comment: its requests, their time, their windows */
+static void test_server(void)
 {
 	struct synth *s = synth_new(NULL);
 	struct rsp_trace *t = build(s);
@@ -1331,20 +1332,26 @@ int main(void)
 	free(sel);
 	rsp_trace_free(t);
 	synth_free(s);
-	test_overlap();
-	test_reused_socket();
-	test_udp_senders();
-	test_client_latency();
-	test_learned_peer();
-	test_unix_peers();
-	test_udp_preempted_sender();
-	test_udp_slow_softirq();
-	test_client_pipelined();
-	test_client_preempted_return();
-	test_client_preempted_next_send();
-	test_backlog_during_send();
-	test_client_preempted_send();
-	test_churned_peers();
-	test_learned_listener();
+}
+
+int main(int argc, char **argv)
+{
+	tap_init(argc, argv);
+	TAP_RUN("server", test_server());
+	TAP_RUN("overlap", test_overlap());
+	TAP_RUN("reused_socket", test_reused_socket());
+	TAP_RUN("udp_senders", test_udp_senders());
+	TAP_RUN("client_latency", test_client_latency());
+	TAP_RUN("learned_peer", test_learned_peer());
+	TAP_RUN("unix_peers", test_unix_peers());
+	TAP_RUN("udp_preempted_sender", test_udp_preempted_sender());
+	TAP_RUN("udp_slow_softirq", test_udp_slow_softirq());
+	TAP_RUN("client_pipelined", test_client_pipelined());
+	TAP_RUN("client_preempted_return", test_client_preempted_return());
+	TAP_RUN("client_preempted_next_send", test_client_preempted_next_send());
+	TAP_RUN("backlog_during_send", test_backlog_during_send());
+	TAP_RUN("client_preempted_send", test_client_preempted_send());
+	TAP_RUN("churned_peers", test_churned_peers());
+	TAP_RUN("learned_listener", test_learned_listener());
 	return tap_done();
 }

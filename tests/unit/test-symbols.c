@@ -1563,6 +1563,7 @@ int main(int argc, char **argv)
 	static char helpers[8][PATH_MAX];
 	ssize_t len;
 
+	argc = tap_init(argc, argv);
 	read_self_maps();
 	main_stack_end = mapping_end((uint64_t)(uintptr_t)__builtin_frame_address(0));
 	libc_qsort = libc_sym("qsort");
@@ -1594,19 +1595,19 @@ int main(int argc, char **argv)
 			return tap_done();
 		}
 	}
-	test_kallsyms();
-	test_self();
-	test_history();
-	test_build_id(helpers[0], helpers[3]);
-	test_archive(helpers[0]);
-	test_minidebuginfo(helpers[0], helpers[1]);
-	test_debug_file(helpers[0], helpers[2], helpers[3]);
-	test_dynamic_only(helpers);
-	test_not_code(helpers[0], helpers[6]);
-	test_plt(helpers[0], "lazy PLT", false);
-	test_plt(helpers[7], "IBT's PLT", true);
-	test_unwind();
-	test_hostile();
-	test_costs();
+	TAP_RUN("kallsyms", test_kallsyms());
+	TAP_RUN("self", test_self());
+	TAP_RUN("history", test_history());
+	TAP_RUN("build_id", test_build_id(helpers[0], helpers[3]));
+	TAP_RUN("archive", test_archive(helpers[0]));
+	TAP_RUN("minidebuginfo", test_minidebuginfo(helpers[0], helpers[1]));
+	TAP_RUN("debug_file", test_debug_file(helpers[0], helpers[2], helpers[3]));
+	TAP_RUN("dynamic_only", test_dynamic_only(helpers));
+	TAP_RUN("not_code", test_not_code(helpers[0], helpers[6]));
+	TAP_RUN("plt/lazy", test_plt(helpers[0], "lazy PLT", false));
+	TAP_RUN("plt/ibt", test_plt(helpers[7], "IBT's PLT", true));
+	TAP_RUN("unwind", test_unwind());
+	TAP_RUN("hostile", test_hostile());
+	TAP_RUN("costs", test_costs());
 	return tap_done();
 }

@@ -750,7 +750,7 @@ static void test_one_pass_untimed(void)
 	char err[256];
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		CHECK(true, "# SKIP one CPU: loading is not in one pass");
+		TAP_SKIP("one CPU: loading is not in one pass");
 		synth_free(s);
 		return;
 	}
@@ -1777,40 +1777,45 @@ static void test_sort_index(void)
 	check_sort(300000, 2, 20000, false, 14, 7, false);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_sort_index();
-	test_window();
-	test_one_pass_progress();
-	test_frame_names();
-	test_pingpong();
-	test_scrambled();
-	test_missing_switch_in();
-	test_missing_switch_out();
-	test_lost();
-	test_lost_samples_untimed();
-	test_lost_rings();
-	test_pid_reuse_and_exec();
-	test_block();
-	test_block_requeue();
-	test_irq_and_timers();
-	test_sockets();
-	test_duplicates();
-	test_duplicates_long();
-	test_exit_sample();
-	test_long_pingpong(12000, 0, 0, 0, false); /* 6 records a round: 72 k */
-	test_long_pingpong(12000, 0, 0, 0, true); /* sorted on two threads */
-	test_long_pingpong(24000, 1 << 16, 0, 16, false);
-	test_long_pingpong(24000, 32 << 10, 256 << 10, 16, true); /* rsp record's framing */
-	test_shared_scan(false);
-	test_shared_scan(true);
-	test_one_pass_untimed();
+	tap_init(argc, argv);
+	TAP_RUN("sort_index", test_sort_index());
+	TAP_RUN("window", test_window());
+	TAP_RUN("one_pass_progress", test_one_pass_progress());
+	TAP_RUN("frame_names", test_frame_names());
+	TAP_RUN("pingpong", test_pingpong());
+	TAP_RUN("scrambled", test_scrambled());
+	TAP_RUN("missing_switch_in", test_missing_switch_in());
+	TAP_RUN("missing_switch_out", test_missing_switch_out());
+	TAP_RUN("lost", test_lost());
+	TAP_RUN("lost_samples_untimed", test_lost_samples_untimed());
+	TAP_RUN("lost_rings", test_lost_rings());
+	TAP_RUN("pid_reuse_and_exec", test_pid_reuse_and_exec());
+	TAP_RUN("block", test_block());
+	TAP_RUN("block_requeue", test_block_requeue());
+	TAP_RUN("irq_and_timers", test_irq_and_timers());
+	TAP_RUN("sockets", test_sockets());
+	TAP_RUN("duplicates", test_duplicates());
+	TAP_RUN("duplicates_long", test_duplicates_long());
+	TAP_RUN("exit_sample", test_exit_sample());
+	/* 6 records a round: 72 k; scrambled: sorted on two threads */
+	TAP_RUN("long_pingpong/plain", test_long_pingpong(12000, 0, 0, 0, false));
+	TAP_RUN("long_pingpong/scrambled", test_long_pingpong(12000, 0, 0, 0, true));
+	TAP_RUN("long_pingpong/pieces", test_long_pingpong(24000, 1 << 16, 0, 16, false));
+	/* rsp record's framing */
+	TAP_RUN("long_pingpong/framed-scrambled",
+		test_long_pingpong(24000, 32 << 10, 256 << 10, 16, true));
+	TAP_RUN("shared_scan/plain", test_shared_scan(false));
+	TAP_RUN("shared_scan/late-define", test_shared_scan(true));
+	TAP_RUN("one_pass_untimed", test_one_pass_untimed());
 	/* frames larger than the part of the scan's buffer kept after each (16 MB) */
-	test_long_pingpong(30000, 32 << 10, 17 << 20, 18, false);
-	test_user_stack_copies(false);
-	test_user_stack_copies(true);
-	test_sideband_id0();
-	test_broken_user_chain();
-	test_fork();
+	TAP_RUN("long_pingpong/large-frames",
+		test_long_pingpong(30000, 32 << 10, 17 << 20, 18, false));
+	TAP_RUN("user_stack_copies/plain", test_user_stack_copies(false));
+	TAP_RUN("user_stack_copies/framed", test_user_stack_copies(true));
+	TAP_RUN("sideband_id0", test_sideband_id0());
+	TAP_RUN("broken_user_chain", test_broken_user_chain());
+	TAP_RUN("fork", test_fork());
 	return tap_done();
 }
