@@ -5,6 +5,8 @@
 #include "cli.h"
 #include "target.h"
 
+#include "rsp-frames.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <sys/stat.h>
@@ -93,6 +95,15 @@ int rsp_cli_parse_top(const char *verb, const char *arg, long max, size_t *out)
 		return rsp_cli_usage_error(verb, "bad --top '%s': a count up to %ld, 0 for all", arg,
 					   max);
 	*out = n ? (size_t)n : SIZE_MAX;
+	return 0;
+}
+
+int rsp_cli_parse_states(const char *verb, const char *arg, unsigned *out)
+{
+	char err[160];
+
+	if (rsp_wait_states_parse(arg, out, err, sizeof(err)))
+		return rsp_cli_usage_error(verb, "bad --state '%s': %s", arg, err);
 	return 0;
 }
 

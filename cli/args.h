@@ -72,4 +72,10 @@ extern struct rsp_cli_symbols rsp_cli_symbols;
  */
 int rsp_cli_symbol_option(const char *verb, int c, const char *arg);
 
+/*
+ * --state LIST (rsp causes, rsp offcpu): the states of rsp-frames.h, one
+ * meaning each in every verb.  0, or 2 after one line.
+ */
+int rsp_cli_parse_states(const char *verb, const char *arg, unsigned *out);
+
 #endif /* RSP_CLI_ARGS_H */

@@ -10,6 +10,7 @@
 #include "rsp-config.h"
 #include "rsp-model.h"
 #include "rsp-output.h"
+#include "rsp-text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -38,8 +39,8 @@ static const char causes_usage[] =
 	"  --threads          also per thread, under each process\n"
 	"  --target PID|COMM  the processes to list (default: all); repeatable\n"
 	"  --state S,D,R,P    only waits in these states: S/D blocked (interruptible,\n"
-	"                     uninterruptible), R runnable after a wakeup, P preempted;\n"
-	"                     S,D is LatencyTOP's view of causes in the stack\n"
+	"                     uninterruptible), R runnable after a wakeup, P preempted\n"
+	"                     (S,D: LatencyTOP's view of causes in the stack)\n"
 	"  --top N            causes per section (text/md default 10, csv/json all; 0: all)\n"
 	"  --processes N      processes listed (text/md default 10, csv/json all; 0: all)\n"
 	"  --log LEVEL FILE   write the stacks behind the numbers, one entry per distinct\n"
@@ -63,30 +64,7 @@ struct causes {
 	const char *sort_name;
 };
 
-static double ms(uint64_t ns)
-{
-	return ns / 1e6;
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 /* ---- the default rule file --------------------------------------------------------------- */
-
-/* "S,D" */
-static const char *states_str(unsigned st, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned b = RSP_WAIT_S; b <= RSP_WAIT_PREEMPTED && n + 3 < len; b <<= 1)
-		if (st & b)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
-					      rsp_wait_state_name((enum rsp_wait_state)b));
-	return buf;
-}
 
 static bool exists(const char *p)
 {
@@ -168,8 +146,8 @@ static void text_rows(const struct causes *c, size_t scope, const char *indent)
 
 		rsp_latency_row(c->lat, scope, i, &r);
 		printf("%s%-46.46s %8" PRIu64 " %10.3f %10.3f %12.3f %6.1f%%\n", indent, r.name,
-		       r.count, ms(r.count ? r.total_ns / r.count : 0), ms(r.max_ns),
-		       ms(r.total_ns), pct(r.total_ns, s.total_ns));
+		       r.count, rsp_ms(r.count ? r.total_ns / r.count : 0), rsp_ms(r.max_ns),
+		       rsp_ms(r.total_ns), rsp_pct(r.total_ns, s.total_ns));
 	}
 	if (rows_shown(c, &s) < s.n_rows)
 		printf("%s(%zu more causes: --top 0 lists all)\n", indent,
@@ -187,11 +165,11 @@ static void print_text(const struct causes *c)
 	rsp_latency_scope(c->lat, 0, &sys);
 	printf("rsp causes: %s, rules %s (%zu rules, %zu causes), sorted by %s%s%s\n", c->path,
 	       c->rules_path, rsp_causes_n_rules(c->rules), rsp_causes_n_causes(c->rules),
-	       c->sort_name, c->states ? ", states " : "", states_str(c->states, st, sizeof(st)));
+	       c->sort_name, c->states ? ", states " : "", rsp_wait_states_str(c->states, st, sizeof(st)));
 	printf("  %" PRIu64 " wait intervals, %.3f ms in %zu threads; %.1f%% of the time matched a "
 	       "rule",
-	       sum.intervals, ms(sum.total_ns), sys.n_threads,
-	       pct(sum.total_ns - sum.unmatched_ns, sum.total_ns));
+	       sum.intervals, rsp_ms(sum.total_ns), sys.n_threads,
+	       rsp_pct(sum.total_ns - sum.unmatched_ns, sum.total_ns));
 	if (sum.left_out)
 		printf("; %" PRIu64 " waits of unknown length left out", sum.left_out);
 	printf("\n\n");
@@ -204,7 +182,7 @@ static void print_text(const struct causes *c)
 
 		rsp_latency_scope(c->lat, procs[k], &p);
 		printf("\nProcess %s (%d)  total %.3f ms in %zu thread%s\n", p.comm, p.pid,
-		       ms(p.total_ns), p.n_threads, p.n_threads == 1 ? "" : "s");
+		       rsp_ms(p.total_ns), p.n_threads, p.n_threads == 1 ? "" : "s");
 		text_rows(c, procs[k], "  ");
 		for (size_t i = 1; c->threads && i < rsp_latency_n_scopes(c->lat); i++) {
 			struct rsp_scope_info th;
@@ -213,7 +191,7 @@ static void print_text(const struct causes *c)
 			if (th.kind != RSP_SCOPE_THREAD || th.parent != procs[k])
 				continue;
 			printf("    Thread %s (%d)  total %.3f ms\n", th.comm, th.tid,
-			       ms(th.total_ns));
+			       rsp_ms(th.total_ns));
 			text_rows(c, i, "      ");
 		}
 	}
@@ -234,17 +212,6 @@ static void print_text(const struct causes *c)
 
 /* ---- CSV ------------------------------------------------------------------------------------------------ */
 
-static void csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 static void csv_scope(const struct causes *c, size_t scope)
 {
 	struct rsp_scope_info s;
@@ -256,12 +223,12 @@ static void csv_scope(const struct causes *c, size_t scope)
 
 		rsp_latency_row(c->lat, scope, i, &r);
 		printf("%s,%d,%d,", kinds[s.kind], s.pid, s.tid);
-		csv_str(s.comm);
+		rsp_csv_str(stdout, s.comm);
 		putchar(',');
-		csv_str(r.name);
+		rsp_csv_str(stdout, r.name);
 		printf(",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f\n",
 		       r.cause != RSP_NO_INDEX, r.count, r.count ? r.total_ns / r.count : 0,
-		       r.max_ns, r.total_ns, pct(r.total_ns, s.total_ns));
+		       r.max_ns, r.total_ns, rsp_pct(r.total_ns, s.total_ns));
 	}
 }
 
@@ -309,8 +276,8 @@ static void md_table(const struct causes *c, size_t scope)
 		printf("| ");
 		md_escape(r.name);
 		printf(" | %" PRIu64 " | %.3f | %.3f | %.3f | %.1f |\n", r.count,
-		       ms(r.count ? r.total_ns / r.count : 0), ms(r.max_ns), ms(r.total_ns),
-		       pct(r.total_ns, s.total_ns));
+		       rsp_ms(r.count ? r.total_ns / r.count : 0), rsp_ms(r.max_ns),
+		       rsp_ms(r.total_ns), rsp_pct(r.total_ns, s.total_ns));
 	}
 	printf("\n");
 }
@@ -330,7 +297,7 @@ static void print_md(const struct causes *c)
 		rsp_latency_scope(c->lat, procs[k], &p);
 		printf("### Process ");
 		md_escape(p.comm);
-		printf(" (%d): %.3f ms in %zu thread%s\n\n", p.pid, ms(p.total_ns), p.n_threads,
+		printf(" (%d): %.3f ms in %zu thread%s\n\n", p.pid, rsp_ms(p.total_ns), p.n_threads,
 		       p.n_threads == 1 ? "" : "s");
 		md_table(c, procs[k]);
 		for (size_t i = 1; c->threads && i < rsp_latency_n_scopes(c->lat); i++) {
@@ -341,7 +308,7 @@ static void print_md(const struct causes *c)
 				continue;
 			printf("#### Thread ");
 			md_escape(th.comm);
-			printf(" (%d): %.3f ms\n\n", th.tid, ms(th.total_ns));
+			printf(" (%d): %.3f ms\n\n", th.tid, rsp_ms(th.total_ns));
 			md_table(c, i);
 		}
 	}
@@ -369,7 +336,7 @@ static void json_rows(struct json *j, const struct causes *c, size_t scope)
 		json_u64(j, "avg_ns", r.count ? r.total_ns / r.count : 0);
 		json_u64(j, "max_ns", r.max_ns);
 		json_u64(j, "total_ns", r.total_ns);
-		json_double(j, "percent", pct(r.total_ns, s.total_ns));
+		json_double(j, "percent", rsp_pct(r.total_ns, s.total_ns));
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -390,7 +357,7 @@ static void print_json(const struct causes *c)
 	{
 		char st[16];
 
-		json_string(&j, "states", c->states ? states_str(c->states, st, sizeof(st)) :
+		json_string(&j, "states", c->states ? rsp_wait_states_str(c->states, st, sizeof(st)) :
 						      "S,D,R,P");
 	}
 	json_begin_object(&j, "summary");
@@ -475,8 +442,9 @@ static int write_log(const struct causes *c, enum log_level level, const char *f
 		fprintf(f,
 			"  state %s  count %" PRIu64 "  total %.3f ms  avg %.3f ms  max %.3f ms  "
 			"seen in %s (%d)\n",
-			rsp_wait_state_name(s.state), s.count, ms(s.total_ns),
-			ms(s.count ? s.total_ns / s.count : 0), ms(s.max_ns), ti.comm, ti.pid);
+			rsp_wait_state_name(s.state), s.count, rsp_ms(s.total_ns),
+			rsp_ms(s.count ? s.total_ns / s.count : 0), rsp_ms(s.max_ns), ti.comm,
+			ti.pid);
 		if (!s.n_frames)
 			fprintf(f, "  (no stack recorded)\n");
 		for (size_t k = 0; k < s.n_frames; k++) {
@@ -496,24 +464,6 @@ static int write_log(const struct causes *c, enum log_level level, const char *f
 }
 
 /* ---- the verb -------------------------------------------------------------------------------------------------- */
-
-static bool parse_states(const char *s, unsigned *out)
-{
-	*out = 0;
-	for (; *s; s++) {
-		if (*s == 'S')
-			*out |= RSP_WAIT_S;
-		else if (*s == 'D')
-			*out |= RSP_WAIT_D;
-		else if (*s == 'R')
-			*out |= RSP_WAIT_RUNNABLE;
-		else if (*s == 'P')
-			*out |= RSP_WAIT_PREEMPTED;
-		else if (*s != ',')
-			return false;
-	}
-	return *out != 0;
-}
 
 /* --log takes two arguments: take them out of argv before getopt sees it */
 static int take_log(int *argc, char **argv, enum log_level *level, const char **file)
@@ -641,11 +591,8 @@ int rsp_cmd_causes(int argc, char **argv)
 			break;
 		}
 		case OPT_STATE:
-			if (!parse_states(optarg, &lo.states))
-				return rsp_cli_usage_error("causes",
-							   "bad --state '%s': S, D, R (runnable) or P "
-							   "(preempted), comma-separated",
-							   optarg);
+			if (rsp_cli_parse_states("causes", optarg, &lo.states))
+				return 2;
 			break;
 		case 'h':
 			fputs(causes_usage, stdout);

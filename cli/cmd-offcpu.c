@@ -7,6 +7,7 @@
 #include "target.h"
 
 #include "rsp-offcpu.h"
+#include "rsp-text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,7 +18,7 @@
 
 static const char offcpu_usage[] =
 	"usage: rsp offcpu [FILE] [--target PID|COMM]... [--thread TID] [--all]\n"
-	"                  [--min-us N] [--state S|D|P] [--within FUNCTION] [--top N]\n"
+	"                  [--min-us N] [--state S,D,R,P] [--within FUNCTION] [--top N]\n"
 	"                  [--format text|json]\n"
 	"\n"
 	"Off-CPU time by kernel + user stack, each stack with a power-of-two latency\n"
@@ -30,8 +31,8 @@ static const char offcpu_usage[] =
 	"  --thread TID       one thread\n"
 	"  --all              every thread of the trace\n"
 	"  --min-us N         leave out waits shorter than N microseconds\n"
-	"  --state S|D|P      only interruptible (S) or uninterruptible (D) sleeps, or\n"
-	"                     preemptions (P); comma-separated for several\n"
+	"  --state S,D,R,P    only waits in these states: S/D blocked (interruptible,\n"
+	"                     uninterruptible), R runnable after a wakeup, P preempted\n"
 	"  --within FUNCTION  only waits while the thread was inside FUNCTION (a name or a\n"
 	"                     glob, e.g. '*dispatch_command*'): waits during a request, not\n"
 	"                     idle waits for work\n"
@@ -40,11 +41,6 @@ static const char offcpu_usage[] =
 	"\n"
 	"Where the files the trace names are found (symbols):\n"
 	RSP_CLI_SYMBOL_HELP;
-
-static double ms(uint64_t ns)
-{
-	return ns / 1e6;
-}
 
 /* DTrace's quantize: one row per power of two, from just below the first used to just above */
 static void print_hist(const uint64_t *h)
@@ -109,7 +105,8 @@ static void print_part(const struct rsp_offcpu *o, enum rsp_offcpu_part part, si
 		printf("\n  %s (%d), %zu thread%s: %" PRIu64 " waits, total %.3f ms, average %.3f "
 		       "ms, maximum %.3f ms\n",
 		       s.comm, s.pid, s.n_threads, s.n_threads == 1 ? "" : "s", s.count,
-		       ms(s.total_ns), ms(s.count ? s.total_ns / s.count : 0), ms(s.max_ns));
+		       rsp_ms(s.total_ns), rsp_ms(s.count ? s.total_ns / s.count : 0),
+		       rsp_ms(s.max_ns));
 		print_hist(s.hist);
 	}
 	if (shown < n)
@@ -126,12 +123,13 @@ static void print_text(const struct rsp_offcpu *o, const char *path, const char 
 	if (oo->min_ns || oo->states || oo->within) {
 		printf("  filters:");
 		if (oo->min_ns)
-			printf(" waits >= %.3f ms (%" PRIu64 " shorter left out);", ms(oo->min_ns),
-			       s.below_min);
-		if (oo->states)
-			printf(" state %s%s%s;", oo->states & RSP_WAIT_S ? "S" : "",
-			       oo->states & RSP_WAIT_D ? "D" : "",
-			       oo->states & RSP_WAIT_PREEMPTED ? "P" : "");
+			printf(" waits >= %.3f ms (%" PRIu64 " shorter left out);",
+			       rsp_ms(oo->min_ns), s.below_min);
+		if (oo->states) {
+			char st[16];
+
+			printf(" state %s;", rsp_wait_states_str(oo->states, st, sizeof(st)));
+		}
 		if (oo->within)
 			printf(" inside %s (%" PRIu64 " waits outside it left out);", oo->within,
 			       s.outside);
@@ -139,8 +137,8 @@ static void print_text(const struct rsp_offcpu *o, const char *path, const char 
 	}
 	printf("  blocked: %" PRIu64 " waits, %.3f ms; dispatcher queue: %" PRIu64
 	       " waits, %.3f ms",
-	       s.count[RSP_OFFCPU_BLOCKED], ms(s.total_ns[RSP_OFFCPU_BLOCKED]),
-	       s.count[RSP_OFFCPU_RUNNABLE], ms(s.total_ns[RSP_OFFCPU_RUNNABLE]));
+	       s.count[RSP_OFFCPU_BLOCKED], rsp_ms(s.total_ns[RSP_OFFCPU_BLOCKED]),
+	       s.count[RSP_OFFCPU_RUNNABLE], rsp_ms(s.total_ns[RSP_OFFCPU_RUNNABLE]));
 	if (s.left_out)
 		printf("; %" PRIu64 " waits of unknown length left out", s.left_out);
 	printf("\n\n== Blocked: switched out until woken (kernel stack, then user stack) ==\n");
@@ -226,22 +224,6 @@ static void print_json(const struct rsp_offcpu *o, const char *path, const char 
 	json_finish(&j);
 }
 
-static bool parse_states(const char *s, unsigned *out)
-{
-	*out = 0;
-	for (; *s; s++) {
-		if (*s == 'S')
-			*out |= RSP_WAIT_S;
-		else if (*s == 'D')
-			*out |= RSP_WAIT_D;
-		else if (*s == 'P' || *s == 'R')
-			*out |= RSP_WAIT_PREEMPTED;
-		else if (*s != ',')
-			return false;
-	}
-	return *out != 0;
-}
-
 int rsp_cmd_offcpu(int argc, char **argv)
 {
 	enum { OPT_MIN = 1000, OPT_STATE, OPT_WITHIN, OPT_TOP, OPT_THREAD, OPT_ALL };
@@ -292,11 +274,8 @@ int rsp_cmd_offcpu(int argc, char **argv)
 							   optarg);
 			break;
 		case OPT_STATE:
-			if (!parse_states(optarg, &oo.states))
-				return rsp_cli_usage_error("offcpu",
-							   "bad --state '%s': S (interruptible), D "
-							   "(uninterruptible) or P (preempted)",
-							   optarg);
+			if (rsp_cli_parse_states("offcpu", optarg, &oo.states))
+				return 2;
 			break;
 		case OPT_WITHIN:
 			if (!*optarg)

@@ -9,6 +9,7 @@
 #include "rsp-analysis.h"
 #include "rsp-model.h"
 #include "rsp-requests.h"
+#include "rsp-text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -54,31 +55,9 @@ struct report {
 	size_t top;
 };
 
-static double ms(uint64_t ns)
-{
-	return ns / 1e6;
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * part / whole : 0.0;
-}
-
 static uint64_t accounted(const struct rsp_explanation *e)
 {
 	return e->total_ns - e->cat_ns[RSP_CAT_UNACCOUNTED] - e->cat_ns[RSP_CAT_UNKNOWN];
-}
-
-/* How a contributor's time is known, when not measured: "estimated" or "inferred". */
-static const char *how_known(const struct rsp_contributor *k)
-{
-	if (k->ns_estimated * 2 > k->ns)
-		return "estimated";
-	if (k->ns_inferred * 2 > k->ns)
-		return "inferred";
-	if ((k->ns_estimated + k->ns_inferred) * 2 > k->ns)
-		return "estimated";
-	return NULL;
 }
 
 /* ---- choosing the target ------------------------------------------------------------- */
@@ -210,33 +189,35 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 	int w = contrib ? label_cols(r) : LABEL_COLS;
 
 	printf("  %-34s %12s %7s\n", "category", "ms", "%");
-	printf("  %-34s %12.3f\n", "Wall time", ms(e->wall_ns));
-	printf("  %-34s %12.3f %6.1f%%\n", "Total time", ms(e->total_ns), 100.0);
+	printf("  %-34s %12.3f\n", "Wall time", rsp_ms(e->wall_ns));
+	printf("  %-34s %12.3f %6.1f%%\n", "Total time", rsp_ms(e->total_ns), 100.0);
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
 		if (c == RSP_CAT_UNACCOUNTED)
 			continue;
 		if (!e->cat_ns[c] && c != RSP_CAT_CPU)
 			continue;
-		printf("  %-34s %12.3f %6.1f%%\n", rsp_category_name(c), ms(e->cat_ns[c]),
-		       pct(e->cat_ns[c], e->total_ns));
+		printf("  %-34s %12.3f %6.1f%%\n", rsp_category_name(c), rsp_ms(e->cat_ns[c]),
+		       rsp_pct(e->cat_ns[c], e->total_ns));
 		if (!contrib)
 			continue;
 		for (size_t i = 0; i < rsp_analysis_n_contributors(r->an, c) && i < r->top; i++) {
 			struct rsp_contributor k;
 			char fit[LABEL_MAX + 1];
+			const char *how;
 
 			rsp_analysis_contributor(r->an, c, i, &k);
-			printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "%s%s\n", w, fit_label(k.what, fit),
-			       ms(k.ns),
-			       pct(k.ns, e->cat_ns[c]), k.count, how_known(&k) ? "  " : "",
-			       how_known(&k) ? how_known(&k) : "");
+			how = rsp_contributor_how_known(&k);
+			printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "%s%s\n", w,
+			       fit_label(k.what, fit), rsp_ms(k.ns), rsp_pct(k.ns, e->cat_ns[c]),
+			       k.count, how ? "  " : "", how ? how : "");
 		}
 		if (e->cat_ns[c] * 20 >= e->total_ns)
 			printf("      -> %s\n", rsp_category_advice(c));
 	}
-	printf("  %-34s %12.3f %6.1f%%\n", "Total accounted", ms(acc), pct(acc, e->total_ns));
-	printf("  %-34s %12.3f %6.1f%%\n", "Unaccounted", ms(e->cat_ns[RSP_CAT_UNACCOUNTED]),
-	       pct(e->cat_ns[RSP_CAT_UNACCOUNTED], e->total_ns));
+	printf("  %-34s %12.3f %6.1f%%\n", "Total accounted", rsp_ms(acc),
+	       rsp_pct(acc, e->total_ns));
+	printf("  %-34s %12.3f %6.1f%%\n", "Unaccounted", rsp_ms(e->cat_ns[RSP_CAT_UNACCOUNTED]),
+	       rsp_pct(e->cat_ns[RSP_CAT_UNACCOUNTED], e->total_ns));
 	if (contrib)
 		for (size_t i = 0;
 		     i < rsp_analysis_n_contributors(r->an, RSP_CAT_UNACCOUNTED) && i < r->top; i++) {
@@ -244,12 +225,12 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 			char fit[LABEL_MAX + 1];
 
 			rsp_analysis_contributor(r->an, RSP_CAT_UNACCOUNTED, i, &k);
-			printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "\n", w, fit_label(k.what, fit),
-			       ms(k.ns),
-			       pct(k.ns, e->cat_ns[RSP_CAT_UNACCOUNTED]), k.count);
+			printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "\n", w,
+			       fit_label(k.what, fit), rsp_ms(k.ns),
+			       rsp_pct(k.ns, e->cat_ns[RSP_CAT_UNACCOUNTED]), k.count);
 		}
-	printf("  %-34s %19.1f%%\n", "Percent accounted", pct(acc, e->total_ns));
-	printf("  %-34s %19.1f%%\n", "Percent explained", pct(e->explained_ns, e->total_ns));
+	printf("  %-34s %19.1f%%\n", "Percent accounted", rsp_pct(acc, e->total_ns));
+	printf("  %-34s %19.1f%%\n", "Percent explained", rsp_pct(e->explained_ns, e->total_ns));
 }
 
 /* " (from COMM, pid N)" for client thread @th, "" if not known */
@@ -351,41 +332,32 @@ static void print_text(const struct report *r, bool threads)
 
 /* ---- CSV / Markdown / JSON ------------------------------------------------------------------ */
 
-static void csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 static void csv_rows(const struct report *r, const struct rsp_explanation *e, const char *scope,
 		     bool contrib)
 {
 	uint64_t acc = accounted(e);
 
-	printf("%s,wall,,%" PRIu64 ",%.6f,,\n", scope, e->wall_ns, ms(e->wall_ns));
-	printf("%s,total,,%" PRIu64 ",%.6f,100.000,\n", scope, e->total_ns, ms(e->total_ns));
+	printf("%s,wall,,%" PRIu64 ",%.6f,,\n", scope, e->wall_ns, rsp_ms(e->wall_ns));
+	printf("%s,total,,%" PRIu64 ",%.6f,100.000,\n", scope, e->total_ns, rsp_ms(e->total_ns));
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
 		printf("%s,category,%s,%" PRIu64 ",%.6f,%.3f,\n", scope, rsp_category_key(c),
-		       e->cat_ns[c], ms(e->cat_ns[c]), pct(e->cat_ns[c], e->total_ns));
+		       e->cat_ns[c], rsp_ms(e->cat_ns[c]), rsp_pct(e->cat_ns[c], e->total_ns));
 		for (size_t i = 0; contrib && i < rsp_analysis_n_contributors(r->an, c) && i < r->top;
 		     i++) {
 			struct rsp_contributor k;
 
 			rsp_analysis_contributor(r->an, c, i, &k);
-			printf("%s,contributor,%s,%" PRIu64 ",%.6f,%.3f,", scope, rsp_category_key(c),
-			       k.ns, ms(k.ns), pct(k.ns, e->cat_ns[c]));
-			csv_str(k.what);
+			printf("%s,contributor,%s,%" PRIu64 ",%.6f,%.3f,", scope,
+			       rsp_category_key(c), k.ns, rsp_ms(k.ns),
+			       rsp_pct(k.ns, e->cat_ns[c]));
+			rsp_csv_str(stdout, k.what);
 			printf(",%" PRIu64 ",%" PRIu64 "\n", k.ns_estimated, k.ns_inferred);
 		}
 	}
-	printf("%s,accounted,,%" PRIu64 ",%.6f,%.3f,\n", scope, acc, ms(acc), pct(acc, e->total_ns));
-	printf("%s,explained,,%" PRIu64 ",%.6f,%.3f,\n", scope, e->explained_ns, ms(e->explained_ns),
-	       pct(e->explained_ns, e->total_ns));
+	printf("%s,accounted,,%" PRIu64 ",%.6f,%.3f,\n", scope, acc, rsp_ms(acc),
+	       rsp_pct(acc, e->total_ns));
+	printf("%s,explained,,%" PRIu64 ",%.6f,%.3f,\n", scope, e->explained_ns,
+	       rsp_ms(e->explained_ns), rsp_pct(e->explained_ns, e->total_ns));
 }
 
 static void print_csv(const struct report *r, bool threads)
@@ -404,15 +376,6 @@ static void print_csv(const struct report *r, bool threads)
 	}
 }
 
-static void md_escape(const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|' || *s == '*' || *s == '_' || *s == '`' || *s == '<' || *s == '>')
-			putchar('\\');
-		putchar(*s);
-	}
-}
-
 /* The Markdown table of r->an's explanation. */
 static void print_md_table(const struct report *r)
 {
@@ -422,25 +385,26 @@ static void print_md_table(const struct report *r)
 	rsp_analysis_explanation(r->an, &e);
 	acc = accounted(&e);
 	printf("| Category | ms | %% | Top contributors |\n|---|---:|---:|---|\n");
-	printf("| Wall time | %.3f | | |\n", ms(e.wall_ns));
-	printf("| Total time | %.3f | 100.0 | |\n", ms(e.total_ns));
+	printf("| Wall time | %.3f | | |\n", rsp_ms(e.wall_ns));
+	printf("| Total time | %.3f | 100.0 | |\n", rsp_ms(e.total_ns));
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
-		printf("| %s | %.3f | %.1f | ", rsp_category_name(c), ms(e.cat_ns[c]),
-		       pct(e.cat_ns[c], e.total_ns));
+		printf("| %s | %.3f | %.1f | ", rsp_category_name(c), rsp_ms(e.cat_ns[c]),
+		       rsp_pct(e.cat_ns[c], e.total_ns));
 		for (size_t i = 0; i < rsp_analysis_n_contributors(r->an, c) && i < r->top; i++) {
 			struct rsp_contributor k;
+			const char *how;
 
 			rsp_analysis_contributor(r->an, c, i, &k);
+			how = rsp_contributor_how_known(&k);
 			printf("%s", i ? "<br>" : "");
-			md_escape(k.what);
-			printf(" (%.3f ms%s%s)", ms(k.ns), how_known(&k) ? ", " : "",
-			       how_known(&k) ? how_known(&k) : "");
+			rsp_md_str(stdout, k.what);
+			printf(" (%.3f ms%s%s)", rsp_ms(k.ns), how ? ", " : "", how ? how : "");
 		}
 		printf(" |\n");
 	}
-	printf("| **Total accounted** | %.3f | %.1f | |\n", ms(acc), pct(acc, e.total_ns));
-	printf("| **Percent accounted** | | %.1f | |\n", pct(acc, e.total_ns));
-	printf("| **Percent explained** | | %.1f | |\n", pct(e.explained_ns, e.total_ns));
+	printf("| **Total accounted** | %.3f | %.1f | |\n", rsp_ms(acc), rsp_pct(acc, e.total_ns));
+	printf("| **Percent accounted** | | %.1f | |\n", rsp_pct(acc, e.total_ns));
+	printf("| **Percent explained** | | %.1f | |\n", rsp_pct(e.explained_ns, e.total_ns));
 }
 
 static void print_md(const struct report *r)
@@ -449,7 +413,7 @@ static void print_md(const struct report *r)
 
 	rsp_analysis_explanation(r->an, &e);
 	printf("## rsp report: ");
-	md_escape(r->target_desc);
+	rsp_md_str(stdout, r->target_desc);
 	printf("\n\n%zu control path%s, %zu process%s in the pseudostacks, tolerance %.0f us.\n\n",
 	       e.n_paths, e.n_paths == 1 ? "" : "s", e.n_processes, e.n_processes == 1 ? "" : "es",
 	       e.tolerance_ns / 1e3);
@@ -458,7 +422,7 @@ static void print_md(const struct report *r)
 		printf("\nWarnings:\n\n");
 		for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++) {
 			printf("- ");
-			md_escape(rsp_trace_warning(r->t, i));
+			rsp_md_str(stdout, rsp_trace_warning(r->t, i));
 			printf("\n");
 		}
 	}
@@ -472,16 +436,16 @@ static void json_expl(struct json *j, const struct report *r, const struct rsp_e
 	json_u64(j, "wall_ns", e->wall_ns);
 	json_u64(j, "total_ns", e->total_ns);
 	json_u64(j, "accounted_ns", acc);
-	json_double(j, "percent_accounted", pct(acc, e->total_ns));
+	json_double(j, "percent_accounted", rsp_pct(acc, e->total_ns));
 	json_u64(j, "explained_ns", e->explained_ns);
-	json_double(j, "percent_explained", pct(e->explained_ns, e->total_ns));
+	json_double(j, "percent_explained", rsp_pct(e->explained_ns, e->total_ns));
 	json_begin_array(j, "categories");
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
 		json_begin_object(j, NULL);
 		json_string(j, "key", rsp_category_key(c));
 		json_string(j, "name", rsp_category_name(c));
 		json_u64(j, "ns", e->cat_ns[c]);
-		json_double(j, "percent", pct(e->cat_ns[c], e->total_ns));
+		json_double(j, "percent", rsp_pct(e->cat_ns[c], e->total_ns));
 		if (contrib) {
 			json_string(j, "advice", rsp_category_advice(c));
 			json_begin_array(j, "contributors");
@@ -798,18 +762,18 @@ static void print_requests_text(struct req_report *q)
 	for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++)
 		printf("  warning: %s\n", rsp_trace_warning(r->t, i));
 	printf("\n  %-34s %12s %7s\n", "the target's threads' time", "ms", "%");
-	printf("  %-34s %12.3f %6.1f%%\n", "Its threads' spans, summed", ms(tm.span_ns),
-	       100.0);
-	printf("  %-34s %12.3f %6.1f%%\n", "In requests", ms(tm.busy_ns),
-	       pct(tm.busy_ns, tm.span_ns));
-	printf("  %-34s %12.3f %6.1f%%\n", "Idle, between requests", ms(idle), pct(idle, tm.span_ns));
-	printf("      %-30s %12.3f %6.1f%%\n", "waiting for the next request", ms(tm.idle_sleep_ns),
-	       pct(tm.idle_sleep_ns, tm.span_ns));
-	printf("      %-30s %12.3f %6.1f%%\n", "running between requests", ms(tm.idle_run_ns),
-	       pct(tm.idle_run_ns, tm.span_ns));
+	printf("  %-34s %12.3f %6.1f%%\n", "Its threads' spans, summed", rsp_ms(tm.span_ns), 100.0);
+	printf("  %-34s %12.3f %6.1f%%\n", "In requests", rsp_ms(tm.busy_ns),
+	       rsp_pct(tm.busy_ns, tm.span_ns));
+	printf("  %-34s %12.3f %6.1f%%\n", "Idle, between requests", rsp_ms(idle),
+	       rsp_pct(idle, tm.span_ns));
+	printf("      %-30s %12.3f %6.1f%%\n", "waiting for the next request",
+	       rsp_ms(tm.idle_sleep_ns), rsp_pct(tm.idle_sleep_ns, tm.span_ns));
+	printf("      %-30s %12.3f %6.1f%%\n", "running between requests", rsp_ms(tm.idle_run_ns),
+	       rsp_pct(tm.idle_run_ns, tm.span_ns));
 	if (tm.idle_other_ns)
 		printf("      %-30s %12.3f %6.1f%%\n", "runnable, preempted, unknown",
-		       ms(tm.idle_other_ns), pct(tm.idle_other_ns, tm.span_ns));
+		       rsp_ms(tm.idle_other_ns), rsp_pct(tm.idle_other_ns, tm.span_ns));
 	printf("  (idle time is the server waiting for work, not a cost of its requests)\n");
 	if (why) {
 		printf("\n  no requests: %s\n", why);
@@ -818,17 +782,17 @@ static void print_requests_text(struct req_report *q)
 	printf("\n  Latency (receive of a request to the send of its reply), ms:\n");
 	printf("  %8s %10s %10s %10s %10s %10s %10s\n", "count", "min", "p50", "p90", "p99", "max",
 	       "mean");
-	printf("  %8zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", st.count, ms(st.min_ns),
-	       ms(st.p50_ns), ms(st.p90_ns), ms(st.p99_ns), ms(st.max_ns),
-	       ms(st.sum_ns / st.count));
+	printf("  %8zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", st.count, rsp_ms(st.min_ns),
+	       rsp_ms(st.p50_ns), rsp_ms(st.p90_ns), rsp_ms(st.p99_ns), rsp_ms(st.max_ns),
+	       rsp_ms(st.sum_ns / st.count));
 	if (q->clients.count) {
 		const struct rsp_requests_stats *c = &q->clients;
 
 		printf("  As their clients on this machine saw them (the send of a request to the "
 		       "receive of its reply), ms:\n");
-		printf("  %8zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", c->count, ms(c->min_ns),
-		       ms(c->p50_ns), ms(c->p90_ns), ms(c->p99_ns), ms(c->max_ns),
-		       ms(c->sum_ns / c->count));
+		printf("  %8zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", c->count,
+		       rsp_ms(c->min_ns), rsp_ms(c->p50_ns), rsp_ms(c->p90_ns), rsp_ms(c->p99_ns),
+		       rsp_ms(c->max_ns), rsp_ms(c->sum_ns / c->count));
 		if (c->count < st.count)
 			printf("  (%zu of %zu requests: the others' clients are not on this machine, or "
 			       "their calls could not be told apart: sent before the recording or "
@@ -847,12 +811,13 @@ static void print_requests_text(struct req_report *q)
 		rsp_requests_get(q->rq, q->slow[i], &ri);
 		rsp_trace_thread(r->t, ri.thread, &ti);
 		conn_name(r, q->rq, ri.conn, cn, sizeof(cn));
-		printf("\nSlowest #%zu: request %zu, %.3f ms, at +%.6f s, %s, tid %d, %u read%s, %u "
-		       "send%s%s\n",
-		       i + 1, q->slow[i], ms(ri.end_ns - ri.start_ns),
-		       (ri.start_ns - sum.start_ns) / 1e9, cn, ti.tid, ri.n_recv,
-		       ri.n_recv == 1 ? "" : "s", ri.n_send, ri.n_send == 1 ? "" : "s",
-		       ri.flags & RSP_REQ_OVERLAP ? ", overlaps another request" : "");
+		printf(
+		    "\nSlowest #%zu: request %zu, %.3f ms, at +%.6f s, %s, tid %d, %u read%s, %u "
+		    "send%s%s\n",
+		    i + 1, q->slow[i], rsp_ms(ri.end_ns - ri.start_ns),
+		    (ri.start_ns - sum.start_ns) / 1e9, cn, ti.tid, ri.n_recv,
+		    ri.n_recv == 1 ? "" : "s", ri.n_send, ri.n_send == 1 ? "" : "s",
+		    ri.flags & RSP_REQ_OVERLAP ? ", overlaps another request" : "");
 		rsp_analysis_explanation(q->slow_an[i], &e);
 		sub.an = q->slow_an[i];
 		text_table(&sub, &e, true);
@@ -1004,11 +969,11 @@ static void print_requests_json(struct req_report *q)
 static void csv_latency(const char *scope, const struct rsp_requests_stats *st)
 {
 	printf("%s,count,,%zu,,,\n", scope, st->count);
-	printf("%s,min,,%" PRIu64 ",%.6f,,\n", scope, st->min_ns, ms(st->min_ns));
-	printf("%s,p50,,%" PRIu64 ",%.6f,,\n", scope, st->p50_ns, ms(st->p50_ns));
-	printf("%s,p90,,%" PRIu64 ",%.6f,,\n", scope, st->p90_ns, ms(st->p90_ns));
-	printf("%s,p99,,%" PRIu64 ",%.6f,,\n", scope, st->p99_ns, ms(st->p99_ns));
-	printf("%s,max,,%" PRIu64 ",%.6f,,\n", scope, st->max_ns, ms(st->max_ns));
+	printf("%s,min,,%" PRIu64 ",%.6f,,\n", scope, st->min_ns, rsp_ms(st->min_ns));
+	printf("%s,p50,,%" PRIu64 ",%.6f,,\n", scope, st->p50_ns, rsp_ms(st->p50_ns));
+	printf("%s,p90,,%" PRIu64 ",%.6f,,\n", scope, st->p90_ns, rsp_ms(st->p90_ns));
+	printf("%s,p99,,%" PRIu64 ",%.6f,,\n", scope, st->p99_ns, rsp_ms(st->p99_ns));
+	printf("%s,max,,%" PRIu64 ",%.6f,,\n", scope, st->max_ns, rsp_ms(st->max_ns));
 }
 
 static void print_requests_csv(struct req_report *q)
@@ -1024,15 +989,15 @@ static void print_requests_csv(struct req_report *q)
 	csv_latency("latency", &st);
 	if (q->clients.count)
 		csv_latency("client_latency", &q->clients);
-	printf("time,span,,%" PRIu64 ",%.6f,100.000,\n", tm.span_ns, ms(tm.span_ns));
-	printf("time,requests,,%" PRIu64 ",%.6f,%.3f,\n", tm.busy_ns, ms(tm.busy_ns),
-	       pct(tm.busy_ns, tm.span_ns));
-	printf("time,idle_waiting,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_sleep_ns, ms(tm.idle_sleep_ns),
-	       pct(tm.idle_sleep_ns, tm.span_ns));
-	printf("time,idle_running,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_run_ns, ms(tm.idle_run_ns),
-	       pct(tm.idle_run_ns, tm.span_ns));
-	printf("time,idle_other,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_other_ns, ms(tm.idle_other_ns),
-	       pct(tm.idle_other_ns, tm.span_ns));
+	printf("time,span,,%" PRIu64 ",%.6f,100.000,\n", tm.span_ns, rsp_ms(tm.span_ns));
+	printf("time,requests,,%" PRIu64 ",%.6f,%.3f,\n", tm.busy_ns, rsp_ms(tm.busy_ns),
+	       rsp_pct(tm.busy_ns, tm.span_ns));
+	printf("time,idle_waiting,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_sleep_ns,
+	       rsp_ms(tm.idle_sleep_ns), rsp_pct(tm.idle_sleep_ns, tm.span_ns));
+	printf("time,idle_running,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_run_ns,
+	       rsp_ms(tm.idle_run_ns), rsp_pct(tm.idle_run_ns, tm.span_ns));
+	printf("time,idle_other,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_other_ns,
+	       rsp_ms(tm.idle_other_ns), rsp_pct(tm.idle_other_ns, tm.span_ns));
 	if (!q->all)
 		return;
 	rsp_analysis_explanation(q->all, &e);
@@ -1059,22 +1024,25 @@ static void print_requests_md(struct req_report *q)
 	rsp_requests_time(q->rq, &tm);
 	idle = tm.idle_sleep_ns + tm.idle_run_ns + tm.idle_other_ns;
 	printf("## rsp report --requests: ");
-	md_escape(r->target_desc);
+	rsp_md_str(stdout, r->target_desc);
 	printf("\n\n%zu requests on %zu connections served.\n\n", st.count, q->n_served);
 	printf("| Time | ms | %% |\n|---|---:|---:|\n");
-	printf("| Span | %.3f | 100.0 |\n", ms(tm.span_ns));
-	printf("| In requests | %.3f | %.1f |\n", ms(tm.busy_ns), pct(tm.busy_ns, tm.span_ns));
+	printf("| Span | %.3f | 100.0 |\n", rsp_ms(tm.span_ns));
+	printf("| In requests | %.3f | %.1f |\n", rsp_ms(tm.busy_ns),
+	       rsp_pct(tm.busy_ns, tm.span_ns));
 	printf("| Idle (waiting %.3f, running %.3f, other %.3f) | %.3f | %.1f |\n",
-	       ms(tm.idle_sleep_ns), ms(tm.idle_run_ns), ms(tm.idle_other_ns), ms(idle),
-	       pct(idle, tm.span_ns));
+	       rsp_ms(tm.idle_sleep_ns), rsp_ms(tm.idle_run_ns), rsp_ms(tm.idle_other_ns),
+	       rsp_ms(idle), rsp_pct(idle, tm.span_ns));
 	printf("\n| Latency | count | min | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n");
-	printf("| ms | %zu | %.3f | %.3f | %.3f | %.3f | %.3f |\n", st.count, ms(st.min_ns),
-	       ms(st.p50_ns), ms(st.p90_ns), ms(st.p99_ns), ms(st.max_ns));
+	printf("| ms | %zu | %.3f | %.3f | %.3f | %.3f | %.3f |\n", st.count, rsp_ms(st.min_ns),
+	       rsp_ms(st.p50_ns), rsp_ms(st.p90_ns), rsp_ms(st.p99_ns), rsp_ms(st.max_ns));
 	if (q->clients.count)
-		printf("| ms, as clients on this machine saw them | %zu | %.3f | %.3f | %.3f | %.3f | "
-		       "%.3f |\n",
-		       q->clients.count, ms(q->clients.min_ns), ms(q->clients.p50_ns),
-		       ms(q->clients.p90_ns), ms(q->clients.p99_ns), ms(q->clients.max_ns));
+		printf(
+		    "| ms, as clients on this machine saw them | %zu | %.3f | %.3f | %.3f | %.3f | "
+		    "%.3f |\n",
+		    q->clients.count, rsp_ms(q->clients.min_ns), rsp_ms(q->clients.p50_ns),
+		    rsp_ms(q->clients.p90_ns), rsp_ms(q->clients.p99_ns),
+		    rsp_ms(q->clients.max_ns));
 	if (q->all) {
 		struct report sub = *r;
 

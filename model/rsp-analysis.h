@@ -138,6 +138,12 @@ struct rsp_contributor {
 size_t rsp_analysis_n_contributors(const struct rsp_analysis *a, enum rsp_category c);
 void rsp_analysis_contributor(const struct rsp_analysis *a, enum rsp_category c, size_t i,
 			      struct rsp_contributor *out);
+/*
+ * How a contributor's time is known when not measured, as the tables say it:
+ * "estimated" or "inferred" (the larger part, or both together: "estimated");
+ * NULL when more than half of it was measured.
+ */
+const char *rsp_contributor_how_known(const struct rsp_contributor *k);
 
 /* ---- control paths and pseudostacks (for views and exports) --------------------------- */
 

@@ -22,19 +22,6 @@
 
 struct rsp_causes;
 
-/* What a wait interval was: bits, so a rule can name several. */
-enum rsp_wait_state {
-	RSP_WAIT_S = 1 << 0, /* blocked, interruptible sleep */
-	RSP_WAIT_D = 1 << 1, /* blocked, uninterruptible sleep */
-	RSP_WAIT_RUNNABLE = 1 << 2, /* woken, waiting for a CPU (the scheduler's queue): "R" */
-	RSP_WAIT_PREEMPTED = 1 << 3, /* switched out while runnable: "P" */
-};
-#define RSP_WAIT_BLOCKED (RSP_WAIT_S | RSP_WAIT_D)
-#define RSP_WAIT_ALL (RSP_WAIT_BLOCKED | RSP_WAIT_RUNNABLE | RSP_WAIT_PREEMPTED)
-
-/* "S", "D", "R", "P" */
-const char *rsp_wait_state_name(enum rsp_wait_state s);
-
 /*
  * Parse a rule file's text; @name is used in errors ("NAME:LINE: what").
  * -EINVAL with one line in @err for a malformed line.

@@ -25,9 +25,9 @@ struct rsp_offcpu_opts {
 	struct rsp_thread_filter threads;
 	uint64_t min_ns; /* leave out intervals shorter than this */
 	/*
-	 * RSP_WAIT_S / RSP_WAIT_D: these sleeps only (their blocked part and the
-	 * runnable part after their wakeup); RSP_WAIT_PREEMPTED: preemptions only.
-	 * 0: all.
+	 * Only the intervals in these states (RSP_WAIT_*, rsp-frames.h): a
+	 * sleep's blocked part is S or D, its runnable part after the wakeup R,
+	 * a preemption P.  0: all.
 	 */
 	unsigned states;
 	/*

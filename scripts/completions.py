@@ -79,7 +79,7 @@ def verb_options(rsp, verb):
                 o = get([name])
                 if val and not val.startswith("-") and val != "|":
                     words = [w.strip(",.[]") for w in val.split("|")]
-                    # "PID|COMM" are placeholders, "S|D|P" and "text|json" choices
+                    # "PID|COMM" are placeholders, "text|json" choices
                     placeholder = all(re.match(r"^[A-Z][A-Z.]+$", w) for w in words if w)
                     if "|" in val and not placeholder:
                         o.arg = "choice"

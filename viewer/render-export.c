@@ -5,6 +5,7 @@
  * table to CSV or Markdown (the columns of `rsp report --format csv|md`).
  */
 #include "rsp-render.h"
+#include "rsp-text.h"
 #include "rsp-views.h"
 
 #include <cairo-pdf.h>
@@ -165,43 +166,6 @@ int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view
 
 /* ---- the explanation table ------------------------------------------------------------------ */
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * part / whole : 0.0;
-}
-
-static void csv_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void md_str(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr("|*_`<>", *s))
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-}
-
-/* How a contributor's time is known when not measured (as rsp report says it). */
-static const char *how_known(const struct rsp_contributor *k)
-{
-	if (k->ns_estimated * 2 > k->ns)
-		return "estimated";
-	if (k->ns_inferred * 2 > k->ns)
-		return "inferred";
-	if ((k->ns_estimated + k->ns_inferred) * 2 > k->ns)
-		return "estimated";
-	return NULL;
-}
-
 int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_format fmt,
 		     size_t top, FILE *f)
 {
@@ -212,55 +176,58 @@ int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_
 	acc = e.total_ns - e.cat_ns[RSP_CAT_UNACCOUNTED] - e.cat_ns[RSP_CAT_UNKNOWN];
 	if (fmt == RSP_TABLE_CSV) {
 		fprintf(f, "scope,row,category,ns,ms,percent,contributor,ns_estimated,ns_inferred\n");
-		fprintf(f, "all,wall,,%" PRIu64 ",%.6f,,\n", e.wall_ns, e.wall_ns / 1e6);
-		fprintf(f, "all,total,,%" PRIu64 ",%.6f,100.000,\n", e.total_ns, e.total_ns / 1e6);
+		fprintf(f, "all,wall,,%" PRIu64 ",%.6f,,\n", e.wall_ns, rsp_ms(e.wall_ns));
+		fprintf(f, "all,total,,%" PRIu64 ",%.6f,100.000,\n", e.total_ns,
+			rsp_ms(e.total_ns));
 		for (int c = 0; c < RSP_CAT__COUNT; c++) {
 			fprintf(f, "all,category,%s,%" PRIu64 ",%.6f,%.3f,\n", rsp_category_key(c),
-				e.cat_ns[c], e.cat_ns[c] / 1e6, pct(e.cat_ns[c], e.total_ns));
+				e.cat_ns[c], rsp_ms(e.cat_ns[c]), rsp_pct(e.cat_ns[c], e.total_ns));
 			for (size_t i = 0; i < rsp_analysis_n_contributors(a, c) && i < top; i++) {
 				struct rsp_contributor k;
 
 				rsp_analysis_contributor(a, c, i, &k);
 				fprintf(f, "all,contributor,%s,%" PRIu64 ",%.6f,%.3f,",
-					rsp_category_key(c), k.ns, k.ns / 1e6,
-					pct(k.ns, e.cat_ns[c]));
-				csv_str(f, k.what);
+					rsp_category_key(c), k.ns, rsp_ms(k.ns),
+					rsp_pct(k.ns, e.cat_ns[c]));
+				rsp_csv_str(f, k.what);
 				fprintf(f, ",%" PRIu64 ",%" PRIu64 "\n", k.ns_estimated, k.ns_inferred);
 			}
 		}
-		fprintf(f, "all,accounted,,%" PRIu64 ",%.6f,%.3f,\n", acc, acc / 1e6,
-			pct(acc, e.total_ns));
+		fprintf(f, "all,accounted,,%" PRIu64 ",%.6f,%.3f,\n", acc, rsp_ms(acc),
+			rsp_pct(acc, e.total_ns));
 		fprintf(f, "all,explained,,%" PRIu64 ",%.6f,%.3f,\n", e.explained_ns,
-			e.explained_ns / 1e6, pct(e.explained_ns, e.total_ns));
+			rsp_ms(e.explained_ns), rsp_pct(e.explained_ns, e.total_ns));
 	} else {
 		fprintf(f, "## rsp report: ");
-		md_str(f, target ? target : "target");
+		rsp_md_str(f, target ? target : "target");
 		fprintf(f,
 			"\n\n%zu control paths, %zu processes in the pseudostacks, tolerance %.0f "
 			"us.\n\n",
 			e.n_paths, e.n_processes, e.tolerance_ns / 1e3);
 		fprintf(f, "| Category | ms | %% | Top contributors |\n|---|---:|---:|---|\n");
-		fprintf(f, "| Wall time | %.3f | | |\n", e.wall_ns / 1e6);
-		fprintf(f, "| Total time | %.3f | 100.0 | |\n", e.total_ns / 1e6);
+		fprintf(f, "| Wall time | %.3f | | |\n", rsp_ms(e.wall_ns));
+		fprintf(f, "| Total time | %.3f | 100.0 | |\n", rsp_ms(e.total_ns));
 		for (int c = 0; c < RSP_CAT__COUNT; c++) {
-			fprintf(f, "| %s | %.3f | %.1f | ", rsp_category_name(c), e.cat_ns[c] / 1e6,
-				pct(e.cat_ns[c], e.total_ns));
+			fprintf(f, "| %s | %.3f | %.1f | ", rsp_category_name(c),
+				rsp_ms(e.cat_ns[c]), rsp_pct(e.cat_ns[c], e.total_ns));
 			for (size_t i = 0; i < rsp_analysis_n_contributors(a, c) && i < top; i++) {
 				struct rsp_contributor k;
+				const char *how;
 
 				rsp_analysis_contributor(a, c, i, &k);
+				how = rsp_contributor_how_known(&k);
 				fprintf(f, "%s", i ? "<br>" : "");
-				md_str(f, k.what);
-				fprintf(f, " (%.3f ms%s%s)", k.ns / 1e6, how_known(&k) ? ", " : "",
-					how_known(&k) ? how_known(&k) : "");
+				rsp_md_str(f, k.what);
+				fprintf(f, " (%.3f ms%s%s)", rsp_ms(k.ns), how ? ", " : "",
+					how ? how : "");
 			}
 			fprintf(f, " |\n");
 		}
-		fprintf(f, "| **Total accounted** | %.3f | %.1f | |\n", acc / 1e6,
-			pct(acc, e.total_ns));
-		fprintf(f, "| **Percent accounted** | | %.1f | |\n", pct(acc, e.total_ns));
+		fprintf(f, "| **Total accounted** | %.3f | %.1f | |\n", rsp_ms(acc),
+			rsp_pct(acc, e.total_ns));
+		fprintf(f, "| **Percent accounted** | | %.1f | |\n", rsp_pct(acc, e.total_ns));
 		fprintf(f, "| **Percent explained** | | %.1f | |\n",
-			pct(e.explained_ns, e.total_ns));
+			rsp_pct(e.explained_ns, e.total_ns));
 	}
 	return ferror(f) ? -EIO : 0;
 }

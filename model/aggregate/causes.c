@@ -57,21 +57,6 @@ struct rsp_causes {
 	VEC(char *) causes;
 };
 
-const char *rsp_wait_state_name(enum rsp_wait_state s)
-{
-	switch (s) {
-	case RSP_WAIT_S:
-		return "S";
-	case RSP_WAIT_D:
-		return "D";
-	case RSP_WAIT_RUNNABLE:
-		return "R";
-	case RSP_WAIT_PREEMPTED:
-		return "P";
-	}
-	return "?";
-}
-
 void rsp_causes_free(struct rsp_causes *c)
 {
 	if (!c)
@@ -127,30 +112,10 @@ __attribute__((format(printf, 2, 3))) static int perr(struct parse *p, const cha
 
 static int parse_states(struct parse *p, const char *v, unsigned *out)
 {
-	char buf[64];
-	char *save = NULL;
+	char err[160];
 
-	if (strlen(v) >= sizeof(buf) || !*v)
-		return perr(p, "bad state list '%s': S, D, R (runnable) or P (preempted), "
-			       "comma-separated",
-			    v);
-	strcpy(buf, v);
-	*out = 0;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "S"))
-			*out |= RSP_WAIT_S;
-		else if (!strcmp(tok, "D"))
-			*out |= RSP_WAIT_D;
-		else if (!strcmp(tok, "R") || !strcmp(tok, "runnable"))
-			*out |= RSP_WAIT_RUNNABLE;
-		else if (!strcmp(tok, "P") || !strcmp(tok, "preempted"))
-			*out |= RSP_WAIT_PREEMPTED;
-		else
-			return perr(p, "unknown state '%s': S, D, R (runnable) or P (preempted)",
-				    tok);
-	}
-	if (!*out)
-		return perr(p, "empty state list");
+	if (rsp_wait_states_parse(v, out, err, sizeof(err)))
+		return perr(p, "%s", err);
 	return 0;
 }
 

@@ -173,7 +173,8 @@ static int do_thread(struct build *b, size_t th)
 		st = s.state == RSP_SLEEP_PREEMPTED	   ? RSP_WAIT_PREEMPTED :
 		     s.state == RSP_SLEEP_UNINTERRUPTIBLE ? RSP_WAIT_D :
 							    RSP_WAIT_S;
-		if (!(st & states))
+		/* a sleep: its blocked part (S or D), then runnable after its wakeup (R) */
+		if (!(st & states) && (st == RSP_WAIT_PREEMPTED || !(states & RSP_WAIT_RUNNABLE)))
 			continue;
 		if (s.flags & (RSP_SLICE_UNKNOWN_START | RSP_SLICE_OPEN_END | RSP_SLICE_LOST) ||
 		    s.end_ns <= s.start_ns) {
@@ -193,8 +194,10 @@ static int do_thread(struct build *b, size_t th)
 			uint64_t w = s.wake_ns > s.start_ns && s.wake_ns < s.end_ns ? s.wake_ns :
 										      s.end_ns;
 
-			ret = add(b, RSP_OFFCPU_BLOCKED, &nm, id, th, ti.pid, w - s.start_ns);
-			if (!ret && s.end_ns > w)
+			ret = 0;
+			if (st & states)
+				ret = add(b, RSP_OFFCPU_BLOCKED, &nm, id, th, ti.pid, w - s.start_ns);
+			if (!ret && s.end_ns > w && (states & RSP_WAIT_RUNNABLE))
 				ret = add(b, RSP_OFFCPU_RUNNABLE, &nm, id, th, ti.pid, s.end_ns - w);
 		}
 		if (ret)

@@ -305,6 +305,17 @@ void rsp_analysis_contributor(const struct rsp_analysis *an, enum rsp_category c
 	o->ns_inferred = x->ns_inferred;
 }
 
+const char *rsp_contributor_how_known(const struct rsp_contributor *k)
+{
+	if (k->ns_estimated * 2 > k->ns)
+		return "estimated";
+	if (k->ns_inferred * 2 > k->ns)
+		return "inferred";
+	if ((k->ns_estimated + k->ns_inferred) * 2 > k->ns)
+		return "estimated";
+	return NULL;
+}
+
 size_t rsp_analysis_n_paths(const struct rsp_analysis *an)
 {
 	return an->paths.n;

@@ -618,6 +618,74 @@ static void test_offcpu(struct rsp_trace *t)
 		      "--state P: the preemption only");
 		rsp_offcpu_free(o);
 	}
+	/* R is the runnable part after a wakeup, as in rsp causes: not a preemption */
+	oo.states = RSP_WAIT_RUNNABLE;
+	if (rsp_offcpu_build(t, &oo, &o, err, sizeof(err)) == 0) {
+		rsp_offcpu_get_summary(o, &sum);
+		CHECK(sum.count[RSP_OFFCPU_BLOCKED] == 0 && sum.count[RSP_OFFCPU_RUNNABLE] == 2 &&
+			      sum.total_ns[RSP_OFFCPU_RUNNABLE] == 60000,
+		      "--state R: the two sleeps' runnable parts, 50 + 10 us (%" PRIu64 ", %" PRIu64
+		      " ns)",
+		      sum.count[RSP_OFFCPU_RUNNABLE], sum.total_ns[RSP_OFFCPU_RUNNABLE]);
+		rsp_offcpu_free(o);
+	}
+	oo.states = RSP_WAIT_S;
+	if (rsp_offcpu_build(t, &oo, &o, err, sizeof(err)) == 0) {
+		rsp_offcpu_get_summary(o, &sum);
+		CHECK(sum.count[RSP_OFFCPU_BLOCKED] == 2 &&
+			      sum.total_ns[RSP_OFFCPU_BLOCKED] == 100000 &&
+			      sum.count[RSP_OFFCPU_RUNNABLE] == 0,
+		      "--state S: the two pipe reads' blocked parts, 50 + 50 us");
+		rsp_offcpu_free(o);
+	}
+	oo.states = RSP_WAIT_S | RSP_WAIT_RUNNABLE;
+	if (rsp_offcpu_build(t, &oo, &o, err, sizeof(err)) == 0) {
+		rsp_offcpu_get_summary(o, &sum);
+		CHECK(sum.total_ns[RSP_OFFCPU_BLOCKED] == 100000 &&
+			      sum.total_ns[RSP_OFFCPU_RUNNABLE] == 60000,
+		      "--state S,R: the pipe reads whole, 100 + 60 us");
+		rsp_offcpu_free(o);
+	}
+}
+
+/* A list of states: one parser, one meaning per letter (rsp-frames.h) */
+static void test_states(void)
+{
+	static const struct {
+		const char *s;
+		unsigned want; /* 0: refused */
+		const char *err;
+	} cases[] = {
+		{ "S,D", RSP_WAIT_BLOCKED, NULL },
+		{ "SD", RSP_WAIT_BLOCKED, NULL },
+		{ "R", RSP_WAIT_RUNNABLE, NULL },
+		{ "P", RSP_WAIT_PREEMPTED, NULL },
+		{ "runnable,preempted", RSP_WAIT_RUNNABLE | RSP_WAIT_PREEMPTED, NULL },
+		{ "S,,D,R,P", RSP_WAIT_ALL, NULL },
+		{ "S,X", 0, "unknown state 'X': S (interruptible sleep)" },
+		{ "s", 0, "unknown state 's'" },
+		{ "Sx", 0, "unknown state 'Sx'" },
+		{ "", 0, "no state listed" },
+		{ ",", 0, "no state listed" },
+	};
+	char err[256], buf[16];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned got = 0;
+		int ret;
+
+		err[0] = '\0';
+		ret = rsp_wait_states_parse(cases[i].s, &got, err, sizeof(err));
+		if (cases[i].want)
+			CHECK(ret == 0 && got == cases[i].want, "'%s': states 0x%x (0x%x)",
+			      cases[i].s, cases[i].want, got);
+		else
+			CHECK(ret == -EINVAL && strstr(err, cases[i].err), "'%s' refused: %s",
+			      cases[i].s, err);
+	}
+	CHECK_STR(rsp_wait_states_str(RSP_WAIT_ALL, buf, sizeof(buf)), "S,D,R,P", "all, named");
+	CHECK_STR(rsp_wait_states_str(RSP_WAIT_D | RSP_WAIT_PREEMPTED, buf, sizeof(buf)), "D,P",
+		  "D and P, named");
 }
 
 /* ---- folded stacks -------------------------------------------------------------------------------------- */
@@ -785,6 +853,7 @@ int main(int argc, char **argv)
 	}
 	TAP_RUN("rules", test_rules());
 	TAP_RUN("bad_rules", test_bad_rules());
+	TAP_RUN("states", test_states());
 	TAP_RUN("shipped", test_shipped(argv[1]));
 	t = make_trace(&s);
 	if (t) {
