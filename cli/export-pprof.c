@@ -21,6 +21,7 @@
 
 #include "rsp-folded.h"
 #include "profile.pb-c.h"
+#include "rsp-hash.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -40,15 +41,6 @@ struct smap {
 	size_t cap, n;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static int smap_grow(struct smap *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 256;
@@ -65,7 +57,7 @@ static int smap_grow(struct smap *m)
 
 		if (!m->keys[i])
 			continue;
-		for (j = hash_str(m->keys[i]) & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
+		for (j = rsp_hash_str(m->keys[i]) & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
 			;
 		keys[j] = m->keys[i];
 		vals[j] = m->vals[i];
@@ -86,7 +78,7 @@ static int smap_get_or_add(struct smap *m, const char *key, uint64_t val, uint64
 
 	if ((m->n + 1) * 2 > m->cap && smap_grow(m))
 		return -ENOMEM;
-	for (j = hash_str(key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
+	for (j = rsp_hash_str(key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
 		if (!strcmp(m->keys[j], key)) {
 			*out = m->vals[j];
 			*added = false;

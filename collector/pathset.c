@@ -1,23 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "pathset.h"
 
+#include "rsp-hash.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 static size_t find(char **slots, size_t cap, const char *path)
 {
-	size_t i = fnv1a(path) & (cap - 1);
+	size_t i = rsp_hash_str(path) & (cap - 1);
 
 	while (slots[i] && strcmp(slots[i], path))
 		i = (i + 1) & (cap - 1);

@@ -2,6 +2,8 @@
 /* The recorder's DWARF unwinding of CPU samples' user-stack copies (runwind.h). */
 #include "runwind.h"
 
+#include "rsp-dwarf-regs.h"
+#include "rsp-hash.h"
 #include "rsp-perf-format.h"
 #include "ustack.h"
 
@@ -18,11 +20,6 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
-
-#define DWARF_REGS 17 /* x86-64: 0-15 general, 16 the return address (rip) */
-#define DWARF_SP 7
-#define DWARF_IP 16
-#define PERF_SP 7 /* perf_regs.h x86: PERF_REG_X86_SP */
 
 #define MAX_FRAMES 256 /* user frames at most, as the model's unwinder */
 #define SPACES 64 /* Dwfls kept */
@@ -109,7 +106,7 @@ struct rsp_runwind {
 	struct rsp_runwind_stats st;
 
 	/* the unwind in progress */
-	uint64_t regs[DWARF_REGS];
+	uint64_t regs[RSP_DWARF_REGS];
 	uint32_t have;
 	const unsigned char *stack;
 	uint64_t sp;
@@ -122,15 +119,6 @@ struct rsp_runwind {
 };
 
 /* --- processes, maps and files -------------------------------------------------- */
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
 
 static struct rw_proc *proc_get(struct rsp_runwind *rw, uint32_t pid, bool create)
 {
@@ -167,7 +155,7 @@ static void proc_drop(struct rsp_runwind *rw, struct rw_proc *p)
 static struct rw_file *file_get(struct rsp_runwind *rw, const char *path, uint32_t maj,
 				uint32_t min, uint64_t ino)
 {
-	uint64_t h = hash_str(path) ^ ino;
+	uint64_t h = rsp_hash_str(path) ^ ino;
 	struct rw_file **b = &rw->files[h % FILE_BUCKETS], *f;
 
 	for (f = *b; f; f = f->next)
@@ -396,10 +384,10 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct rsp_runwind *rw = arg;
 
-	for (int r = 0; r < DWARF_IP; r++)
+	for (int r = 0; r < RSP_DWARF_IP; r++)
 		if ((rw->have & (1u << r)) && !dwfl_thread_state_registers(thread, r, 1, &rw->regs[r]))
 			return false;
-	dwfl_thread_state_register_pc(thread, rw->regs[DWARF_IP]);
+	dwfl_thread_state_register_pc(thread, rw->regs[RSP_DWARF_IP]);
 	return true;
 }
 
@@ -420,7 +408,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (rw->n) {
 		/* a caller's stack pointer lies above its callee's */
-		if (dwfl_frame_reg(state, DWARF_SP, &sp) == 0) {
+		if (dwfl_frame_reg(state, RSP_DWARF_SP, &sp) == 0) {
 			if (sp <= rw->last_sp)
 				return DWARF_CB_ABORT;
 			rw->last_sp = sp;
@@ -534,18 +522,6 @@ static struct space *space_get(struct rsp_runwind *rw, struct rw_proc *p)
 
 /* --- records ---------------------------------------------------------------------------- */
 
-/* perf_regs.h x86 order -> DWARF x86-64 numbers; -1: none */
-static int dwarf_regno(unsigned perf_reg)
-{
-	static const signed char map[24] = {
-		0, 3, 2, 1, 4, 5, 6, 7, 16, /* ax bx cx dx si di bp sp ip */
-		-1, -1, -1, -1, -1, -1, -1, /* flags, segments */
-		8, 9, 10, 11, 12, 13, 14, 15, /* r8-r15 */
-	};
-
-	return perf_reg < 24 ? map[perf_reg] : -1;
-}
-
 static const struct id_entry *id_find(const struct rsp_runwind *rw, uint64_t id)
 {
 	for (size_t i = 0; i < rw->n_ids; i++)
@@ -565,14 +541,15 @@ static size_t sample(struct rsp_runwind *rw, const unsigned char *rec, size_t si
 	struct rw_proc *p;
 	struct space *s;
 	uint64_t id, nr, v, ctx = PERF_CONTEXT_USER, zero = 0;
-	size_t idx = 0, o, chain_end, after, nsize;
+	size_t o, chain_end, after, nsize;
 	int ret;
 
 	if (size < 16)
 		return 0;
 	memcpy(&id, rec + 8, 8); /* PERF_SAMPLE_IDENTIFIER: the first field */
 	e = id_find(rw, id);
-	if (!e || rsp_ustack_locate(rec, size, e->sample_type, e->regs_mask, PERF_SP, &loc) ||
+	if (!e ||
+	    rsp_ustack_locate(rec, size, e->sample_type, e->regs_mask, RSP_PERF_REG_SP, &loc) ||
 	    !loc.chain_off)
 		return 0;
 	rw->st.samples++;
@@ -581,21 +558,8 @@ static size_t sample(struct rsp_runwind *rw, const unsigned char *rec, size_t si
 		rw->st.kept_no_maps++;
 		goto keep;
 	}
-	/* the registers, in DWARF's numbering */
-	rw->have = 0;
-	for (unsigned bit = 0; bit < 64; bit++) {
-		int d;
-
-		if (!(e->regs_mask & (1ull << bit)))
-			continue;
-		d = dwarf_regno(bit);
-		if (d >= 0) {
-			memcpy(&rw->regs[d], rec + loc.regs_off + 8 + 8 * idx, 8);
-			rw->have |= 1u << d;
-		}
-		idx++;
-	}
-	if (!(rw->have & (1u << DWARF_IP)) || !(rw->have & (1u << DWARF_SP)))
+	rw->have = rsp_dwarf_regs_from_perf(e->regs_mask, rec + loc.regs_off + 8, rw->regs);
+	if (!(rw->have & (1u << RSP_DWARF_IP)) || !(rw->have & (1u << RSP_DWARF_SP)))
 		goto keep;
 	s = space_get(rw, p);
 	if (!s->dwfl) {
@@ -604,7 +568,7 @@ static size_t sample(struct rsp_runwind *rw, const unsigned char *rec, size_t si
 	}
 	rw->stack = rec + loc.size_off + 8;
 	rw->len = loc.dyn_size < loc.size ? loc.dyn_size : loc.size;
-	rw->sp = rw->regs[DWARF_SP];
+	rw->sp = rw->regs[RSP_DWARF_SP];
 	rw->last_sp = rw->sp;
 	rw->n = 0;
 	rw->thread_given = rw->oob = rw->ended_zero = rw->outside = false;

@@ -2,18 +2,11 @@
 /* Small open-addressing hash maps (hashmap.h). */
 #include "base/hashmap.h"
 
+#include "rsp-hash.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
 
 static uint64_t hash_u64(uint64_t x)
 {
@@ -40,7 +33,7 @@ static int strmap_grow(struct _rsp_strmap *m)
 
 		if (!m->keys[i])
 			continue;
-		for (k = hash_str(m->keys[i]) & (cap - 1); keys[k]; k = (k + 1) & (cap - 1))
+		for (k = rsp_hash_str(m->keys[i]) & (cap - 1); keys[k]; k = (k + 1) & (cap - 1))
 			;
 		keys[k] = m->keys[i];
 		vals[k] = m->vals[i];
@@ -60,7 +53,7 @@ int _rsp_strmap_get_or_add(struct _rsp_strmap *m, const char *key, uint32_t val,
 
 	if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
 		return -ENOMEM;
-	for (i = hash_str(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
+	for (i = rsp_hash_str(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
 		if (!strcmp(m->keys[i], key)) {
 			*out = m->vals[i];
 			if (added)

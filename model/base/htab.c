@@ -5,15 +5,6 @@
 
 #include "base/htab.h"
 
-uint64_t _rsp_hash_bytes(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *s = p;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ s[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static size_t bucket(uint64_t hash, size_t cap)
 {
 	/* FNV's low bits are weak for small keys: fold the high half in */

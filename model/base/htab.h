@@ -7,6 +7,8 @@
 #ifndef RSP_MODEL_BASE_HTAB_H
 #define RSP_MODEL_BASE_HTAB_H
 
+#include "rsp-hash.h" /* the keys' hash: rsp_hash_bytes() */
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,8 +23,6 @@ struct _rsp_htab {
 	size_t n;
 };
 
-uint64_t _rsp_hash_bytes(uint64_t h, const void *p, size_t len);
-#define _RSP_HASH_SEED 0xcbf29ce484222325ull
 /* 0 or -ENOMEM (then the node is not inserted) */
 int _rsp_htab_insert(struct _rsp_htab *t, struct _rsp_hnode *node);
 /* First node of the chain that holds @hash; follow ->next, check ->hash. */

@@ -31,9 +31,9 @@
 
 static uint64_t dso_hash(const char *path, const uint8_t *id, size_t id_len)
 {
-	uint64_t h = _rsp_hash_bytes(_RSP_HASH_SEED, path, strlen(path) + 1);
+	uint64_t h = rsp_hash_bytes(RSP_HASH_SEED, path, strlen(path) + 1);
 
-	return _rsp_hash_bytes(h, id, id_len);
+	return rsp_hash_bytes(h, id, id_len);
 }
 
 static bool ends_with(const char *s, const char *suffix)

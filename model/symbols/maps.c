@@ -19,7 +19,7 @@
 
 static uint64_t pid_hash(int pid)
 {
-	return _rsp_hash_bytes(_RSP_HASH_SEED, &pid, sizeof(pid));
+	return rsp_hash_bytes(RSP_HASH_SEED, &pid, sizeof(pid));
 }
 
 struct _rsp_proc *_rsp_proc_get(struct rsp_sym *sym, int pid)

@@ -18,7 +18,7 @@ const char *_rsp_sym_intern(struct rsp_sym *sym, const char *s, bool demangle)
 	char *dm = demangle ? _rsp_demangle(s) : NULL;
 	const char *str = dm ? dm : s;
 	size_t len = strlen(str);
-	uint64_t h = _rsp_hash_bytes(_RSP_HASH_SEED, str, len);
+	uint64_t h = rsp_hash_bytes(RSP_HASH_SEED, str, len);
 	struct istr *e;
 
 	for (struct _rsp_hnode *n = _rsp_htab_chain(&sym->strs, h); n; n = n->next) {

@@ -19,9 +19,7 @@
 
 #include "symbols/symbols-private.h"
 
-#define DWARF_REGS 17 /* x86-64: 0-15 general, 16 return address (rip) */
-#define DWARF_SP 7
-#define DWARF_IP 16
+#include "rsp-dwarf-regs.h"
 
 /*
  * Unwinding the same call path again gives the same frames: a memo of recent
@@ -53,7 +51,7 @@ struct _rsp_unwinder {
 	uint64_t last_use;
 
 	/* the unwind in progress */
-	uint64_t regs[DWARF_REGS];
+	uint64_t regs[RSP_DWARF_REGS];
 	uint32_t have; /* bit per DWARF register */
 	const unsigned char *stack;
 	uint64_t sp;
@@ -75,27 +73,6 @@ struct _rsp_unwinder {
 	uint64_t memo_valid; /* bit per slot */
 };
 _Static_assert(MEMO_SLOTS <= 64, "a bit per memo slot");
-
-/* perf_regs.h x86 order -> DWARF x86-64 numbers; -1: not a DWARF register here */
-static int dwarf_regno(unsigned perf_reg)
-{
-	static const signed char map[24] = {
-		[0] = 0, /* ax */
-		[1] = 3, /* bx */
-		[2] = 2, /* cx */
-		[3] = 1, /* dx */
-		[4] = 4, /* si */
-		[5] = 5, /* di */
-		[6] = 6, /* bp */
-		[7] = 7, /* sp */
-		[8] = 16, /* ip */
-		[9] = -1, [10] = -1, [11] = -1, [12] = -1, [13] = -1, [14] = -1, [15] = -1,
-		[16] = 8, [17] = 9, [18] = 10, [19] = 11, /* r8-r11 */
-		[20] = 12, [21] = 13, [22] = 14, [23] = 15, /* r12-r15 */
-	};
-
-	return perf_reg < 24 ? map[perf_reg] : -1;
-}
 
 /* --- libdwfl callbacks --------------------------------------------------------- */
 
@@ -174,7 +151,7 @@ static size_t memo_slot(uint64_t ip, uint64_t sp, uint64_t bp)
 static size_t memo_find(const struct _rsp_unwinder *u, const uint64_t *dregs,
 			const unsigned char *stack, size_t len, uint64_t *ips, size_t max)
 {
-	uint64_t ip = dregs[DWARF_IP], sp = dregs[DWARF_SP], bp = dregs[6];
+	uint64_t ip = dregs[RSP_DWARF_IP], sp = dregs[RSP_DWARF_SP], bp = dregs[6];
 	size_t slot = memo_slot(ip, sp, bp);
 	const struct memo *m;
 
@@ -198,11 +175,11 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct _rsp_unwinder *u = arg;
 
-	for (int r = 0; r < DWARF_IP; r++)
+	for (int r = 0; r < RSP_DWARF_IP; r++)
 		if ((u->have & (1u << r)) &&
 		    !dwfl_thread_state_registers(thread, r, 1, &u->regs[r]))
 			return false;
-	dwfl_thread_state_register_pc(thread, u->regs[DWARF_IP]);
+	dwfl_thread_state_register_pc(thread, u->regs[RSP_DWARF_IP]);
 	return true;
 }
 
@@ -224,7 +201,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (u->n) {
 		/* a caller's stack pointer is above its callee's: anything else
 		 * is a loop in crafted (or corrupt) stack contents */
-		if (dwfl_frame_reg(state, DWARF_SP, &sp) == 0) {
+		if (dwfl_frame_reg(state, RSP_DWARF_SP, &sp) == 0) {
 			if (sp <= u->last_sp)
 				return DWARF_CB_ABORT;
 			u->last_sp = sp;
@@ -410,30 +387,18 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 		   uint64_t regs_mask, const void *stack, size_t stack_len, uint64_t *ips,
 		   size_t max)
 {
-	uint64_t dregs[DWARF_REGS] = { 0 };
+	uint64_t dregs[RSP_DWARF_REGS] = { 0 };
 	struct _rsp_unwinder *u;
 	struct _rsp_proc *proc;
 	uint32_t have = 0;
-	size_t idx = 0;
 
 	if (!sym || !regs || !ips || !max)
 		return -EINVAL;
 	sym->stats.unwinds++;
-	for (unsigned bit = 0; bit < 24; bit++) { /* above: segment and vector registers */
-		int d;
-
-		if (!(regs_mask & (1ull << bit)))
-			continue;
-		d = dwarf_regno(bit);
-		if (d >= 0) {
-			dregs[d] = regs[idx];
-			have |= 1u << d;
-		}
-		idx++;
-	}
-	if (!(have & (1u << DWARF_IP)) || !(have & (1u << DWARF_SP)))
+	have = rsp_dwarf_regs_from_perf(regs_mask, regs, dregs);
+	if (!(have & (1u << RSP_DWARF_IP)) || !(have & (1u << RSP_DWARF_SP)))
 		return -EINVAL;
-	ips[0] = dregs[DWARF_IP];
+	ips[0] = dregs[RSP_DWARF_IP];
 	if (max == 1) {
 		sym->stats.unwinds_ok++;
 		sym->stats.unwind_frames++;
@@ -465,7 +430,7 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 	u->rec_overflow = false;
 	u->stack = stack;
 	u->len = stack ? stack_len : 0;
-	u->sp = dregs[DWARF_SP];
+	u->sp = dregs[RSP_DWARF_SP];
 	u->last_sp = u->sp;
 	u->ips = ips;
 	u->max = max;
@@ -481,7 +446,7 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 		/* remember it, unless cut short by @max or its reads did not fit */
 		if (!u->rec_overflow && u->n < max && u->n <= MEMO_IPS &&
 		    (u->memo || (u->memo = malloc(MEMO_SLOTS * sizeof(*u->memo))))) {
-			size_t slot = memo_slot(dregs[DWARF_IP], dregs[DWARF_SP], dregs[6]);
+			size_t slot = memo_slot(dregs[RSP_DWARF_IP], dregs[RSP_DWARF_SP], dregs[6]);
 			struct memo *m = &u->memo[slot];
 
 			/* the reads it made, not the whole record */
@@ -489,8 +454,8 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 			m->absent = u->rec.absent;
 			memcpy(m->addr, u->rec.addr, u->rec.nreads * sizeof(*m->addr));
 			memcpy(m->val, u->rec.val, u->rec.nreads * sizeof(*m->val));
-			m->ip = dregs[DWARF_IP];
-			m->sp = dregs[DWARF_SP];
+			m->ip = dregs[RSP_DWARF_IP];
+			m->sp = dregs[RSP_DWARF_SP];
 			m->bp = dregs[6];
 			m->n = (uint8_t)u->n;
 			memcpy(m->ips, ips, u->n * sizeof(*ips));
@@ -498,6 +463,6 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 		}
 		return (int)u->n;
 	}
-	ips[0] = dregs[DWARF_IP];
-	return dwfl_addrmodule(u->dwfl, dregs[DWARF_IP]) ? -EFAULT : -ENOENT;
+	ips[0] = dregs[RSP_DWARF_IP];
+	return dwfl_addrmodule(u->dwfl, dregs[RSP_DWARF_IP]) ? -EFAULT : -ENOENT;
 }

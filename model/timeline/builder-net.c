@@ -304,12 +304,12 @@ static void peer_closed(struct builder *b, uint64_t t, uint32_t cpu, uint32_t si
 static uint64_t tuple_key(uint16_t fam, uint16_t sp, uint16_t dp, const uint8_t *sa,
 			  const uint8_t *da, size_t alen)
 {
-	uint64_t h = _rsp_hash_bytes(0xcbf29ce484222325ull, &fam, sizeof(fam));
+	uint64_t h = rsp_hash_bytes(RSP_HASH_SEED, &fam, sizeof(fam));
 
-	h = _rsp_hash_bytes(h, &sp, sizeof(sp));
-	h = _rsp_hash_bytes(h, &dp, sizeof(dp));
-	h = _rsp_hash_bytes(h, sa, alen);
-	return _rsp_hash_bytes(h, da, alen);
+	h = rsp_hash_bytes(h, &sp, sizeof(sp));
+	h = rsp_hash_bytes(h, &dp, sizeof(dp));
+	h = rsp_hash_bytes(h, sa, alen);
+	return rsp_hash_bytes(h, da, alen);
 }
 
 /* The bytes of an address of @s's family: IPv6's 16, else IPv4's 4. */
