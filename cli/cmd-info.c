@@ -6,6 +6,7 @@
 #include "json.h"
 
 #include "rsp-model.h"
+#include "rsp-time.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -76,7 +77,7 @@ static struct proc_row *processes(const struct rsp_trace *t, size_t *n)
 
 static void fmt_wall(char *buf, size_t len, uint64_t ns)
 {
-	time_t s = (time_t)(ns / 1000000000ull);
+	time_t s = (time_t)(ns / RSP_NSEC_PER_SEC);
 	struct tm tm;
 
 	if (!ns || !gmtime_r(&s, &tm)) {
@@ -85,7 +86,7 @@ static void fmt_wall(char *buf, size_t len, uint64_t ns)
 	}
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 	snprintf(buf + strlen(buf), len - strlen(buf), ".%03u UTC",
-		 (unsigned)(ns % 1000000000ull / 1000000));
+		 (unsigned)(ns % RSP_NSEC_PER_SEC / 1000000));
 }
 
 /* at most this many sleep stacks are unwound and symbolized per share */

@@ -305,7 +305,7 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 			} else {
 				s->attr.type = PERF_TYPE_SOFTWARE;
 				s->attr.config = PERF_COUNT_SW_CPU_CLOCK;
-				s->attr.sample_period = 1000000000ull / r->o->sample_hz;
+				s->attr.sample_period = RSP_NSEC_PER_SEC / r->o->sample_hz;
 				s->attr.sample_type |= PERF_SAMPLE_IP;
 			}
 			if (p->stack != RSP_STACK_NONE) {
@@ -327,7 +327,7 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 					return -ENOMEM;
 				t->attr = r->streams[r->n_streams - 2].attr;
 				t->attr.config = PERF_COUNT_SW_TASK_CLOCK;
-				t->attr.sample_period = 1000000000ull / r->o->target_hz;
+				t->attr.sample_period = RSP_NSEC_PER_SEC / r->o->target_hz;
 				t->attr.inherit = 1;
 				t->attr.enable_on_exec = r->have_cmd;
 				set_wakeup(&t->attr, target_pages(r));

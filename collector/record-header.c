@@ -52,7 +52,7 @@ static int write_features(struct recorder *r)
 		ret |= rsp_rec_feature(r->w, RSP_PF_FEAT_TOTAL_MEM, &mem_kb, sizeof(mem_kb));
 	}
 	if (clock_getres(CLOCK_MONOTONIC, &res) == 0)
-		res_ns = (uint64_t)res.tv_sec * 1000000000ull + res.tv_nsec;
+		res_ns = (uint64_t)res.tv_sec * RSP_NSEC_PER_SEC + res.tv_nsec;
 	ret |= rsp_rec_feature(r->w, RSP_PF_FEAT_CLOCKID, &res_ns, sizeof(res_ns));
 	{
 		/* CLOCK_DATA: version 1, clockid, wall-clock and monotonic reference */
@@ -64,8 +64,8 @@ static int write_features(struct recorder *r)
 
 		clock_gettime(CLOCK_REALTIME, &rt);
 		clock_gettime(CLOCK_MONOTONIC, &mono);
-		cd.tod_ns = (uint64_t)rt.tv_sec * 1000000000ull + rt.tv_nsec;
-		cd.clk_ns = (uint64_t)mono.tv_sec * 1000000000ull + mono.tv_nsec;
+		cd.tod_ns = (uint64_t)rt.tv_sec * RSP_NSEC_PER_SEC + rt.tv_nsec;
+		cd.clk_ns = (uint64_t)mono.tv_sec * RSP_NSEC_PER_SEC + mono.tv_nsec;
 		ret |= rsp_rec_feature(r->w, RSP_PF_FEAT_CLOCK_DATA, &cd, sizeof(cd));
 	}
 	if (r->o->n_cmdline) {

@@ -17,6 +17,7 @@
 #include "ftrace.h"
 #include "pathset.h"
 #include "rsp-probes.h"
+#include "rsp-time.h"
 #include "runwind.h"
 #include "target.h"
 #include "tidmap.h"
@@ -137,7 +138,7 @@ static inline uint64_t _rsp_now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * RSP_NSEC_PER_SEC + ts.tv_nsec;
 }
 
 /* ---- record-events.c ------------------------------------------------------------------- */

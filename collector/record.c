@@ -52,7 +52,7 @@ void rsp_record_request_stop(void)
 	uint64_t now = 0;
 
 	if (!clock_gettime(CLOCK_MONOTONIC, &ts))
-		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		now = (uint64_t)ts.tv_sec * RSP_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 	if (_rsp_record_stop_requested) {
 		if (!now || now - stop_first_ns >= SAME_STOP_NS)
 			_rsp_record_abort = 1;

@@ -5,6 +5,7 @@
 #include "rsp-dwarf-regs.h"
 #include "rsp-hash.h"
 #include "rsp-perf-format.h"
+#include "rsp-time.h"
 #include "ustack.h"
 
 #include <elfutils/libdwfl.h>
@@ -27,7 +28,7 @@
 #define FILE_BUCKETS 1024
 /* a process's maps outlive its EXIT record by this much of record time: a
  * sample drained from another CPU's ring in the same round may come after it */
-#define DEAD_NS 2000000000ull
+#define DEAD_NS (2 * RSP_NSEC_PER_SEC)
 /*
  * Records of one round come ring by ring, not in time order; a chunk's are
  * read in time order (rsp_runwind_filter), but a round may straddle two
@@ -36,7 +37,7 @@
  * as read so far; a parent's exec or map read later with a time before a
  * child's fork is applied to that child too, for KID_NS after the fork.
  */
-#define KID_NS 1000000000ull
+#define KID_NS (1 * RSP_NSEC_PER_SEC)
 
 /* a file mapped executable: where its PT_LOAD segments lie */
 struct seg {
@@ -319,7 +320,7 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * RSP_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 /* --- libdwfl -------------------------------------------------------------------------- */

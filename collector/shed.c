@@ -43,9 +43,9 @@
 #define SHED_AT 70
 #define SHED_STEP 5
 #define UNSHED_AT 40
-#define HOLD_NS 2000000000ull
-#define HOLD_MAX_NS 32000000000ull
-#define SOON_NS 10000000000ull /* a level back this soon after it left doubles the hold */
+#define HOLD_NS (2 * RSP_NSEC_PER_SEC)
+#define HOLD_MAX_NS (32 * RSP_NSEC_PER_SEC)
+#define SOON_NS (10 * RSP_NSEC_PER_SEC) /* a level back this soon after it left doubles the hold */
 
 static const struct {
 	const char *name; /* a row's name, or "system:" for the whole system */

@@ -3,6 +3,7 @@
 
 #include "rsp-output.h"
 #include "rsp-perf-format.h"
+#include "rsp-time.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -460,9 +461,9 @@ static void *writer_thread(void *arg)
 			}
 			clock_gettime(CLOCK_REALTIME, &until);
 			until.tv_nsec += STAGE_WAIT_MS * 1000000L;
-			if (until.tv_nsec >= 1000000000L) {
+			if (until.tv_nsec >= (long)RSP_NSEC_PER_SEC) {
 				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
+				until.tv_nsec -= (long)RSP_NSEC_PER_SEC;
 			}
 			if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT &&
 			    !w->head)
@@ -679,9 +680,9 @@ bool rsp_writer_wait_room(struct rsp_writer *w, size_t size, int ms)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += ms / 1000;
 	until.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
+	if (until.tv_nsec >= (long)RSP_NSEC_PER_SEC) {
 		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
+		until.tv_nsec -= (long)RSP_NSEC_PER_SEC;
 	}
 	pthread_mutex_lock(&w->lock);
 	while (!(room = rsp_writer_has_room(w, size)) && !w->error)

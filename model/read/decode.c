@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "read/decode.h"
 
+#include "rsp-time.h"
+
 #include <stdlib.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -116,9 +118,10 @@ void rsp_decoder_init(struct rsp_decoder *d, const struct rsp_rattr *attr, struc
 		d->is_sampler = !d->is_tracking && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
 						    a->config == PERF_COUNT_SW_TASK_CLOCK);
 		/* the clocks count nanoseconds: a fixed period is the time itself */
-		if (d->is_sampler)
-			d->sample_ns = a->freq ? (a->sample_freq ? 1000000000ull / a->sample_freq : 0) :
-						 a->sample_period;
+		if (d->is_sampler && a->freq)
+			d->sample_ns = a->sample_freq ? RSP_NSEC_PER_SEC / a->sample_freq : 0;
+		else if (d->is_sampler)
+			d->sample_ns = a->sample_period;
 		return;
 	}
 	if (a->type == PERF_TYPE_HARDWARE) {
@@ -126,7 +129,7 @@ void rsp_decoder_init(struct rsp_decoder *d, const struct rsp_rattr *attr, struc
 		d->is_sampler = true;
 		/* in frequency mode the kernel keeps a sample per 1/F of the task's CPU
 		 * time; a fixed period of cycles or instructions is no time */
-		d->sample_ns = a->freq && a->sample_freq ? 1000000000ull / a->sample_freq : 0;
+		d->sample_ns = a->freq && a->sample_freq ? RSP_NSEC_PER_SEC / a->sample_freq : 0;
 		return;
 	}
 	if (a->type != PERF_TYPE_TRACEPOINT) {

@@ -84,7 +84,7 @@ int _rsp_index_record(void *ctx, const struct rsp_record *rec)
 			sc->t->t_end = s.time;
 		sc->last_time = s.time;
 	}
-	if (s.has_cpu && s.cpu + 1 > sc->t->nr_cpus && s.cpu < 4096)
+	if (s.has_cpu && s.cpu + 1 > sc->t->nr_cpus && s.cpu < _RSP_MAX_CPUS)
 		sc->t->nr_cpus = s.cpu + 1;
 	e.off = rec->offset;
 	if (!vec_push(&sc->idx, e)) {
@@ -421,7 +421,7 @@ static int side_record(void *ctx, const struct rsp_record *rec)
 		if (s.time > g->t_max)
 			g->t_max = s.time;
 	}
-	if (s.has_cpu && s.cpu + 1 > g->cpus && s.cpu < 4096)
+	if (s.has_cpu && s.cpu + 1 > g->cpus && s.cpu < _RSP_MAX_CPUS)
 		g->cpus = s.cpu + 1;
 	return 0;
 }

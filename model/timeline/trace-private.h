@@ -20,6 +20,13 @@
 
 #define RSP_NONE UINT32_MAX
 
+/*
+ * A CPU number at or above this is not believed (a damaged record or
+ * header): the trace's CPUs, and its rings and tables sized by them, stay
+ * below it.
+ */
+#define _RSP_MAX_CPUS 4096
+
 /* ---- stacks ---------------------------------------------------------------------- */
 
 /*

@@ -107,7 +107,7 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 		return -EINVAL;
 	}
 	in = rsp_reader_info(t->reader);
-	if (in->nr_cpus_avail > t->nr_cpus && in->nr_cpus_avail < 4096)
+	if (in->nr_cpus_avail > t->nr_cpus && in->nr_cpus_avail < _RSP_MAX_CPUS)
 		t->nr_cpus = in->nr_cpus_avail;
 	if (!t->nr_cpus)
 		t->nr_cpus = 1;

@@ -1332,7 +1332,7 @@ struct pre_slot {
 	uint64_t records, misfits;
 	uint64_t min_time, max_time, min_nonzero; /* of the entries (min_time: UINT64_MAX) */
 	uint64_t last_nonzero; /* the last record's nonzero time, 0: none */
-	uint32_t max_cpu; /* the highest CPU a record named (< 4096), if any_cpu */
+	uint32_t max_cpu; /* the highest CPU a record named (< _RSP_MAX_CPUS), if any_cpu */
 	bool any_cpu;
 	bool lead_untimed; /* an untimed record before any timed one: its time is the scan's */
 	bool plain; /* false: a record not plain in it, the scan reads it */
@@ -1396,7 +1396,7 @@ static int pre_record(void *ctx, const struct rsp_record *rec)
 		sl->misfits++;
 		return 0;
 	}
-	if (s.has_cpu && s.cpu < 4096 && (!sl->any_cpu || s.cpu > sl->max_cpu)) {
+	if (s.has_cpu && s.cpu < _RSP_MAX_CPUS && (!sl->any_cpu || s.cpu > sl->max_cpu)) {
 		sl->max_cpu = s.cpu;
 		sl->any_cpu = true;
 	}
@@ -1504,7 +1504,7 @@ static int one_pass_begin(struct one_pass *op)
 	 * every CPU it names counted by the header (t->nr_cpus as two passes
 	 * make it, which the walk's rings and the builder are sized by)
 	 */
-	if (!rsp_reader_n_attrs(t->reader) || !in->nr_cpus_avail || in->nr_cpus_avail >= 4096 ||
+	if (!rsp_reader_n_attrs(t->reader) || !in->nr_cpus_avail || in->nr_cpus_avail >= _RSP_MAX_CPUS ||
 	    op->max_cpu >= in->nr_cpus_avail || in->unfinished || rsp_reader_read_tail(t->reader))
 		return -ERESTART;
 	t->nr_cpus = in->nr_cpus_avail;
@@ -1630,7 +1630,7 @@ static int one_pass_entry(struct one_pass *op, uint64_t time, bool has_time, uin
 	long seg;
 	int ret;
 
-	if (has_cpu && cpu < 4096 && cpu >= op->max_cpu) {
+	if (has_cpu && cpu < _RSP_MAX_CPUS && cpu >= op->max_cpu) {
 		op->max_cpu = cpu;
 		if (op->begun && cpu >= op->t->nr_cpus)
 			return -ERESTART; /* a CPU the header did not count: t->nr_cpus would differ */
