@@ -109,12 +109,12 @@ int rsp_cli_parse_states(const char *verb, const char *arg, unsigned *out)
 
 struct rsp_cli_symbols rsp_cli_symbols;
 
-int rsp_cli_symbol_option(const char *verb, int c, const char *arg)
+int rsp_cli_other_option(const char *verb, char **argv, int c, const char *arg)
 {
 	struct stat st;
 
 	if (c != RSP_CLI_OPT_SYMFS && c != RSP_CLI_OPT_DEBUG_DIR)
-		return -1;
+		return rsp_cli_bad_option(verb, argv, c);
 	if (stat(arg, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		rsp_cli_error(verb, "%s %s: %s", c == RSP_CLI_OPT_SYMFS ? "--symfs" : "--debug-dir",
 			      arg, stat(arg, &st) < 0 ? strerror(errno) : "not a directory");
@@ -128,5 +128,14 @@ int rsp_cli_symbol_option(const char *verb, int c, const char *arg)
 						   RSP_CLI_MAX_DEBUG_DIRS);
 		rsp_cli_symbols.debug_dirs[rsp_cli_symbols.n_debug_dirs++] = arg;
 	}
+	return 0;
+}
+
+int rsp_cli_one_file(const char *verb, int argc, char **argv, const char **path)
+{
+	if (optind < argc)
+		*path = argv[optind++];
+	if (optind < argc)
+		return rsp_cli_usage_error(verb, "one file at a time ('%s' is extra)", argv[optind]);
 	return 0;
 }

@@ -40,8 +40,8 @@ int rsp_cli_parse_top(const char *verb, const char *arg, long max, size_t *out);
 /*
  * Where a reading verb (report, info, causes, offcpu, export, view) finds the
  * files a trace names: put RSP_CLI_SYMBOL_OPTIONS in its getopt table,
- * RSP_CLI_SYMBOL_HELP in its --help, and hand each option to
- * rsp_cli_symbol_option() first.  rsp_cli_input_open() applies them, with
+ * RSP_CLI_SYMBOL_HELP in its --help, and hand every option it does not
+ * handle itself to rsp_cli_other_option().  rsp_cli_input_open() applies them, with
  * FILE.archive beside the trace and debuginfod when DEBUGINFOD_URLS is set.
  */
 enum { RSP_CLI_OPT_SYMFS = 0x2000, RSP_CLI_OPT_DEBUG_DIR };
@@ -67,10 +67,17 @@ struct rsp_cli_symbols {
 extern struct rsp_cli_symbols rsp_cli_symbols;
 
 /*
- * -1 if @c is none of RSP_CLI_SYMBOL_OPTIONS; else 0 (taken), or 2 after one
- * line (not a directory).
+ * What a verb's getopt loop does with an option it does not handle itself:
+ * one of RSP_CLI_SYMBOL_OPTIONS is taken (0); anything else, or a symbol
+ * option's directory that is not one, is a usage error (2 after one line).
  */
-int rsp_cli_symbol_option(const char *verb, int c, const char *arg);
+int rsp_cli_other_option(const char *verb, char **argv, int c, const char *arg);
+
+/*
+ * After a reading verb's options: its one FILE in *@path (left as it was
+ * when none is given).  0, or 2 after one line when more are given.
+ */
+int rsp_cli_one_file(const char *verb, int argc, char **argv, const char **path);
 
 /*
  * --state LIST (rsp causes, rsp offcpu): the states of rsp-frames.h, one

@@ -277,13 +277,6 @@ int rsp_cmd_archive(int argc, char **argv)
 
 	rsp_cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		int r = rsp_cli_symbol_option("archive", c, optarg);
-
-		if (r >= 0) {
-			if (r)
-				return r;
-			continue;
-		}
 		switch (c) {
 		case 'a':
 			all = true;
@@ -292,14 +285,13 @@ int rsp_cmd_archive(int argc, char **argv)
 			fputs(archive_usage, stdout);
 			return 0;
 		default:
-			return rsp_cli_bad_option("archive", argv, c);
+			if (rsp_cli_other_option("archive", argv, c, optarg))
+				return 2;
+			break;
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return rsp_cli_usage_error("archive", "one file at a time ('%s' is extra)",
-					   argv[optind]);
+	if (rsp_cli_one_file("archive", argc, argv, &path))
+		return 2;
 	if (path && !strcmp(path, "-"))
 		return rsp_cli_usage_error("archive", "the archive is written beside the trace: "
 						      "give the trace as a file, not standard input");

@@ -597,22 +597,14 @@ int rsp_cmd_causes(int argc, char **argv)
 		case 'h':
 			fputs(causes_usage, stdout);
 			return 0;
-		default: {
-			int r = rsp_cli_symbol_option("causes", opt, optarg);
-
-			if (r < 0)
-				return rsp_cli_bad_option("causes", argv, opt);
-			if (r)
-				return r;
+		default:
+			if (rsp_cli_other_option("causes", argv, opt, optarg))
+				return 2;
 			break;
 		}
-		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return rsp_cli_usage_error("causes", "one file at a time ('%s' is extra)",
-					   argv[optind]);
+	if (rsp_cli_one_file("causes", argc, argv, &path))
+		return 2;
 	/* text and Markdown are read by people: 10 by default; CSV and JSON by programs: all */
 	c.top = top_set ? top : (fmt == RSP_FORMAT_TEXT || fmt == RSP_FORMAT_MD) ? 10 : SIZE_MAX;
 	c.procs = procs_set ? procs :

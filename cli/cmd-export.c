@@ -422,22 +422,14 @@ int rsp_cmd_export(int argc, char **argv)
 		case 'h':
 			fputs(export_usage, stdout);
 			return 0;
-		default: {
-			int r = rsp_cli_symbol_option("export", c, optarg);
-
-			if (r < 0)
-				return rsp_cli_bad_option("export", argv, c);
-			if (r)
-				return r;
+		default:
+			if (rsp_cli_other_option("export", argv, c, optarg))
+				return 2;
 			break;
 		}
-		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return rsp_cli_usage_error("export", "one file at a time ('%s' is extra)",
-					   argv[optind]);
+	if (rsp_cli_one_file("export", argc, argv, &path))
+		return 2;
 	if (modes > 1)
 		return rsp_cli_usage_error("export",
 					   "--view, --folded, --chrome-json and --pprof exclude each "

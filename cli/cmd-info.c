@@ -417,22 +417,14 @@ int rsp_cmd_info(int argc, char **argv)
 		case 'h':
 			fputs(info_usage, stdout);
 			return 0;
-		default: {
-			int r = rsp_cli_symbol_option("info", c, optarg);
-
-			if (r < 0)
-				return rsp_cli_bad_option("info", argv, c);
-			if (r)
-				return r;
+		default:
+			if (rsp_cli_other_option("info", argv, c, optarg))
+				return 2;
 			break;
 		}
-		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return rsp_cli_usage_error("info", "one file at a time ('%s' is extra)",
-					   argv[optind]);
+	if (rsp_cli_one_file("info", argc, argv, &path))
+		return 2;
 	if (rsp_cli_input_open(&in, "info", path, NULL))
 		return 1;
 	if (fmt == RSP_FORMAT_JSON)

@@ -294,22 +294,14 @@ int rsp_cmd_offcpu(int argc, char **argv)
 		case 'h':
 			fputs(offcpu_usage, stdout);
 			return 0;
-		default: {
-			int r = rsp_cli_symbol_option("offcpu", c, optarg);
-
-			if (r < 0)
-				return rsp_cli_bad_option("offcpu", argv, c);
-			if (r)
-				return r;
+		default:
+			if (rsp_cli_other_option("offcpu", argv, c, optarg))
+				return 2;
 			break;
 		}
-		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return rsp_cli_usage_error("offcpu", "one file at a time ('%s' is extra)",
-					   argv[optind]);
+	if (rsp_cli_one_file("offcpu", argc, argv, &path))
+		return 2;
 	if ((tg.all && (tg.n_specs || tg.tid)) || (tg.tid && tg.n_specs))
 		return rsp_cli_usage_error("offcpu", "--all, --target and --thread exclude each other");
 	ret = 1;

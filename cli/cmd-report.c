@@ -1169,22 +1169,14 @@ int rsp_cmd_report(int argc, char **argv)
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
-		default: {
-			int sr = rsp_cli_symbol_option("report", c, optarg);
-
-			if (sr < 0)
-				return rsp_cli_bad_option("report", argv, c);
-			if (sr)
-				return sr;
+		default:
+			if (rsp_cli_other_option("report", argv, c, optarg))
+				return 2;
 			break;
 		}
-		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return rsp_cli_usage_error("report", "one file at a time ('%s' is extra)",
-					   argv[optind]);
+	if (rsp_cli_one_file("report", argc, argv, &path))
+		return 2;
 	if (target && r.tid)
 		return rsp_cli_usage_error("report", "--target and --thread exclude each other");
 	if (requests && threads)

@@ -77,17 +77,12 @@ int rsp_cmd_view(int argc, char **argv)
 
 	rsp_cli_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		int r = rsp_cli_symbol_option("view", c, optarg);
-
-		if (r >= 0) {
-			if (r)
-				return r;
-			continue;
+		if (c == 'h') {
+			fputs(view_usage, stdout);
+			return 0;
 		}
-		if (c != 'h')
-			return rsp_cli_bad_option("view", argv, c);
-		fputs(view_usage, stdout);
-		return 0;
+		if (rsp_cli_other_option("view", argv, c, optarg))
+			return 2;
 	}
 	/* the viewer, --symfs DIR, --debug-dir DIR..., the files, NULL */
 	args = calloc((size_t)(argc - optind) + 2 * rsp_cli_symbols.n_debug_dirs + 6,
