@@ -298,6 +298,7 @@ int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *p
 		       const struct rsp_trace_opts *opts)
 {
 	struct rsp_trace_opts o = { 0 };
+	const char *two_pass;
 	char err[512];
 	int fd, ret;
 
@@ -307,6 +308,9 @@ int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *p
 	if (opts)
 		o = *opts;
 	symbol_opts(in, verb, &o);
+	/* for tests and measurements: what one pass would load, in two (rsp-model.h) */
+	two_pass = getenv("RSP_LOAD_TWO_PASS");
+	o.two_pass |= two_pass && *two_pass && *two_pass != '0';
 	if (fd >= 0) {
 		ret = slurp(in, fd, verb);
 		if (fd > 0)

@@ -46,6 +46,12 @@ struct rsp_trace_opts {
 	void *progress_ctx;
 	/* Non-zero (set from any thread) stops loading: -ECANCELED.  May be NULL. */
 	const volatile int *cancel;
+	/*
+	 * Load in two passes (the scan, then the walk) even a stream that one
+	 * pass would load (rsp_trace_summary.one_pass): for tests and
+	 * measurements; the CLI sets it from RSP_LOAD_TWO_PASS=1.
+	 */
+	bool two_pass;
 };
 
 /* Open and load @path.  -errno with one line in @err on failure. */

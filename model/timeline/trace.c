@@ -89,7 +89,7 @@ static int load(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t si
 	struct scan sc = { .t = t, .su = &su, .o = o, .size = size };
 	int ret;
 
-	if (one_pass && _rsp_one_pass_fits(t))
+	if (one_pass && !(o && o->two_pass) && _rsp_one_pass_fits(t))
 		return load_one_pass(t, o, size, err, errlen);
 	ret = _rsp_scan(&sc, err, errlen);
 	if (ret) {

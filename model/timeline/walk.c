@@ -1370,11 +1370,8 @@ _Static_assert(sizeof(((struct one_pass *)0)->setup_warnings) ==
 
 bool _rsp_one_pass_fits(const struct rsp_trace *t)
 {
-	const char *env = getenv("RSP_LOAD_TWO_PASS");
-
 	return rsp_reader_n_segments(t->reader) >= ONE_PASS_MIN_SEGMENTS &&
-	       rsp_reader_n_segments(t->reader) < UINT32_MAX && _rsp_usable_cpus() > 1 &&
-	       !(env && *env && *env != '0');
+	       rsp_reader_n_segments(t->reader) < UINT32_MAX && _rsp_usable_cpus() > 1;
 }
 
 struct pre_ctx {

@@ -694,13 +694,11 @@ static void test_shared_scan(bool late_define)
 		struct rsp_trace_summary sc;
 
 		/* with symbols: the set-up warns (no kallsyms), in the same place both ways */
-		struct rsp_trace_opts os = { 0 };
+		struct rsp_trace_opts os = { 0 }, os2 = { .two_pass = true };
 		struct rsp_trace *d = NULL;
 
-		setenv("RSP_LOAD_TWO_PASS", "1", 1);
-		if (rsp_trace_open_mem(z, zlen, &os, &c, err, sizeof(err)))
+		if (rsp_trace_open_mem(z, zlen, &os2, &c, err, sizeof(err)))
 			c = NULL;
-		unsetenv("RSP_LOAD_TWO_PASS");
 		if (rsp_trace_open_mem(z, zlen, &os, &d, err, sizeof(err)))
 			d = NULL;
 		if (c && d) {
@@ -770,10 +768,10 @@ static void test_one_pass_untimed(void)
 	buf = synth_finish(s, &len);
 	/* frames of 4 KiB: ~40 records each, an untimed one in most, first in some */
 	z = synth_compress_framed(buf, len, 4 << 10, 4 << 10, false, &zlen);
-	setenv("RSP_LOAD_TWO_PASS", "1", 1);
+	o.two_pass = true;
 	if (!z || rsp_trace_open_mem(z, zlen, &o, &a, err, sizeof(err)))
 		a = NULL;
-	unsetenv("RSP_LOAD_TWO_PASS");
+	o.two_pass = false;
 	if (!z || rsp_trace_open_mem(z, zlen, &o, &b, err, sizeof(err)))
 		b = NULL;
 	CHECK(a && b, "untimed records in frames: open in two passes and in one (%s)",
@@ -874,8 +872,7 @@ static void test_one_pass_progress(void)
 		char err[256] = "";
 		int ret;
 
-		if (way == 1)
-			setenv("RSP_LOAD_TWO_PASS", "1", 1);
+		o.two_pass = way == 1;
 		ret = rsp_trace_open_mem(way == 2 ? zl : z, way == 2 ? zllen : zlen, &o, &t, err,
 					 sizeof(err));
 		if (t)
@@ -893,7 +890,6 @@ static void test_one_pass_progress(void)
 		CHECK(ret == -ECANCELED && !t && !strcmp(err, "loading cancelled"),
 		      "%s: cancelled at the first progress: %d (%s)", ways[way], ret, err);
 		rsp_trace_free(t);
-		unsetenv("RSP_LOAD_TWO_PASS");
 	}
 	free(z);
 	free(zl);
