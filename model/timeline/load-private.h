@@ -3,10 +3,11 @@
  * The steps of loading, shared by their files; trace.c runs them in order:
  *   index.c   pass 1: every record becomes a (time, file offset) entry; sorted by time
  *   setup.c   the formats and the symbolizer, on a thread beside the scan
- *   walk.c    pass 2: the records in time order, copies merged, to the builder
+ *   walk.c    pass 2: the records in time order, read by a first stage...
+ *   walk-build.c  ...and built into the timeline by a second (walk-private.h)
  * or, for a stream in many frames (rsp record's) on two CPUs, in one pass, each
  * frame inflated once:
- *   walk.c    the scan (the reader's, its frames held) and the walk at once
+ *   one-pass.c  the scan (the reader's, its frames held) and the walk at once
  *   window.c  the entries sorted within a window sliding down the file
  * and again in two passes when the window does not fit the file (-ERESTART).
  */
@@ -85,7 +86,7 @@ int _rsp_sort_index(struct idx **v, size_t n, uint64_t base);
 /* --- window.c ----------------------------------------------------------------------- */
 
 /*
- * Loading in one pass (walk.c): the index sorted within a window sliding down
+ * Loading in one pass (one-pass.c): the index sorted within a window sliding down
  * the file.  Entries are added in file order, a group (a segment of the
  * stream) at a time; closing a group merges it into the entries not yet
  * given and gives those no later group can come before, on the bet that no
@@ -135,7 +136,7 @@ int _rsp_window_add_many(struct window *wn, const struct idx *e, size_t n, uint6
  */
 int _rsp_window_close(struct window *wn, bool last, size_t *first, size_t *n);
 
-/* --- walk.c ------------------------------------------------------------------------- */
+/* --- walk.c, one-pass.c -------------------------------------------------------------- */
 
 /*
  * The decoders of every attr and the walk of @n sorted entries through the

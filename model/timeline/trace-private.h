@@ -305,7 +305,7 @@ struct rsp_trace {
 	uint32_t nr_cpus;
 	uint64_t n_events, n_records, n_inferred, n_dup_merged, n_samples_dropped;
 	size_t n_segs_shared; /* segments a second thread scanned (index.c) */
-	bool one_pass; /* loaded in one pass (walk.c) */
+	bool one_pass; /* loaded in one pass (one-pass.c) */
 	uint64_t n_runs_placed; /* inferred runs placed by the CPU time sched_stat_runtime gave */
 	uint64_t n_broken_chains;
 	uint64_t n_wakeups, n_wakeups_unlinked; /* voluntary sleeps ended; of them without a waking */

@@ -13,7 +13,7 @@
  *  4. say what the file lacks (here).
  *
  * A stream in many frames (rsp record's) on two CPUs is loaded in one pass
- * instead (walk.c, window.c): the scan and the walk at once, each frame
+ * instead (one-pass.c, window.c): the scan and the walk at once, each frame
  * inflated once, the index sorted within a window; when the file proves not
  * to fit the window, it is opened again and loaded in two passes.
  */
@@ -59,7 +59,7 @@ static bool scan_warnings(struct rsp_trace *t, char *err, size_t errlen)
 	return true;
 }
 
-/* In one pass (walk.c), the scan and the walk at once: 0, -ERESTART (two passes), -errno. */
+/* In one pass (one-pass.c), the scan and the walk at once: 0, -ERESTART (two passes), -errno. */
 static int load_one_pass(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t size,
 			 char *err, size_t errlen)
 {
@@ -284,7 +284,7 @@ static void progress_first(double fraction, void *ctx)
 
 /*
  * Loading in one pass when the file allows it; when it proves not to be
- * windowed so (-ERESTART: walk.c), everything made is thrown away and the
+ * windowed so (-ERESTART: one-pass.c), everything made is thrown away and the
  * file opened again and loaded in two passes.
  */
 static int open_trace(const char *path, const void *buf, size_t len,
