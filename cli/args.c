@@ -1,19 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The command line's shared voice (see args.h). */
+/* The command line's shared voice (args.h; the error lines of cli.h). */
 #include "args.h"
 
 #include "cli.h"
-#include "target.h"
 
 #include "rsp-frames.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+void rsp_cli_verror(const char *verb, const char *tail, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "rsp %s: ", verb);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", tail);
+}
+
+void rsp_cli_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rsp_cli_verror(verb, "", fmt, ap);
+	va_end(ap);
+}
 
 int rsp_cli_usage_error(const char *verb, const char *fmt, ...)
 {
@@ -87,6 +105,41 @@ int rsp_cli_parse_format(const char *verb, const char *arg, unsigned allowed,
 	return rsp_cli_usage_error(verb, "unknown format '%s': %s", arg, list);
 }
 
+bool rsp_cli_is_number(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+bool rsp_cli_parse_us(const char *s, uint64_t *ns)
+{
+	char *end;
+	double us;
+
+	errno = 0;
+	us = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(us) || us < 0 || us > 1e12)
+		return false;
+	*ns = (uint64_t)(us * 1000.0 + 0.5);
+	return true;
+}
+
+bool rsp_cli_parse_count(const char *s, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < 0 || v > max)
+		return false;
+	*out = v;
+	return true;
+}
 int rsp_cli_parse_top(const char *verb, const char *arg, long max, size_t *out)
 {
 	long n;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* "rsp VERB: message; try `rsp VERB --help`" on stderr; returns 2 (the usage status). */
 int rsp_cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -26,6 +27,13 @@ enum rsp_cli_format {
 	RSP_FORMAT_MD = 1 << 2,
 	RSP_FORMAT_JSON = 1 << 3,
 };
+
+/* Only decimal digits (a pid, a tid), and at least one. */
+bool rsp_cli_is_number(const char *s);
+/* "12", "1.5" -> microseconds as ns; false if not a number >= 0 */
+bool rsp_cli_parse_us(const char *s, uint64_t *ns);
+/* A count 0..max; false if not */
+bool rsp_cli_parse_count(const char *s, long max, long *out);
 
 /*
  * --format F among the formats in @allowed (a mask of enum rsp_cli_format):

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <malloc.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,22 +34,6 @@ static const struct verb verbs[] = {
 	{ "archive", rsp_cmd_archive, "the files a trace's symbols come from, beside it", true },
 	{ NULL, NULL, NULL },
 };
-
-void rsp_cli_verror(const char *verb, const char *tail, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "rsp %s: ", verb);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "%s\n", tail);
-}
-
-void rsp_cli_error(const char *verb, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	rsp_cli_verror(verb, "", fmt, ap);
-	va_end(ap);
-}
 
 static void usage(FILE *f)
 {

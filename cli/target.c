@@ -6,9 +6,7 @@
 #include "cli.h"
 #include "input.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +18,6 @@ int rsp_cli_target_add(struct rsp_cli_target *tg, const char *verb, const char *
 					   sizeof(tg->specs) / sizeof(tg->specs[0]));
 	tg->specs[tg->n_specs++] = spec;
 	return 0;
-}
-
-bool rsp_cli_is_number(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
 }
 
 int rsp_cli_add_pid(int **pids, size_t *n, int pid)
@@ -169,28 +157,3 @@ void rsp_cli_target_free(struct rsp_cli_target *tg)
 	tg->n_pids = 0;
 }
 
-bool rsp_cli_parse_us(const char *s, uint64_t *ns)
-{
-	char *end;
-	double us;
-
-	errno = 0;
-	us = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(us) || us < 0 || us > 1e12)
-		return false;
-	*ns = (uint64_t)(us * 1000.0 + 0.5);
-	return true;
-}
-
-bool rsp_cli_parse_count(const char *s, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (end == s || *end || errno || v < 0 || v > max)
-		return false;
-	*out = v;
-	return true;
-}

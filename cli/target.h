@@ -42,14 +42,7 @@ void rsp_cli_target_filter(const struct rsp_cli_target *tg, bool descendants,
 
 void rsp_cli_target_free(struct rsp_cli_target *tg);
 
-/* Only decimal digits (a pid, a tid), and at least one. */
-bool rsp_cli_is_number(const char *s);
 /* Add @pid to the set @pids[@n] unless there; -ENOMEM. */
 int rsp_cli_add_pid(int **pids, size_t *n, int pid);
-
-/* "12", "1.5" -> microseconds as ns; false if not a number >= 0 */
-bool rsp_cli_parse_us(const char *s, uint64_t *ns);
-/* A count 0..max; false if not */
-bool rsp_cli_parse_count(const char *s, long max, long *out);
 
 #endif /* RSP_CLI_TARGET_H */

@@ -4,7 +4,8 @@
  *   render-running-data.c      prepared from the model: threads grouped by process
  *                              in their order, lanes of devices and sockets, links;
  *                              the sleeps' labels
- *   render-running.c           its rows in a state, and a zoom laid out into scenes
+ *   render-running-rows.c      its rows in a state
+ *   render-running.c           a zoom laid out into scenes
  *   render-running-describe.c  what is under the pointer, in words (the model's
  *                              stacks and wakers)
  */
@@ -134,6 +135,9 @@ struct rows_view {
 };
 void _rsp_running_rows(const struct rsp_running_data *d, const struct rsp_running_state *st,
 		       struct rows_view *out);
+/* What row @r is (rsp_running_row()'s answer) */
+void _rsp_running_row_info(const struct rsp_running_data *d, struct row r,
+			   struct rsp_row_info *out);
 struct rows_cache *_rsp_running_rows_new(void); /* NULL: out of memory */
 void _rsp_running_rows_free(struct rows_cache *rc);
 

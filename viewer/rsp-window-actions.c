@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The window's actions: open, close, zoom, search, switch views, export. */
+/*
+ * The window's actions (open, close, zoom, search, switch views, export,
+ * symbol paths), added as rsp_window_new() makes a window; the window itself
+ * (its tabs, opening a recording) is rsp-window.c's.
+ */
 #include "rsp-window-private.h"
 
 #include "rsp-flame-page.h"
@@ -366,7 +370,7 @@ static void act_symbol_paths(GSimpleAction *a, GVariant *p, gpointer data)
 	gtk_window_present(GTK_WINDOW(d->dialog));
 }
 
-void _rsp_window_add_actions(RspWindow *w)
+static void add_actions(RspWindow *w)
 {
 	static const GActionEntry entries[] = {
 	    {"open", act_open, NULL, NULL, NULL, {0}},
@@ -386,4 +390,12 @@ void _rsp_window_add_actions(RspWindow *w)
 	};
 
 	g_action_map_add_action_entries(G_ACTION_MAP(w), entries, G_N_ELEMENTS(entries), w);
+}
+
+RspWindow *rsp_window_new(GtkApplication *app)
+{
+	RspWindow *w = g_object_new(RSP_TYPE_WINDOW, "application", app, NULL);
+
+	add_actions(w);
+	return w;
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Shared by rsp-window.c (tabs, opening) and rsp-window-actions.c (the actions). */
+/*
+ * What rsp-window-actions.c (the actions, rsp_window_new()) uses of
+ * rsp-window.c (the window: tabs, opening); it calls that way only.
+ */
 #ifndef RSP_WINDOW_PRIVATE_H
 #define RSP_WINDOW_PRIVATE_H
 
@@ -11,7 +14,6 @@ struct _RspWindow {
 	GtkFileChooserNative *chooser;
 };
 
-void _rsp_window_add_actions(RspWindow *w);
 /* The current page if it is a view (not loading), else NULL. */
 RspPage *_rsp_window_page(RspWindow *w);
 void _rsp_window_show_error(RspWindow *w, const char *primary, const char *secondary);

@@ -479,11 +479,4 @@ static void rsp_window_init(RspWindow *w)
 	drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), w);
 	gtk_widget_add_controller(GTK_WIDGET(w), GTK_EVENT_CONTROLLER(drop));
-
-	_rsp_window_add_actions(w);
-}
-
-RspWindow *rsp_window_new(GtkApplication *app)
-{
-	return g_object_new(RSP_TYPE_WINDOW, "application", app, NULL);
 }
