@@ -23,7 +23,7 @@ static const char record_usage[] =
 	"usage: rsp record [-o FILE] [-p PID[,PID...]] [-a] [-d SECONDS] [-F HZ]\n"
 	"                  [--target-freq HZ]\n"
 	"                  [--call-graph fp|dwarf[,SIZE]] [-m PAGES] [--no-net] [--no-block]\n"
-	"                  [--probes FILE] [--no-rt] [--compression-level N] [--no-kallsyms]\n"
+	"                  [--probes FILE] [--no-rt] [--no-bpf] [--compression-level N] [--no-kallsyms]\n"
 	"                  [--max-memory SIZE]\n"
 	"                  [-q] [-v] [-- COMMAND [ARGS...]]\n"
 	"\n"
@@ -51,6 +51,9 @@ static const char record_usage[] =
 	"      --no-block           no block I/O events\n"
 	"      --probes FILE        event set to use instead of the built-in one\n"
 	"      --no-rt              do not run the reader at real-time priority\n"
+	"      --no-bpf             record switches and wakeups through perf, not rsp's BPF\n"
+	"                           program (which costs the workload less; rsp falls back\n"
+	"                           to perf by itself where the kernel refuses the program)\n"
 	"      --compression-level N  zstd level of the records, as perf record -z (default 1;\n"
 	"                           0: none, for readers without zstd)\n"
 	"      --no-kallsyms        do not store kernel symbols in the file (smaller; kernel\n"
@@ -229,7 +232,7 @@ static void print_shed(const struct rsp_record_stats *st)
 static void print_summary(const struct rsp_record_opts *o, const struct rsp_record_stats *st)
 {
 	const char *out = o->output ? o->output : "rsp.data";
-	uint64_t lost_p = 0, lost_f = 0;
+	uint64_t lost_p = 0, lost_f = 0, lost_b = 0;
 	char k[32], rec[32], p[32], t[32], f[32], m[32];
 
 	fprintf(stderr, "rsp record: %.2f s, %" PRIu64 " records, %.1f MB in %s", st->seconds,
@@ -250,7 +253,9 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 		"perf", "target", "ftrace", "missing");
 	for (size_t i = 0; i < st->n_events; i++) {
 		const struct rsp_record_event_stats *e = &st->events[i];
-		uint64_t recorded = e->from_ftrace ? e->ftrace_events : e->perf_samples;
+		uint64_t recorded = e->from_bpf      ? e->bpf_events
+				    : e->from_ftrace ? e->ftrace_events
+						     : e->perf_samples;
 
 		snprintf(k, sizeof(k), "-");
 		snprintf(m, sizeof(m), "-");
@@ -260,7 +265,9 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 				  e->kernel_count > recorded ? e->kernel_count - recorded : 0);
 		}
 		fmt_count(rec, sizeof(rec), recorded);
-		if (e->from_perf)
+		if (e->from_bpf)
+			fmt_count(p, sizeof(p), e->bpf_events);
+		else if (e->from_perf)
 			fmt_count(p, sizeof(p), e->perf_samples);
 		else
 			snprintf(p, sizeof(p), "-");
@@ -278,13 +285,18 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 	for (int c = 0; c < st->nr_cpus; c++) {
 		lost_p += st->lost_perf[c];
 		lost_f += st->lost_ftrace[c];
+		lost_b += st->lost_bpf[c];
 	}
-	if (lost_p || lost_f) {
+	if (lost_p || lost_f || lost_b) {
 		fprintf(stderr, "rsp record: LOST records (kept as PERF_RECORD_LOST in the file):");
-		for (int c = 0; c < st->nr_cpus; c++)
-			if (st->lost_perf[c] || st->lost_ftrace[c])
-				fprintf(stderr, " cpu%d %" PRIu64 " perf + %" PRIu64 " ftrace", c,
-					st->lost_perf[c], st->lost_ftrace[c]);
+		for (int c = 0; c < st->nr_cpus; c++) {
+			if (!st->lost_perf[c] && !st->lost_ftrace[c] && !st->lost_bpf[c])
+				continue;
+			fprintf(stderr, " cpu%d %" PRIu64 " perf + %" PRIu64 " ftrace", c,
+				st->lost_perf[c], st->lost_ftrace[c]);
+			if (st->bpf)
+				fprintf(stderr, " + %" PRIu64 " bpf", st->lost_bpf[c]);
+		}
 		if (lost_p)
 			fprintf(stderr, " (%" PRIu64 " of the perf ones in the target's own rings)",
 				st->lost_target);
@@ -317,6 +329,12 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 	if (st->ustack_bytes_trimmed)
 		fprintf(stderr, "  user-stack copies cut to the live stack: %.1f MB not written\n",
 			st->ustack_bytes_trimmed / 1e6);
+	if (st->bpf)
+		fprintf(stderr, "  switches and wakeups with their stacks from rsp's BPF program%s\n",
+			st->copy_failed ? "" : " (every user-stack copy read)");
+	if (st->copy_failed)
+		fprintf(stderr, "  user-stack copies the kernel could not read: %" PRIu64 "\n",
+			st->copy_failed);
 }
 
 /*
@@ -381,6 +399,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		OPT_NO_BLOCK,
 		OPT_PROBES,
 		OPT_NO_RT,
+		OPT_NO_BPF,
 		OPT_NO_KSYMS,
 		OPT_COMPRESS,
 		OPT_MAX_MEMORY,
@@ -398,6 +417,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "no-block", no_argument, NULL, OPT_NO_BLOCK },
 		{ "probes", required_argument, NULL, OPT_PROBES },
 		{ "no-rt", no_argument, NULL, OPT_NO_RT },
+		{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
 		{ "no-kallsyms", no_argument, NULL, OPT_NO_KSYMS },
 		{ "compression-level", required_argument, NULL, OPT_COMPRESS },
 		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
@@ -506,6 +526,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_NO_RT:
 			o->no_rt = true;
 			break;
+		case OPT_NO_BPF:
+			o->no_bpf = true;
+			break;
 		case OPT_NO_KSYMS:
 			o->no_kallsyms = true;
 			break;
@@ -575,6 +598,8 @@ int rsp_cmd_record(int argc, char **argv)
 	}
 	o->pids = a.pids;
 	o->n_pids = a.n_pids;
+	/* tests: the BPF program's events from ftrace too (tests/record/bpf.sh) */
+	o->bpf_check = getenv("RSP_RECORD_BPF_CHECK") && !strcmp(getenv("RSP_RECORD_BPF_CHECK"), "1");
 	o->cmdline = (const char *const *)argv;
 	o->n_cmdline = (size_t)argc;
 	o->log = log_msg;

@@ -53,8 +53,6 @@
  */
 #define DEFAULT_SAMPLE_STACK 16384
 
-/* x86-64 user registers for DWARF unwinding: all but the segment registers */
-#define X86_64_REGS_MASK 0xff0fffULL
 
 /* ---- event resolution ------------------------------------------------------ */
 
@@ -85,8 +83,7 @@ static bool have_dynamic_probes(struct recorder *r, enum rsp_probe_alt_kind kind
 	return access(path, W_OK) == 0;
 }
 
-static struct stream *add_stream(struct recorder *r, enum stream_kind kind, int row,
-				 unsigned tp_id)
+struct stream *_rsp_add_stream(struct recorder *r, enum stream_kind kind, int row, unsigned tp_id)
 {
 	struct stream *s = realloc(r->streams, (r->n_streams + 1) * sizeof(*s));
 
@@ -198,7 +195,7 @@ static void add_user_stack(struct recorder *r, struct perf_event_attr *a, bool s
 {
 	a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	a->exclude_callchain_user = 1;
-	a->sample_regs_user = X86_64_REGS_MASK;
+	a->sample_regs_user = RSP_X86_64_REGS_MASK;
 	a->sample_stack_user = r->o->stack_size ? r->o->stack_size
 			       : sampler         ? DEFAULT_SAMPLE_STACK
 						 : DEFAULT_STACK;
@@ -239,7 +236,9 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 	char full[128];
 	int ret;
 
-	s = add_stream(r, STREAM_TRACKING, -1, 0);
+	for (int k = 0; k < RSP_BPF_KINDS; k++)
+		r->bpf_stream[k] = r->bpf_target_stream[k] = -1;
+	s = _rsp_add_stream(r, STREAM_TRACKING, -1, 0);
 	if (!s)
 		return -ENOMEM;
 	base_attr(&s->attr);
@@ -291,8 +290,18 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 		row = add_row(r, full);
 		if (row < 0)
 			return row;
-		if (p->source & RSP_SOURCE_PERF) {
-			s = add_stream(r, STREAM_PERF, row, (unsigned)id);
+		if (p->bpf && r->bpf) {
+			struct perf_event_attr a;
+
+			base_attr(&a);
+			ret = _rsp_bpf_streams(r, p, row, (unsigned)id, &a);
+			if (ret)
+				return ret;
+			if (!r->o->bpf_check)
+				continue;
+			/* the same events from ftrace too, below */
+		} else if (p->source & RSP_SOURCE_PERF) {
+			s = _rsp_add_stream(r, STREAM_PERF, row, (unsigned)id);
 			if (!s)
 				return -ENOMEM;
 			base_attr(&s->attr);
@@ -321,7 +330,7 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 				/* the target's tree sampled again, at its own rate: a task
 				 * clock that ticks only while they run, inherited by their
 				 * children; the model takes both samplers' samples */
-				struct stream *t = add_stream(r, STREAM_TARGET, row, 0);
+				struct stream *t = _rsp_add_stream(r, STREAM_TARGET, row, 0);
 
 				if (!t)
 					return -ENOMEM;
@@ -333,7 +342,7 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 				set_wakeup(&t->attr, target_pages(r));
 			}
 			if (p->stack == RSP_STACK_SLEEP && target_dwarf) {
-				struct stream *t = add_stream(r, STREAM_TARGET, row, (unsigned)id);
+				struct stream *t = _rsp_add_stream(r, STREAM_TARGET, row, (unsigned)id);
 
 				if (!t)
 					return -ENOMEM;
@@ -348,8 +357,8 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 				set_wakeup(&t->attr, target_pages(r));
 			}
 		}
-		if (p->source & RSP_SOURCE_FTRACE) {
-			s = add_stream(r, STREAM_FTRACE, row, (unsigned)id);
+		if ((p->source & RSP_SOURCE_FTRACE) || (p->bpf && r->bpf)) {
+			s = _rsp_add_stream(r, STREAM_FTRACE, row, (unsigned)id);
 			if (!s)
 				return -ENOMEM;
 			s->no_count = p->no_count;
@@ -389,10 +398,12 @@ int _rsp_build_evlists(struct recorder *r)
 	r->count = perf_evlist__new();
 	if (!r->sys || !r->count)
 		return -ENOMEM;
-	if (r->n_target_pids) {
-		r->target = perf_evlist__new();
-		if (!r->target)
-			return -ENOMEM;
+	for (size_t i = 0; i < r->n_streams; i++) {
+		if (r->streams[i].kind == STREAM_TARGET && !r->target) {
+			r->target = perf_evlist__new();
+			if (!r->target)
+				return -ENOMEM;
+		}
 	}
 	for (size_t i = 0; i < r->n_streams; i++) {
 		struct stream *s = &r->streams[i];
@@ -411,6 +422,8 @@ int _rsp_build_evlists(struct recorder *r)
 				return -ENOMEM;
 			perf_evlist__add(r->target, s->evsel);
 			break;
+		case STREAM_BPF:
+			break; /* the program counts its events itself */
 		case STREAM_FTRACE: {
 			struct perf_event_attr c;
 
@@ -543,11 +556,11 @@ int _rsp_assign_ids(struct recorder *r)
 				return ret;
 		}
 	}
-	/* ftrace streams: ids above every kernel id in this file */
+	/* ftrace and BPF streams: ids above every kernel id in this file */
 	for (size_t i = 0; i < r->n_streams; i++) {
 		struct stream *s = &r->streams[i];
 
-		if (s->kind != STREAM_FTRACE)
+		if (s->kind != STREAM_FTRACE && s->kind != STREAM_BPF)
 			continue;
 		s->ids = malloc(sizeof(uint64_t));
 		if (!s->ids)
@@ -557,6 +570,8 @@ int _rsp_assign_ids(struct recorder *r)
 		ret = id_index_add(r, s->ids[0], (int16_t)i);
 		if (ret)
 			return ret;
+		if (s->kind == STREAM_BPF)
+			continue;
 		if (s->tp_id < 65536)
 			r->stream_of_tp[s->tp_id] = (int16_t)i;
 		if (!r->ftrace_lost_id)

@@ -359,6 +359,8 @@ int _rsp_drain_all(struct recorder *r, bool all)
 
 	if (!ret)
 		ret = drain_evlist(r, r->target);
+	if (!ret)
+		ret = _rsp_bpf_drain(r);
 	if (!ret && r->ft && !r->ftrace_failed) {
 		long n = rsp_ftrace_drain(r->ft, all ? 0 : FTRACE_PASS_SUBBUFS, &r->ftrace_more,
 					  on_ftrace_event, on_ftrace_lost, ftrace_room, r);
@@ -428,6 +430,22 @@ void _rsp_raise_priority(struct recorder *r)
 		_rsp_record_log(r, RSP_LOG_WARN, "cannot raise the reader to real-time priority");
 }
 
+/*
+ * Until records wait or @ms pass.  With the BPF program the scheduler's
+ * events and their stacks fill its ring, which wakes the reader when a
+ * quarter of it waits; the perf rings (CPU samples, forks, maps) then fill
+ * slowly and are read every pass, at least every POLL_MS.
+ */
+static void wait_for_records(struct recorder *r, int ms)
+{
+	struct pollfd pfd = { .fd = _rsp_bpf_fd(r), .events = POLLIN };
+
+	if (pfd.fd < 0)
+		perf_evlist__poll(r->sys, ms);
+	else
+		poll(&pfd, 1, ms);
+}
+
 int _rsp_record_loop(struct recorder *r, uint64_t t0)
 {
 	uint64_t deadline = r->o->duration > 0 ? t0 + (uint64_t)(r->o->duration * 1e9) : 0;
@@ -441,7 +459,7 @@ int _rsp_record_loop(struct recorder *r, uint64_t t0)
 		if (r->starved)
 			rsp_writer_wait_room(r->w, 4 * (UINT16_MAX + 1), POLL_MS);
 		else
-			perf_evlist__poll(r->sys, r->ftrace_more ? 0 : POLL_MS);
+			wait_for_records(r, r->ftrace_more ? 0 : POLL_MS);
 		ret = _rsp_drain_all(r, false);
 		if (ret)
 			return _rsp_record_fail(r, ret, "out of memory buffering events");

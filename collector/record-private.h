@@ -14,6 +14,7 @@
 
 #include "rsp-collector.h"
 
+#include "bpfsched.h"
 #include "ftrace.h"
 #include "pathset.h"
 #include "rsp-probes.h"
@@ -43,7 +44,11 @@ enum stream_kind {
 	STREAM_PERF, /* system-wide perf samples */
 	STREAM_TARGET, /* target-tree samples with user-stack copies */
 	STREAM_FTRACE, /* samples built from ftrace events */
+	STREAM_BPF, /* samples built from rsp's BPF program's records (record-bpf.c) */
 };
+
+/* x86-64 user registers for DWARF unwinding: all but the segment registers */
+#define RSP_X86_64_REGS_MASK 0xff0fffULL
 
 struct stream {
 	enum stream_kind kind;
@@ -82,6 +87,14 @@ struct recorder {
 	bool sys_open, target_open, count_open;
 
 	struct rsp_ftrace *ft;
+	/* rsp's BPF program, NULL where it does not run (record-bpf.c) */
+	struct rsp_bpfsched *bpf;
+	int bpf_stream[RSP_BPF_KINDS]; /* each kind's stream, -1 none */
+	int bpf_target_stream[RSP_BPF_KINDS]; /* ... its target copies' */
+	unsigned bpf_copy_bytes; /* the copies' largest size, 0: none */
+	size_t bpf_ring_bytes; /* its ring: resident once read, so in the memory ceiling */
+	uint64_t bpf_text_lo, bpf_text_hi, bpf_run_lo, bpf_run_hi; /* frames it adds */
+	uint64_t *bpf_lost_seen; /* [cpu][kind]: losses already written as LOST */
 	struct rsp_writer *w;
 	struct rsp_tidmap tids;
 	struct rsp_pathset paths; /* files mapped, for HEADER_BUILD_ID at the end */
@@ -143,6 +156,9 @@ static inline uint64_t _rsp_now_ns(void)
 
 /* ---- record-events.c ------------------------------------------------------------------- */
 
+/* A new stream (its attr to fill); NULL when out of memory. */
+struct stream *_rsp_add_stream(struct recorder *r, enum stream_kind kind, int row, unsigned tp_id);
+
 /* The streams and their stats rows from the probe set; @tps gets the tracepoints. */
 int _rsp_resolve_events(struct recorder *r, struct tp_list *tps);
 /* Where common_type and common_pid lie, from this kernel's formats. */
@@ -166,6 +182,24 @@ static inline int _rsp_compression_level(const struct recorder *r)
 
 int _rsp_write_head(struct recorder *r, const struct tp_list *tps);
 void _rsp_write_build_ids(struct recorder *r);
+
+/* ---- record-bpf.c ------------------------------------------------------------------------ */
+
+/* rsp's BPF program loaded, if the event set asks for it and the kernel runs it
+ * (else one line says why, and perf records those events); -errno: a failure. */
+int _rsp_bpf_open(struct recorder *r);
+/* The streams of a probe the program records. */
+int _rsp_bpf_streams(struct recorder *r, const struct rsp_probe *p, int row, unsigned tp_id,
+		     const struct perf_event_attr *base);
+int _rsp_bpf_start(struct recorder *r);
+void _rsp_bpf_stop(struct recorder *r);
+/* Its ring into the writer (r->starved when the pool is full); -ENOMEM. */
+int _rsp_bpf_drain(struct recorder *r);
+/* Its ring's fd to poll, -1 without the program. */
+int _rsp_bpf_fd(const struct recorder *r);
+/* The kernel's counts of its events, into the stats rows. */
+void _rsp_bpf_counts(struct recorder *r);
+void _rsp_bpf_close(struct recorder *r);
 
 /* ---- record-loop.c --------------------------------------------------------------------- */
 

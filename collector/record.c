@@ -90,7 +90,8 @@ static uint64_t vm_status(const char *key)
  * The memory ceiling: what the recorder holds outside the writer's pool
  * (resident now: code, libraries, the mapped ring buffers, the lookup
  * tables; still to come: the compressor, the writer's stage, the thread and
- * file tables as they grow) and the pool's share, the rest.  The ftrace
+ * file tables as they grow, the BPF ring's pages as they are read) and the
+ * pool's share, the rest.  The ftrace
  * instance's buffers are kernel memory, outside the process.
  */
 #define GROWTH_MARGIN (16ull << 20) /* the writer's stage (2 MiB), the tables as they grow */
@@ -98,7 +99,7 @@ static uint64_t vm_status(const char *key)
 static int set_memory_ceiling(struct recorder *r)
 {
 	uint64_t max = r->o->max_memory ? r->o->max_memory : RSP_DEFAULT_MAX_MEMORY;
-	uint64_t fixed = vm_status("VmRSS") + GROWTH_MARGIN +
+	uint64_t fixed = vm_status("VmRSS") + GROWTH_MARGIN + r->bpf_ring_bytes +
 			 rsp_writer_compressor_bytes(_rsp_compression_level(r));
 	uint64_t min_pool = 3ull * RSP_WRITER_CHUNK;
 
@@ -232,6 +233,7 @@ static void release_kernel(struct recorder *r)
 	}
 	rsp_ftrace_free(r->ft);
 	r->ft = NULL;
+	_rsp_bpf_close(r);
 }
 
 /*
@@ -296,6 +298,7 @@ static void teardown(struct recorder *r)
 	free(r->trim_buf);
 	free(r->shed_n);
 	free(r->shed_c0);
+	free(r->bpf_lost_seen);
 	rsp_probe_set_clear(&r->probes);
 }
 
@@ -311,6 +314,7 @@ void rsp_record_stats_clear(struct rsp_record_stats *st)
 	free(st->events);
 	free(st->lost_perf);
 	free(st->lost_ftrace);
+	free(st->lost_bpf);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -364,14 +368,20 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 	st->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	st->lost_perf = calloc(st->nr_cpus, sizeof(uint64_t));
 	st->lost_ftrace = calloc(st->nr_cpus, sizeof(uint64_t));
+	st->lost_bpf = calloc(st->nr_cpus, sizeof(uint64_t));
+	r.bpf_lost_seen = calloc((size_t)st->nr_cpus * RSP_BPF_KINDS, sizeof(uint64_t));
 	r.cpus = perf_cpu_map__new(NULL);
 	r.any_thread = perf_thread_map__new_dummy();
-	if (!st->lost_perf || !st->lost_ftrace || !r.cpus || !r.any_thread) {
+	if (!st->lost_perf || !st->lost_ftrace || !st->lost_bpf || !r.bpf_lost_seen || !r.cpus ||
+	    !r.any_thread) {
 		ret = _rsp_record_fail(&r, -ENOMEM, "out of memory");
 		goto out;
 	}
 
 	ret = setup_targets(&r);
+	if (ret)
+		goto out;
+	ret = _rsp_bpf_open(&r);
 	if (ret)
 		goto out;
 	ret = _rsp_resolve_events(&r, &tps);
@@ -425,6 +435,9 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 		if (ret)
 			goto out;
 	}
+	ret = _rsp_bpf_start(&r);
+	if (ret)
+		goto out;
 	if (r.count_open)
 		perf_evlist__enable(r.count);
 	perf_evlist__enable(r.sys);
@@ -489,6 +502,7 @@ out_stop:
 		perf_evlist__disable(r.target);
 	if (r.count_open)
 		perf_evlist__disable(r.count);
+	_rsp_bpf_stop(&r);
 	rsp_ftrace_stop(r.ft);
 	/* what is queued goes to the file at full speed; the rings' rest, now that
 	 * nothing new comes, waits for room rather than be lost */
@@ -502,6 +516,7 @@ out_stop:
 			ret = _rsp_record_fail(&r, dret, "out of memory buffering events");
 		_rsp_shed_finish(&r, end);
 		_rsp_read_counts(&r);
+		_rsp_bpf_counts(&r);
 		rsp_writer_set_compression(r.w, 0); /* the trailing headers as perf writes them */
 		if (!_rsp_record_abort)
 			_rsp_write_build_ids(&r);

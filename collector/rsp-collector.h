@@ -51,6 +51,10 @@ struct rsp_record_opts {
 	size_t n_cmdline;
 	size_t ftrace_buffer_kb; /* per CPU; 0: default */
 	bool no_rt; /* don't raise the reader to real-time priority */
+	/* record switches and wakeups through perf, not rsp's BPF program */
+	bool no_bpf;
+	/* the BPF program's events also from ftrace, to compare (tests/record/bpf.sh) */
+	bool bpf_check;
 	bool no_kallsyms; /* don't store /proc/kallsyms (small files, e.g. test fixtures) */
 	int compression; /* zstd level of the records (perf's -z); 0: default 1, <0: none */
 	/* the most memory the recorder may hold (resident); 0: RSP_DEFAULT_MAX_MEMORY */
@@ -67,7 +71,8 @@ struct rsp_record_event_stats {
 	uint64_t perf_samples; /* from the perf ring buffers, with stacks */
 	uint64_t target_samples; /* user-stack copies for the target tree */
 	uint64_t ftrace_events; /* from the ftrace instance */
-	bool from_perf, from_ftrace;
+	uint64_t bpf_events; /* from rsp's BPF program, with stacks */
+	bool from_perf, from_ftrace, from_bpf;
 	int shed_class; /* 0: never shed; else the order in which it is (1 first) */
 	unsigned shed_spans; /* spans this event was shed under the memory ceiling */
 	uint64_t shed_events; /* the kernel's count in those spans (or an estimate: cpu-clock) */
@@ -92,6 +97,9 @@ struct rsp_record_stats {
 	uint64_t *lost_perf; /* per CPU, from PERF_RECORD_LOST */
 	uint64_t lost_target; /* of lost_perf: in the target's own rings (its tasks' switches and stacks) */
 	uint64_t *lost_ftrace; /* per CPU, from the ftrace ring buffer */
+	uint64_t *lost_bpf; /* per CPU, from rsp's BPF program's ring buffer */
+	bool bpf; /* switches and wakeups came from rsp's BPF program */
+	uint64_t copy_failed; /* its user-stack copies the kernel could not read */
 	uint64_t throttled; /* PERF_RECORD_THROTTLE seen */
 	uint64_t ustack_bytes_trimmed; /* user-stack copy bytes above the live stack, dropped */
 	uint64_t cpu_copies; /* CPU samples with a user-stack copy */

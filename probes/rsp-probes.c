@@ -235,14 +235,31 @@ static int parse_line(struct rsp_probe_set *set, char *text, int line, char *err
 	if (parse_event_name(f[1], pr.system, sizeof(pr.system), pr.name, sizeof(pr.name)))
 		return set_err(err, errlen, line,
 			       "bad event '%s' (SYSTEM:NAME or cpu-clock)", f[1]);
-	if (!strcmp(f[2], "perf"))
-		pr.source = RSP_SOURCE_PERF;
-	else if (!strcmp(f[2], "ftrace"))
-		pr.source = RSP_SOURCE_FTRACE;
-	else if (!strcmp(f[2], "both"))
-		pr.source = RSP_SOURCE_BOTH;
-	else
-		return set_err(err, errlen, line, "unknown source '%s' (perf, ftrace, both)", f[2]);
+	{
+		/* "bpf/FALLBACK": rsp's BPF program, else the fallback */
+		const char *src = f[2];
+
+		if (!strncmp(src, "bpf/", 4)) {
+			pr.bpf = true;
+			src += 4;
+		}
+		if (!strcmp(src, "perf"))
+			pr.source = RSP_SOURCE_PERF;
+		else if (!strcmp(src, "ftrace") && !pr.bpf)
+			pr.source = RSP_SOURCE_FTRACE;
+		else if (!strcmp(src, "both"))
+			pr.source = RSP_SOURCE_BOTH;
+		else
+			return set_err(err, errlen, line,
+				       "unknown source '%s' (perf, ftrace, both, bpf/perf, bpf/both)",
+				       f[2]);
+		if (pr.bpf && (strcmp(pr.system, "sched") || (strcmp(pr.name, "sched_switch") &&
+							     strcmp(pr.name, "sched_waking"))))
+			return set_err(err, errlen, line,
+				       "rsp's BPF program records sched:sched_switch and "
+				       "sched:sched_waking only, not %s",
+				       f[1]);
+	}
 	if (!rsp_probe_is_tracepoint(&pr) && pr.source != RSP_SOURCE_PERF)
 		return set_err(err, errlen, line, "%s can only come from perf", f[1]);
 	v = lookup(stack_names, RSP_STACK_SAMPLE + 1, f[3]);

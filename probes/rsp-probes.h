@@ -50,7 +50,9 @@ struct rsp_probe {
 	enum rsp_probe_feature feature;
 	char system[32]; /* "" for cpu-clock */
 	char name[64];
+	/* the source where rsp's BPF program cannot run (or --no-bpf) */
 	enum rsp_probe_source source;
+	bool bpf; /* "bpf/...": recorded by rsp's BPF program where it can */
 	enum rsp_probe_stack stack;
 	bool required;
 	/* the kernel's counter of this tracepoint sums a field instead of counting
