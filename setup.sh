@@ -30,12 +30,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # --- Debian packages ------------------------------------------------------------
+# libbpf-dev, bpftool (and clang): rsp record's BPF program (collector/sched.bpf.c);
 # protobuf-c: rsp export --pprof; protoc, python3-protobuf and golang-go (go tool pprof):
 # its tests read the profiles back.  groff, zsh, desktop-file-utils, appstream,
 # shared-mime-info, gio: the install test reads the man pages, completions and desktop files;
 # dpkg-dev, debhelper, fakeroot, lintian: the Debian packages (scripts/deb.sh)
 PKGS="meson ninja-build pkg-config gcc g++ clang python3 libc6-dev binutils
   libtraceevent-dev libtracefs-dev libelf-dev libdw-dev libdebuginfod-dev libglib2.0-dev
+  libbpf-dev bpftool
   libzstd-dev zlib1g-dev libbz2-dev liblzma-dev libcairo2-dev libgtk-4-dev linux-source-6.1 flex bison make xz-utils
   xvfb xauth xdotool imagemagick x11-apps libxml2-utils
   libclang-rt-14-dev linux-perf
