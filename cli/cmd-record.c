@@ -265,8 +265,8 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 				  e->kernel_count > recorded ? e->kernel_count - recorded : 0);
 		}
 		fmt_count(rec, sizeof(rec), recorded);
-		if (e->from_bpf)
-			fmt_count(p, sizeof(p), e->bpf_events);
+		if (e->from_bpf) /* as perf's: the samples without a target's copy */
+			fmt_count(p, sizeof(p), e->bpf_events - e->target_samples);
 		else if (e->from_perf)
 			fmt_count(p, sizeof(p), e->perf_samples);
 		else

@@ -48,6 +48,9 @@ struct rsp_bpf_rec {
 	unsigned short pad;
 	unsigned int copy_size; /* user-stack bytes copied */
 	unsigned int copy_req; /* bytes the copy could have held */
+	/* a switch: the CPU time of the run that ends (the previous task's, on
+	 * the fair class), as sched_stat_runtime would have summed it; 0: none */
+	unsigned long long runtime;
 	/* then raw[RSP_BPF_RAW_ROOM], kips[nk], uips[nu], regs[RSP_BPF_NREGS], copy[copy_size] */
 };
 

@@ -164,6 +164,7 @@ int rsp_bpfsched_open(struct rsp_bpfsched **out, const struct rsp_bpfsched_opts 
 	b->skel->rodata->rq_in_cfs_rq = rq_in_cfs_rq;
 	b->skel->rodata->copy_bytes = o->copy_bytes;
 	b->skel->rodata->copy_all = o->copy_all;
+	b->skel->rodata->want_runtime = o->runtime;
 	b->skel->rodata->wakeup_bytes = o->ring_bytes / 4;
 	ret = bpf_map__set_max_entries(b->skel->maps.events, (uint32_t)o->ring_bytes);
 	if (ret) {

@@ -21,6 +21,7 @@ struct rsp_bpfsched;
 struct rsp_bpfsched_opts {
 	unsigned copy_bytes; /* user-stack copies of the targets' sleeps (0: none) */
 	bool copy_all; /* ... of every thread's */
+	bool runtime; /* each run's CPU time with its switch-out (rsp_bpf_rec.runtime) */
 	size_t ring_bytes; /* the ring buffer: a power of two, pages */
 };
 

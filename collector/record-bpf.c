@@ -2,10 +2,10 @@
 /*
  * The recorder's side of rsp's BPF program (bpfsched.h): whether it runs, its
  * streams, its targets, and its records turned into the perf samples the file
- * holds.  A switch of a target thread becomes two samples, as perf's two
- * events give today: the system-wide one (kernel and frame-pointer user
- * frames) and the target's (kernel frames, user registers and the live stack),
- * which the model merges as copies of one event.
+ * holds: for each event one sample of the stream perf's event would have
+ * delivered it in, the system-wide one (kernel and frame-pointer user frames)
+ * or, for a sleep of the target's with its copy, the target's (kernel
+ * frames, user registers and the live stack).
  */
 #include "record-private.h"
 
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <asm/perf_regs.h>
+#include <traceevent/event-parse.h>
 
 #if RSP_HAVE_BPF
 
@@ -46,6 +47,73 @@ static size_t ring_bytes(const struct recorder *r)
 static enum rsp_bpf_kind kind_of(const struct rsp_probe *p)
 {
 	return !strcmp(p->name, "sched_switch") ? RSP_BPF_SWITCH : RSP_BPF_WAKING;
+}
+
+static bool is_runtime(const struct rsp_probe *p)
+{
+	return !strcmp(p->name, "sched_stat_runtime");
+}
+
+bool _rsp_bpf_takes(const struct recorder *r, const struct rsp_probe *p)
+{
+	return p->bpf && r->bpf && (!is_runtime(p) || r->rt_size);
+}
+
+/*
+ * Where this kernel's sched_stat_runtime keeps comm, pid and runtime, for
+ * the records made from the switches; false if its format has other fields
+ * (older kernels' vruntime), which the program cannot give: ftrace then.
+ */
+static bool runtime_format(struct recorder *r)
+{
+	char path[512], buf[8192];
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev = NULL;
+	struct tep_format_field **fields = NULL;
+	bool ok = false;
+	ssize_t n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events/sched/sched_stat_runtime/format", r->tracefs);
+	f = fopen(path, "re");
+	if (f) {
+		n = (ssize_t)fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	if (!tep || n <= 0)
+		goto out;
+	buf[n] = '\0';
+	if (tep_parse_format(tep, &ev, buf, (unsigned long)n, "sched") != TEP_ERRNO__SUCCESS ||
+	    !ev)
+		goto out;
+	fields = tep_event_fields(ev);
+	ok = fields != NULL;
+	for (size_t i = 0; fields && fields[i]; i++) {
+		const struct tep_format_field *fl = fields[i];
+		unsigned end = (unsigned)(fl->offset + fl->size);
+
+		if (end > r->rt_size)
+			r->rt_size = end;
+		if (!strcmp(fl->name, "comm") && (fl->flags & TEP_FIELD_IS_DYNAMIC) && fl->size == 4) {
+			r->rt_comm = (unsigned)fl->offset;
+			r->rt_comm_dynamic = true;
+		} else if (!strcmp(fl->name, "comm") && fl->size == 16) {
+			r->rt_comm = (unsigned)fl->offset;
+		} else if (!strcmp(fl->name, "pid") && fl->size == 4) {
+			r->rt_pid = (unsigned)fl->offset;
+		} else if (!strcmp(fl->name, "runtime") && fl->size == 8) {
+			r->rt_runtime = (unsigned)fl->offset;
+		} else {
+			ok = false;
+		}
+	}
+	ok = ok && r->rt_comm && r->rt_pid && r->rt_runtime;
+out:
+	free(fields);
+	tep_free(tep);
+	if (!ok)
+		r->rt_size = 0;
+	return ok;
 }
 
 /*
@@ -99,8 +167,12 @@ int _rsp_bpf_open(struct recorder *r)
 	char why[256];
 	int ret;
 
-	for (size_t i = 0; i < r->probes.n; i++)
-		any |= r->probes.probes[i].bpf;
+	for (size_t i = 0; i < r->probes.n; i++) {
+		const struct rsp_probe *p = &r->probes.probes[i];
+
+		any |= p->bpf && !is_runtime(p);
+		bo.runtime |= p->bpf && is_runtime(p);
+	}
 	if (!any || r->o->no_bpf)
 		return 0;
 	if (r->o->call_graph == RSP_CALL_GRAPH_DWARF) {
@@ -111,6 +183,8 @@ int _rsp_bpf_open(struct recorder *r)
 	}
 	if (bo.copy_bytes > RSP_BPF_MAX_COPY)
 		bo.copy_bytes = RSP_BPF_MAX_COPY;
+	if (bo.runtime)
+		bo.runtime = runtime_format(r);
 	ret = rsp_bpfsched_open(&r->bpf, &bo, why, sizeof(why));
 	if (ret == -ENOMEM)
 		return _rsp_record_fail(r, ret, "out of memory");
@@ -118,6 +192,7 @@ int _rsp_bpf_open(struct recorder *r)
 		_rsp_record_log(r, RSP_LOG_INFO,
 				"switches and wakeups recorded through perf, at a higher cost: %s",
 				why);
+		r->rt_size = 0;
 		return 0;
 	}
 	r->bpf_copy_bytes = bo.copy_bytes;
@@ -148,10 +223,16 @@ int _rsp_bpf_streams(struct recorder *r, const struct rsp_probe *p, int row, uns
 	s->attr.type = PERF_TYPE_TRACEPOINT;
 	s->attr.config = tp_id;
 	s->attr.sample_period = 1;
-	s->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_RAW | PERF_SAMPLE_CALLCHAIN;
+	s->attr.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_RAW;
+	r->st->events[row].from_bpf = true;
+	if (is_runtime(p)) {
+		/* as ftrace's copy would come: no stack */
+		r->bpf_runtime_stream = (int)(s - r->streams);
+		return 0;
+	}
+	s->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	r->bpf_stream[k] = (int)(s - r->streams);
 	r->bpf_target_stream[k] = -1;
-	r->st->events[row].from_bpf = true;
 	if (k == RSP_BPF_SWITCH && r->bpf_copy_bytes) {
 		struct stream *t = _rsp_add_stream(r, STREAM_BPF, row, tp_id);
 
@@ -293,6 +374,68 @@ static int put_sample(struct recorder *r, int si, const struct rsp_bpf_rec *rec,
 	return 0;
 }
 
+/*
+ * A sched_stat_runtime sample of the run a switch ends, stamped just before
+ * the switch (the kernel's last one comes as the switch picks the next task):
+ * the previous task's comm and pid from the switch's payload.
+ */
+static int put_runtime(struct recorder *r, const struct rsp_bpf_rec *rec)
+{
+	const struct stream *s = &r->streams[r->bpf_runtime_stream];
+	const unsigned char *sw = (const unsigned char *)(rec + 1);
+	unsigned comm_len = (unsigned)strnlen((const char *)sw, 16) + 1;
+	unsigned payload = r->rt_size + (r->rt_comm_dynamic ? comm_len : 0);
+	size_t raw_field = RSP_PF_ALIGN(payload + 4) - 4;
+	size_t size = sizeof(struct perf_event_header) + 6 * 8 + 4 + raw_field;
+	struct perf_event_header h = {
+		.type = PERF_RECORD_SAMPLE,
+		.misc = PERF_RECORD_MISC_KERNEL,
+		.size = (uint16_t)size,
+	};
+	struct sample_out o;
+	unsigned char *raw;
+	uint32_t u32[2];
+
+	o.p = rsp_writer_reserve(r->w, size);
+	if (!o.p)
+		return errno == ENOMEM ? -ENOMEM : -ENOSPC;
+	put(&o, &h, sizeof(h));
+	put64(&o, s->ids[0]);
+	put64(&o, 0); /* IP */
+	u32[0] = rec->pid;
+	u32[1] = rec->tid;
+	put(&o, u32, 8);
+	put64(&o, rec->time - 1);
+	u32[0] = rec->cpu;
+	u32[1] = 0;
+	put(&o, u32, 8);
+	put64(&o, 1); /* PERIOD */
+	u32[0] = (uint32_t)raw_field;
+	put(&o, u32, 4);
+	raw = o.p;
+	memset(raw, 0, raw_field);
+	{
+		uint16_t type = (uint16_t)s->tp_id;
+		int32_t pid = (int32_t)rec->tid;
+
+		memcpy(raw, &type, 2);
+		memcpy(raw + 4, &pid, 4);
+	}
+	if (r->rt_comm_dynamic) {
+		uint32_t loc = r->rt_size | comm_len << 16;
+
+		memcpy(raw + r->rt_comm, &loc, 4);
+		memcpy(raw + r->rt_size, sw, comm_len - 1);
+	} else {
+		memcpy(raw + r->rt_comm, sw, 16);
+	}
+	memcpy(raw + r->rt_pid, sw + 16, 4); /* prev_pid */
+	memcpy(raw + r->rt_runtime, &rec->runtime, 8);
+	r->st->records++;
+	r->st->events[s->row].bpf_events++;
+	return 0;
+}
+
 static int on_record(void *ctx, const struct rsp_bpf_rec *rec, size_t size)
 {
 	struct recorder *r = ctx;
@@ -314,17 +457,25 @@ static int on_record(void *ctx, const struct rsp_bpf_rec *rec, size_t size)
 	k = (const uint64_t *)((const unsigned char *)(rec + 1) + RSP_BPF_RAW_ROOM);
 	u = k + rec->nk;
 	skip = first_kept(r, k, rec->nk);
-	ret = put_sample(r, si, rec, k + skip, rec->nk - skip, u, rec->nu, false);
-	if (!ret) {
-		r->st->events[r->streams[si].row].bpf_events++;
-		if (rec->has_regs && ti >= 0) {
-			ret = put_sample(r, ti, rec, k + skip, rec->nk - skip, u, 0, true);
-			if (!ret) {
-				r->st->events[r->streams[ti].row].target_samples++;
-				r->st->ustack_bytes_trimmed += rec->copy_req - rec->copy_size;
-			}
-		}
+	if (rec->runtime && r->bpf_runtime_stream >= 0) {
+		ret = put_runtime(r, rec);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret)
+			r->st->refused++;
 	}
+	if (rec->has_regs && ti >= 0) {
+		/* the target's sleep: its kernel frames, registers and live stack */
+		ret = put_sample(r, ti, rec, k + skip, rec->nk - skip, u, 0, true);
+		if (!ret) {
+			r->st->events[r->streams[ti].row].target_samples++;
+			r->st->ustack_bytes_trimmed += rec->copy_req - rec->copy_size;
+		}
+	} else {
+		ret = put_sample(r, si, rec, k + skip, rec->nk - skip, u, rec->nu, false);
+	}
+	if (!ret)
+		r->st->events[r->streams[si].row].bpf_events++;
 	if (ret == -ENOSPC) {
 		r->st->refused++;
 		ret = 0;
@@ -434,6 +585,11 @@ int _rsp_bpf_open(struct recorder *r)
 		}
 	}
 	return 0;
+}
+
+bool _rsp_bpf_takes(const struct recorder *r, const struct rsp_probe *p)
+{
+	return false;
 }
 
 int _rsp_bpf_streams(struct recorder *r, const struct rsp_probe *p, int row, unsigned tp_id,

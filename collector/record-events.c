@@ -238,6 +238,7 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 
 	for (int k = 0; k < RSP_BPF_KINDS; k++)
 		r->bpf_stream[k] = r->bpf_target_stream[k] = -1;
+	r->bpf_runtime_stream = -1;
 	s = _rsp_add_stream(r, STREAM_TRACKING, -1, 0);
 	if (!s)
 		return -ENOMEM;
@@ -290,14 +291,14 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 		row = add_row(r, full);
 		if (row < 0)
 			return row;
-		if (p->bpf && r->bpf) {
+		if (_rsp_bpf_takes(r, p)) {
 			struct perf_event_attr a;
 
 			base_attr(&a);
 			ret = _rsp_bpf_streams(r, p, row, (unsigned)id, &a);
 			if (ret)
 				return ret;
-			if (!r->o->bpf_check)
+			if (!r->o->bpf_check || !strcmp(p->name, "sched_stat_runtime"))
 				continue;
 			/* the same events from ftrace too, below */
 		} else if (p->source & RSP_SOURCE_PERF) {
@@ -357,7 +358,7 @@ int _rsp_resolve_events(struct recorder *r, struct tp_list *tps)
 				set_wakeup(&t->attr, target_pages(r));
 			}
 		}
-		if ((p->source & RSP_SOURCE_FTRACE) || (p->bpf && r->bpf)) {
+		if ((p->source & RSP_SOURCE_FTRACE) || _rsp_bpf_takes(r, p)) {
 			s = _rsp_add_stream(r, STREAM_FTRACE, row, (unsigned)id);
 			if (!s)
 				return -ENOMEM;

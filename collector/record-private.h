@@ -93,6 +93,11 @@ struct recorder {
 	int bpf_target_stream[RSP_BPF_KINDS]; /* ... its target copies' */
 	unsigned bpf_copy_bytes; /* the copies' largest size, 0: none */
 	size_t bpf_ring_bytes; /* its ring: resident once read, so in the memory ceiling */
+	/* sched_stat_runtime made from its switches: the stream, and where this
+	 * kernel's format puts comm (dynamic or 16 bytes), pid and runtime */
+	int bpf_runtime_stream;
+	unsigned rt_size, rt_comm, rt_pid, rt_runtime;
+	bool rt_comm_dynamic;
 	uint64_t bpf_text_lo, bpf_text_hi, bpf_run_lo, bpf_run_hi; /* frames it adds */
 	uint64_t *bpf_lost_seen; /* [cpu][kind]: losses already written as LOST */
 	struct rsp_writer *w;
@@ -188,6 +193,8 @@ void _rsp_write_build_ids(struct recorder *r);
 /* rsp's BPF program loaded, if the event set asks for it and the kernel runs it
  * (else one line says why, and perf records those events); -errno: a failure. */
 int _rsp_bpf_open(struct recorder *r);
+/* Whether the program records @p (else its fallback source does). */
+bool _rsp_bpf_takes(const struct recorder *r, const struct rsp_probe *p);
 /* The streams of a probe the program records. */
 int _rsp_bpf_streams(struct recorder *r, const struct rsp_probe *p, int row, unsigned tp_id,
 		     const struct perf_event_attr *base);

@@ -52,6 +52,8 @@ struct rq {
 
 struct sched_entity {
 	struct cfs_rq *cfs_rq;
+	unsigned long long sum_exec_runtime;
+	unsigned long long prev_sum_exec_runtime; /* at the pick: this run's start */
 } __attribute__((preserve_access_index));
 
 struct task_struct {
@@ -87,6 +89,7 @@ const volatile bool rq_in_cfs_rq = true; /* cfs_rq->rq exists (else rq embeds it
 /* set by the recorder before loading */
 const volatile unsigned int copy_bytes = 8192; /* user-stack copies: at most this (0: none) */
 const volatile bool copy_all = false; /* every thread's sleeps, not only the targets' */
+const volatile bool want_runtime = false; /* each run's CPU time with its switch-out */
 const volatile unsigned long long wakeup_bytes = 8 << 20; /* wake the reader with this much waiting */
 
 #define MARGIN 128 /* RSP_USTACK_MARGIN (ustack.h) */
@@ -381,6 +384,7 @@ static __always_inline struct scratch *begin(int kind, struct rsp_bpf_counts *cn
 	s->h.tid = (__u32)pt;
 	s->h.nk = s->h.nu = 0;
 	s->h.copy_size = s->h.copy_req = 0;
+	s->h.runtime = 0;
 	return s;
 }
 
@@ -415,10 +419,20 @@ int BPF_PROG(rsp_switch, bool preempt, struct task_struct *prev, struct task_str
 	p->next_pid = next->pid;
 	p->next_prio = next->prio;
 	s->h.raw_size = sizeof(*p);
-	/* the idle task's stack says nothing */
+	/*
+	 * The run that ends: its CPU time since the fair class picked it (the
+	 * sum of what sched_stat_runtime reports at every tick and switch of
+	 * it; real-time classes do not mark their picks)
+	 */
+	if (want_runtime && prev->pid && prev->prio >= 100)
+		s->h.runtime = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
+	/* the idle task's stack says nothing; a copy of the live user stack
+	 * unwinds in full with DWARF, where frame pointers would stop early */
 	if (prev->pid) {
-		rest = put_frames(ctx, s, prev->mm != 0);
-		if (wants_copy(prev))
+		bool copy = wants_copy(prev);
+
+		rest = put_frames(ctx, s, prev->mm && !copy);
+		if (copy)
 			rest += put_copy(s, rest, prev, cnt);
 	}
 	send(s, rest, cnt, RSP_BPF_SWITCH);

@@ -245,19 +245,20 @@ static int parse_line(struct rsp_probe_set *set, char *text, int line, char *err
 		}
 		if (!strcmp(src, "perf"))
 			pr.source = RSP_SOURCE_PERF;
-		else if (!strcmp(src, "ftrace") && !pr.bpf)
+		else if (!strcmp(src, "ftrace"))
 			pr.source = RSP_SOURCE_FTRACE;
 		else if (!strcmp(src, "both"))
 			pr.source = RSP_SOURCE_BOTH;
 		else
 			return set_err(err, errlen, line,
-				       "unknown source '%s' (perf, ftrace, both, bpf/perf, bpf/both)",
+				       "unknown source '%s' (perf, ftrace, both, or bpf/ and one of them)",
 				       f[2]);
 		if (pr.bpf && (strcmp(pr.system, "sched") || (strcmp(pr.name, "sched_switch") &&
-							     strcmp(pr.name, "sched_waking"))))
+							     strcmp(pr.name, "sched_waking") &&
+							     strcmp(pr.name, "sched_stat_runtime"))))
 			return set_err(err, errlen, line,
-				       "rsp's BPF program records sched:sched_switch and "
-				       "sched:sched_waking only, not %s",
+				       "rsp's BPF program records sched:sched_switch, "
+				       "sched:sched_waking and sched:sched_stat_runtime only, not %s",
 				       f[1]);
 	}
 	if (!rsp_probe_is_tracepoint(&pr) && pr.source != RSP_SOURCE_PERF)

@@ -108,8 +108,6 @@ static int on_record(void *ctx, const struct rsp_record *rec)
 		k = 1;
 	else
 		return 0;
-	if (smp.attr->attr.sample_type & PERF_SAMPLE_STACK_USER)
-		return 0; /* a target's copy: the same event as its system-wide sample */
 	l = smp.attr->attr.sample_type & PERF_SAMPLE_CALLCHAIN ? &s->bpf[k] : &s->ftrace[k];
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 4096;
