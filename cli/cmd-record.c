@@ -335,6 +335,11 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 	if (st->copy_failed)
 		fprintf(stderr, "  user-stack copies the kernel could not read: %" PRIu64 "\n",
 			st->copy_failed);
+	if (st->replay_checked)
+		fprintf(stderr,
+			"  recorder's unwinding: %" PRIu64 " of %" PRIu64 " replayed unwinds differ "
+			"from the unwind done again\n",
+			st->replay_differ, st->replay_checked);
 }
 
 /*

@@ -237,9 +237,9 @@ static void release_kernel(struct recorder *r)
 }
 
 /*
- * The CPU samplers' user-stack copies unwound on the writer thread
- * (runwind.h), unless RSP_RECORD_UNWIND=0 (tests and benchmarks compare
- * with the model's unwinding of the copies).
+ * The user-stack copies (CPU samples', the target's sleeps') unwound on the
+ * writer thread (runwind.h), unless RSP_RECORD_UNWIND=0 (tests and benchmarks
+ * compare with the model's unwinding of the copies).
  */
 static int setup_unwind(struct recorder *r)
 {
@@ -252,9 +252,7 @@ static int setup_unwind(struct recorder *r)
 		const struct perf_event_attr *a = &s->attr;
 		int ret;
 
-		if ((s->kind != STREAM_PERF && s->kind != STREAM_TARGET) ||
-		    a->type != PERF_TYPE_SOFTWARE ||
-		    (a->config != PERF_COUNT_SW_CPU_CLOCK && a->config != PERF_COUNT_SW_TASK_CLOCK) ||
+		if (s->kind == STREAM_TRACKING || s->kind == STREAM_FTRACE ||
 		    !(a->sample_type & PERF_SAMPLE_STACK_USER) ||
 		    !(a->sample_type & PERF_SAMPLE_CALLCHAIN) || !s->n_ids)
 			continue;
@@ -262,6 +260,7 @@ static int setup_unwind(struct recorder *r)
 			r->runwind = rsp_runwind_new();
 			if (!r->runwind)
 				return -ENOMEM;
+			rsp_runwind_set_verify(r->runwind, r->o->bpf_check);
 		}
 		ret = rsp_runwind_add_ids(r->runwind, s->ids, s->n_ids, a->sample_type,
 					  a->sample_regs_user);
@@ -547,15 +546,18 @@ out:
 			st->cpu_unwound = us.unwound;
 			st->unwind_ns = us.ns;
 			_rsp_record_log(&r, RSP_LOG_DEBUG,
-					"CPU samples unwound by the recorder: %" PRIu64 " of %" PRIu64
-					" (%" PRIu64 " frames, %" PRIu64 " bytes saved, %" PRIu64
+					"user-stack copies unwound by the recorder: %" PRIu64 " of %" PRIu64
+					" (%" PRIu64 " replayed; %" PRIu64 " frames, %" PRIu64
+					" bytes saved, %" PRIu64
 					" unwinders built in %.3f s), %.3f s of the writer thread's CPU time; "
 					"copies kept: "
 					"%" PRIu64 " no maps, %" PRIu64 " no files, %" PRIu64
 					" stopped early",
-					us.unwound, us.samples, us.frames, us.bytes_saved,
+					us.unwound, us.samples, us.replayed, us.frames, us.bytes_saved,
 					us.spaces_built, us.build_ns / 1e9, us.ns / 1e9, us.kept_no_maps,
 					us.kept_no_files, us.kept_unclean);
+			st->replay_checked = us.replay_checked;
+			st->replay_differ = us.replay_differ;
 		}
 		st->dropped_bytes = ps.dropped;
 		st->complete_ns = t_stop ? _rsp_now_ns() - t_stop : 0;

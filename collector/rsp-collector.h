@@ -105,6 +105,8 @@ struct rsp_record_stats {
 	uint64_t cpu_copies; /* CPU samples with a user-stack copy */
 	uint64_t cpu_unwound; /* of them, written unwound by the recorder (runwind.h) */
 	uint64_t unwind_ns; /* the writer thread's time spent on it */
+	/* bpf_check: unwinds replayed (runwind.h) and done again, and how many differed */
+	uint64_t replay_checked, replay_differ;
 	size_t synthesized_threads;
 	size_t target_pids_n;
 	pid_t target_pids[16];

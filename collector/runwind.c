@@ -94,6 +94,28 @@ struct id_entry {
 
 struct ent;
 
+/*
+ * The replay of an unwind: a copy taken again where one was unwound before --
+ * the same process and maps, instruction, stack and frame pointers, length --
+ * whose every word the unwinder read then holds the same value unwinds to the
+ * same frames.  (The unwinder reads the stack only through memory_read, and of
+ * the registers only those the CFI names: the stack and frame pointers, and on
+ * the frames past the first what it read back from the stack.)  A loop that
+ * sleeps in the same call is unwound once.
+ */
+#define REPLAY_WORDS 96 /* words read by one unwind, at most, to keep it */
+#define REPLAY_MAX 16384 /* unwinds kept; more, and they are dropped all at once */
+
+struct replay {
+	uint64_t key; /* 0: empty slot */
+	uint64_t sig, ip, sp, bp, len;
+	uint32_t pid;
+	uint16_t n_words, n_frames;
+	void *mem; /* one allocation: val, frames, off */
+	uint64_t *val, *frames;
+	uint32_t *off;
+};
+
 struct rsp_runwind {
 	struct id_entry *ids;
 	size_t n_ids;
@@ -116,6 +138,14 @@ struct rsp_runwind {
 	size_t n;
 	uint64_t last_sp;
 	bool thread_given, oob, ended_zero, outside;
+	/* the words the unwind in progress read (off from sp, value); more than
+	 * REPLAY_WORDS: n_read past it, not kept for replay */
+	uint32_t read_off[REPLAY_WORDS];
+	uint64_t read_val[REPLAY_WORDS];
+	size_t n_read;
+	struct replay *replays;
+	size_t replay_cap, n_replays;
+	bool verify; /* replayed unwinds done again, to compare (tests) */
 	unsigned char out[UINT16_MAX + 1]; /* a rewritten record */
 };
 
@@ -378,6 +408,11 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		return false;
 	}
 	memcpy(result, rw->stack + off, 8);
+	if (rw->n_read < REPLAY_WORDS) {
+		rw->read_off[rw->n_read] = (uint32_t)off;
+		rw->read_val[rw->n_read] = *result;
+	}
+	rw->n_read++;
 	return true;
 }
 
@@ -521,6 +556,114 @@ static struct space *space_get(struct rsp_runwind *rw, struct rw_proc *p)
 	return &rw->spaces[lru];
 }
 
+/* --- replays ----------------------------------------------------------------------------- */
+
+static uint64_t replay_key(uint32_t pid, uint64_t sig, uint64_t ip, uint64_t sp, uint64_t bp,
+			   uint64_t len)
+{
+	uint64_t h = pid * 0x9e3779b97f4a7c15ull;
+
+	h = (h ^ sig) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ ip) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ sp) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ bp) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ len) * 0x9e3779b97f4a7c15ull;
+	return h ? h : 1;
+}
+
+static void replay_clear(struct rsp_runwind *rw)
+{
+	for (size_t i = 0; i < rw->replay_cap; i++) {
+		free(rw->replays[i].mem);
+		memset(&rw->replays[i], 0, sizeof(rw->replays[i]));
+	}
+	rw->n_replays = 0;
+}
+
+/* The slot of @key: its entry, or the empty slot it would take. */
+static struct replay *replay_slot(struct rsp_runwind *rw, uint64_t key)
+{
+	size_t m = rw->replay_cap - 1, i = (size_t)(key >> 17) & m;
+
+	while (rw->replays[i].key && rw->replays[i].key != key)
+		i = (i + 1) & m;
+	return &rw->replays[i];
+}
+
+/* The frames of an unwind done before on this copy, or NULL. */
+static const struct replay *replay_find(struct rsp_runwind *rw, uint32_t pid, uint64_t sig)
+{
+	uint64_t sp = rw->regs[RSP_DWARF_SP], ip = rw->regs[RSP_DWARF_IP];
+	uint64_t bp = rw->regs[RSP_DWARF_BP];
+	const struct replay *r;
+
+	if (!rw->replay_cap)
+		return NULL;
+	r = replay_slot(rw, replay_key(pid, sig, ip, sp, bp, rw->len));
+	if (!r->key || r->pid != pid || r->sig != sig || r->ip != ip || r->sp != sp ||
+	    r->bp != bp || r->len != rw->len)
+		return NULL;
+	for (uint16_t i = 0; i < r->n_words; i++) {
+		uint64_t v;
+
+		memcpy(&v, rw->stack + r->off[i], 8);
+		if (v != r->val[i])
+			return NULL;
+	}
+	return r;
+}
+
+/* Keep the unwind just done (rw->ips, the words it read) for replay. */
+static void replay_keep(struct rsp_runwind *rw, uint32_t pid, uint64_t sig)
+{
+	uint64_t sp = rw->regs[RSP_DWARF_SP], ip = rw->regs[RSP_DWARF_IP];
+	uint64_t bp = rw->regs[RSP_DWARF_BP];
+	uint64_t key = replay_key(pid, sig, ip, sp, bp, rw->len);
+	struct replay *r;
+	unsigned char *mem;
+
+	if (rw->n_read > REPLAY_WORDS || !(rw->have & (1u << RSP_DWARF_BP)))
+		return;
+	if (!rw->replay_cap || (rw->n_replays + 1) * 4 > rw->replay_cap * 3) {
+		if (rw->replay_cap >= REPLAY_MAX * 2) {
+			replay_clear(rw);
+		} else {
+			size_t cap = rw->replay_cap ? rw->replay_cap * 2 : 1024;
+			struct replay *v = calloc(cap, sizeof(*v)), *old = rw->replays;
+			size_t old_cap = rw->replay_cap;
+
+			if (!v)
+				return;
+			rw->replays = v;
+			rw->replay_cap = cap;
+			for (size_t i = 0; i < old_cap; i++)
+				if (old[i].key)
+					*replay_slot(rw, old[i].key) = old[i];
+			free(old);
+		}
+	}
+	r = replay_slot(rw, key);
+	free(r->mem);
+	mem = malloc(rw->n_read * (4 + 8) + rw->n * 8 + 8);
+	if (!mem) {
+		if (r->key)
+			rw->n_replays--;
+		memset(r, 0, sizeof(*r));
+		return;
+	}
+	if (!r->key)
+		rw->n_replays++;
+	*r = (struct replay){ .key = key, .sig = sig, .ip = ip, .sp = sp, .bp = bp,
+			      .len = rw->len, .pid = pid, .n_words = (uint16_t)rw->n_read,
+			      .n_frames = (uint16_t)rw->n, .mem = mem };
+	r->val = (uint64_t *)mem;
+	r->frames = r->val + rw->n_read;
+	r->off = (uint32_t *)(r->frames + rw->n);
+	memcpy(r->val, rw->read_val, rw->n_read * 8);
+	memcpy(r->frames, rw->ips, rw->n * 8);
+	memcpy(r->off, rw->read_off, rw->n_read * 4);
+}
+
 /* --- records ---------------------------------------------------------------------------- */
 
 static const struct id_entry *id_find(const struct rsp_runwind *rw, uint64_t id)
@@ -538,6 +681,7 @@ static const struct id_entry *id_find(const struct rsp_runwind *rw, uint64_t id)
 static size_t sample(struct rsp_runwind *rw, const unsigned char *rec, size_t size)
 {
 	const struct id_entry *e;
+	const struct replay *replayed;
 	struct rsp_ustack_loc loc;
 	struct rw_proc *p;
 	struct space *s;
@@ -570,20 +714,38 @@ static size_t sample(struct rsp_runwind *rw, const unsigned char *rec, size_t si
 	rw->stack = rec + loc.size_off + 8;
 	rw->len = loc.dyn_size < loc.size ? loc.dyn_size : loc.size;
 	rw->sp = rw->regs[RSP_DWARF_SP];
-	rw->last_sp = rw->sp;
-	rw->n = 0;
-	rw->thread_given = rw->oob = rw->ended_zero = rw->outside = false;
-	ret = dwfl_getthread_frames(s->dwfl, p->pid ? (pid_t)p->pid : 1, frame_cb, rw);
-	/*
-	 * Clean: every frame in a known file, and the outermost frame reached
-	 * (0), a return address of 0, as many frames as kept, or the copy's
-	 * end (a reader of the copy stops there too); not: an address outside
-	 * every known map, no CFI.
-	 */
-	if (rw->n < 2 || rw->outside ||
-	    !(ret == 0 || rw->ended_zero || rw->n >= MAX_FRAMES || rw->oob)) {
-		rw->st.kept_unclean++;
-		goto keep;
+	replayed = replay_find(rw, p->pid, s->sig);
+	if (replayed && !rw->verify) {
+		rw->n = replayed->n_frames;
+		memcpy(rw->ips, replayed->frames, rw->n * 8);
+		rw->st.replayed++;
+	} else {
+		rw->last_sp = rw->sp;
+		rw->n = 0;
+		rw->n_read = 0;
+		rw->thread_given = rw->oob = rw->ended_zero = rw->outside = false;
+		ret = dwfl_getthread_frames(s->dwfl, p->pid ? (pid_t)p->pid : 1, frame_cb, rw);
+		/*
+		 * Clean: every frame in a known file, and the outermost frame
+		 * reached (0), a return address of 0, as many frames as kept, or
+		 * the copy's end (a reader of the copy stops there too); not: an
+		 * address outside every known map, no CFI.
+		 */
+		if (rw->n < 2 || rw->outside ||
+		    !(ret == 0 || rw->ended_zero || rw->n >= MAX_FRAMES || rw->oob)) {
+			rw->st.kept_unclean++;
+			if (replayed)
+				rw->st.replay_checked++, rw->st.replay_differ++;
+			goto keep;
+		}
+		if (replayed) {
+			rw->st.replay_checked++;
+			if (replayed->n_frames != rw->n ||
+			    memcmp(replayed->frames, rw->ips, rw->n * 8))
+				rw->st.replay_differ++;
+		} else {
+			replay_keep(rw, p->pid, s->sig);
+		}
 	}
 
 	/* header .. callchain's kernel part, PERF_CONTEXT_USER, the frames,
@@ -1027,8 +1189,15 @@ void rsp_runwind_free(struct rsp_runwind *rw)
 			free(f);
 		}
 	}
+	replay_clear(rw);
+	free(rw->replays);
 	free(rw->ids);
 	free(rw->ent);
 	free(rw->order);
 	free(rw);
+}
+
+void rsp_runwind_set_verify(struct rsp_runwind *rw, bool verify)
+{
+	rw->verify = verify;
 }

@@ -33,6 +33,7 @@
 #ifndef RSP_RUNWIND_H
 #define RSP_RUNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,8 @@ struct rsp_runwind_stats {
 	uint64_t kept_unclean; /* the unwind stopped early (no map, no CFI at an address) */
 	uint64_t bytes_saved; /* record bytes the rewrite saved */
 	uint64_t ns; /* CPU time spent in the filter (all records) */
+	uint64_t replayed; /* of unwound: replays of an unwind done before (runwind.c) */
+	uint64_t replay_checked, replay_differ; /* verify: replays unwound again, and differing */
 	uint64_t spaces_built; /* Dwfls built */
 	uint64_t build_ns; /* of ns, building them */
 };
@@ -65,6 +68,9 @@ int rsp_runwind_add_ids(struct rsp_runwind *rw, const uint64_t *ids, size_t n,
 
 /* The writer's filter (rsp_writer_filter_fn): @arg is the rsp_runwind. */
 size_t rsp_runwind_filter(void *arg, unsigned char *recs, size_t len);
+
+/* Unwind again each copy a replay would give, and count where they differ (tests). */
+void rsp_runwind_set_verify(struct rsp_runwind *rw, bool verify);
 
 /* Its counts so far (after rsp_writer_close: all of them). */
 void rsp_runwind_stats(const struct rsp_runwind *rw, struct rsp_runwind_stats *out);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define RSP_DWARF_REGS 17 /* 0-15 general, 16 the return address (rip) */
+#define RSP_DWARF_BP   6
 #define RSP_DWARF_SP   7
 #define RSP_DWARF_IP   16
 #define RSP_PERF_REG_SP 7 /* perf_regs.h: PERF_REG_X86_SP */

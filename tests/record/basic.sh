@@ -60,36 +60,45 @@ t=$(col "$T/sum" target sched:sched_switch)
 # is the model's job (tests/model); perf 6.1's own unwinder fails at random on
 # system-wide recordings, perf's own `perf record -a --call-graph dwarf` too.
 # CPU samples carry copies too (issue 23): only the tracepoints' (period 1) count here.
+# The recorder unwinds most copies itself and writes them as callchains
+# (collector/runwind.c): what is left as copies is counted here, the rest below.
 perf script -D -i "$T/p.data" 2>/dev/null | awk '
   /PERF_RECORD_SAMPLE/ { tp = / period: 1 / }
   tp && /user regs: mask 0xff0fff/ { regs++ }
   tp && /ustack: size [1-9]/ { stack++; bytes += $4 + 0 }
   END { print regs + 0, stack + 0, stack ? int(bytes / stack) : 0 }' >"$T/copies"
 read regs stack avg <"$T/copies"
-# the copies are cut to the live stack (collector/ustack.h): pass sleeps a few
-# frames below main, far less than the 8 KiB the kernel copies
-[ "$avg" -gt 0 ] && [ "$avg" -lt 2048 ] || fail "user-stack copies average $avg bytes (want < 2048)"
+# the copies are cut to the live stack (collector/ustack.h, or in the kernel by
+# rsp's BPF program): pass sleeps a few frames below main, far less than the 8
+# KiB the kernel copies
+# (the copies the recorder could not unwind are a few odd ones: their sizes say
+# nothing of the cut)
+if ! grep -q "from rsp's BPF program" "$T/sum"; then
+  [ "$avg" -gt 0 ] && [ "$avg" -lt 2048 ] || fail "user-stack copies average $avg bytes (want < 2048)"
+fi
 grep -q "user-stack copies cut to the live stack" "$T/sum" || fail "no trimming in the summary"
-note "user-stack copies: $avg bytes on average"
+note "user-stack copies left as copies: $stack, $avg bytes on average"
 # Every copy carries the registers; the stack the kernel reads without
-# faulting (copy_from_user_nmi), and one copy of 625 came empty in a run of
-# this test (not in the next four; the cause not confirmed: a switch inside a
-# fault on a stack page not yet mapped would do it): at most 1% may be empty.
-[ "$regs" -eq "$t" ] && [ "$stack" -le "$t" ] && [ $((stack * 100)) -ge $((t * 99)) ] ||
-  fail "$t target copies, but $regs carry user registers and $stack a user stack"
-[ "$stack" -eq "$t" ] || note "$((t - stack)) of $t target copies with an empty user stack (the kernel could not read it)"
+# faulting, and one copy of 625 came empty in a run of this test (not in the
+# next four; the cause not confirmed: a switch inside a fault on a stack page
+# not yet mapped would do it): at most 1% may be empty.
+[ "$stack" -le "$regs" ] && [ $((stack * 100)) -ge $((regs * 99)) ] ||
+  fail "$regs target copies left with user registers, $stack of them with a user stack"
+# the sleeps of pass: from their copies, unwound by the recorder or left for
+# the model; through perf (--no-bpf) a frame-pointer twin of each too
+blk=$(perf script -i "$T/p.data" -F comm,event,ip,sym 2>/dev/null | awk '
+  /^ *pass .*sched_switch/ { s = 1; blk = ""; next }
+  s && /^$/ { s = 0; if (blk ~ /anon_pipe_read/ && blk ~ / pass_main_side\n/) n++; next }
+  s { blk = blk $0 "\n" }
+  END { print n + 0 }')
 if grep -q "from rsp's BPF program" "$T/sum"; then
-  # rsp's BPF program gives a target's sleep its copy only (no frame-pointer
-  # walk beside it): every sleep of pass is there once
-  note "$t user-stack copies (rsp's BPF program: no frame-pointer twin)"
+  # one sample a sleep: unwound by the recorder, or a copy left for the model
+  [ "$blk" -ge 50 ] || fail "only $blk pipe-read sleeps of pass unwound by the recorder through pass_main_side"
+  note "$t target sleeps: $blk of pass's pipe reads unwound by the recorder to pass_main_side, $regs copies left"
 else
-  fp=$(perf script -i "$T/p.data" -F comm,event,ip,sym 2>/dev/null | awk '
-    /^ *pass .*sched_switch/ { s = 1; blk = ""; next }
-    s && /^$/ { s = 0; if (blk ~ /anon_pipe_read/ && blk ~ / pass_main_side\n/) n++; next }
-    s { blk = blk $0 "\n" }
-    END { print n + 0 }')
-  [ "$fp" -ge 50 ] || fail "only $fp frame-pointer sleep stacks of pass reach pass_main_side"
-  note "$t user-stack copies, $fp frame-pointer pipe-read stacks"
+  [ "$regs" -eq "$t" ] || fail "$t target copies, but $regs carry user registers"
+  [ "$blk" -ge 50 ] || fail "only $blk frame-pointer sleep stacks of pass reach pass_main_side"
+  note "$t user-stack copies, $blk frame-pointer pipe-read stacks"
 fi
 
 # the end summary and rsp info report the share of complete user sleep

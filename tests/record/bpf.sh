@@ -6,7 +6,9 @@
 # workloads: pipe wakeups between two processes (pass), a disk's completion
 # interrupts (odirect), timer expiries (sleep), forks and exits.  Then the same
 # recording without the check: every event counted by the program is in the
-# file, perf reads it cleanly, and the target's sleep stacks are whole.
+# file, perf reads it cleanly, and the target's sleep stacks are whole.  The
+# recorder's replayed unwinds (collector/runwind.c) are checked in the first
+# recording: each is done again and must give the same frames.
 . "$(dirname "$0")/lib.sh"
 
 WORK="'$WL/pass' 300; '$WL/odirect' 200; for i in 1 2 3 4 5; do sleep 0.01; done"
@@ -24,6 +26,11 @@ fi
 # counts them, and the summary's missing column says so
 ms=$(col "$T/sum" missing sched:sched_switch); mw=$(col "$T/sum" missing sched:sched_waking)
 "$CHECK_BPF" "$T/c.data" "$ms" "$mw" || fail "the BPF program's records differ from the kernel's (above)"
+
+# the recorder's unwinding replays an unwind where a copy repeats the words the
+# first unwind read (collector/runwind.c); in this mode it unwinds again, to compare
+grep -q "recorder's unwinding: 0 of [1-9][0-9]* replayed unwinds differ" "$T/sum" ||
+  fail "replayed unwinds differ from the unwinds done again (or none was replayed): $(grep "recorder's unwinding" "$T/sum")"
 
 # pass alone: every one of its sleep stacks reaches main (DWARF, from the copies)
 "$RSP" record -o "$T/b.data" -- "$WL/pass" 300 >/dev/null 2>"$T/sum2" ||
