@@ -548,7 +548,7 @@ void _rsp_bpf_counts(struct recorder *r)
 {
 	for (int k = 0; k < RSP_BPF_KINDS && r->bpf; k++) {
 		struct rsp_record_event_stats *row;
-		uint64_t hits = 0;
+		uint64_t hits = 0, misses;
 
 		if (r->bpf_stream[k] < 0)
 			continue;
@@ -557,8 +557,12 @@ void _rsp_bpf_counts(struct recorder *r)
 		row = &r->st->events[r->streams[r->bpf_stream[k]].row];
 		/* the times the tracepoint fired: the program's runs, and the
 		 * times the kernel skipped it (it was running on that CPU) */
-		row->kernel_count = hits + rsp_bpfsched_misses(r->bpf, (enum rsp_bpf_kind)k);
+		misses = rsp_bpfsched_misses(r->bpf, (enum rsp_bpf_kind)k);
+		row->kernel_count = hits + misses;
 		row->kernel_counted = true;
+		_rsp_record_log(r, RSP_LOG_DEBUG, "%s: the BPF program ran %" PRIu64
+				" times, the kernel skipped it %" PRIu64 " times", row->name, hits,
+				misses);
 	}
 	if (r->bpf) {
 		for (int c = 0; c < r->st->nr_cpus && c < RSP_BPF_MAX_CPUS; c++)

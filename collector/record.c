@@ -427,6 +427,10 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 	ret = _rsp_write_head(&r, &tps);
 	if (ret)
 		goto out;
+	/* the head on disk before anything is recorded: its tracing data (with
+	 * kallsyms) spans chunks, and a file cut between them (kill -9 while the
+	 * writer, an idle-priority thread, waits for a busy machine) opens nowhere */
+	rsp_writer_sync(r.w);
 
 	/* ftrace first, so its window covers the kernel counters' */
 	if (r.ft) {

@@ -35,6 +35,13 @@
 #define NORMAL_AT 40
 #define FIFO_AT 65
 #define HYSTERESIS 15
+/*
+ * And at least SCHED_OTHER while the oldest queued chunk has waited LAG_NS:
+ * on a machine busy with other work an idle-priority writer gets no CPU at
+ * all, and the file would lag the recording without bound (a kill -9 then
+ * loses all of it; rsp's BPF program fills the pool too slowly to raise it).
+ */
+#define LAG_NS 1000000000ull
 #define WRITER_RT_PRIO 5
 /* start the kernel's writeback of what was written every this many bytes,
  * so that the fsync at the end has little left to do */
@@ -54,6 +61,7 @@ struct chunk {
 	struct chunk *next;
 	size_t used;
 	size_t cap;
+	uint64_t queued_ns; /* CLOCK_MONOTONIC when it was handed to the writer */
 	bool compress; /* written as PERF_RECORD_COMPRESSED records */
 	_Alignas(8) unsigned char data[]; /* records: 8-byte aligned */
 };
@@ -99,6 +107,7 @@ struct rsp_writer {
 	_Atomic uint64_t out; /* bytes of chunks not spare: the reader's, queued, being written */
 	uint64_t allocated; /* bytes of chunks, spare or not */
 	bool hurry; /* closing: the writer at full priority */
+	bool sync; /* rsp_writer_sync() waits: the stage goes out at once */
 	const volatile sig_atomic_t *abort; /* nonzero: drop what is queued */
 	uint64_t dropped; /* bytes dropped by an abort */
 	uint64_t pending; /* bytes queued, not yet written */
@@ -382,7 +391,16 @@ static void flush_stage_unlocked(struct rsp_writer *w)
 	}
 }
 
-/* The priority the pool's fill asks for, from the current one (0 idle, 1 normal, 2 fifo). */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The priority the pool's fill (and the oldest chunk's wait) asks for, from
+ * the current one (0 idle, 1 normal, 2 fifo).  Called with w->lock held. */
 static int want_prio(const struct rsp_writer *w, int cur)
 {
 	uint64_t pct = atomic_load_explicit(&w->out, memory_order_relaxed) * 100 / pool_size(w);
@@ -392,6 +410,8 @@ static int want_prio(const struct rsp_writer *w, int cur)
 	if (pct >= FIFO_AT || (cur == 2 && pct + HYSTERESIS >= FIFO_AT))
 		return 2;
 	if (pct >= NORMAL_AT || (cur >= 1 && pct + HYSTERESIS >= NORMAL_AT))
+		return 1;
+	if (w->head && mono_ns() - w->head->queued_ns >= LAG_NS)
 		return 1;
 	return 0;
 }
@@ -457,6 +477,11 @@ static void *writer_thread(void *arg)
 
 			if (!w->staged || w->error) {
 				pthread_cond_wait(&w->cond, &w->lock);
+				continue;
+			}
+			if (w->sync) { /* rsp_writer_sync() waits for the stage too */
+				flush_stage_unlocked(w);
+				pthread_cond_broadcast(&w->drained);
 				continue;
 			}
 			clock_gettime(CLOCK_REALTIME, &until);
@@ -588,6 +613,7 @@ void rsp_writer_flush(struct rsp_writer *w)
 		return;
 	w->cur = NULL;
 	c->compress = w->level > 0;
+	c->queued_ns = mono_ns();
 	pthread_mutex_lock(&w->lock);
 	if (w->tail)
 		w->tail->next = c;
@@ -708,6 +734,24 @@ unsigned rsp_writer_fill(const struct rsp_writer *w)
 {
 	return (unsigned)(atomic_load_explicit(&w->out, memory_order_relaxed) * 100 /
 			  pool_size(w));
+}
+
+void rsp_writer_sync(struct rsp_writer *w)
+{
+	bool hurry;
+
+	rsp_writer_flush(w);
+	pthread_mutex_lock(&w->lock);
+	hurry = w->hurry;
+	w->hurry = w->sync = true;
+	adjust_prio(w);
+	pthread_cond_signal(&w->cond);
+	while ((w->head || w->pending || w->staged) && !w->error)
+		pthread_cond_wait(&w->drained, &w->lock);
+	w->hurry = hurry;
+	w->sync = false;
+	adjust_prio(w);
+	pthread_mutex_unlock(&w->lock);
 }
 
 void rsp_writer_hurry(struct rsp_writer *w)

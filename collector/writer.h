@@ -57,6 +57,9 @@ struct rsp_writer_pool_stats {
 };
 void rsp_writer_pool_stats(struct rsp_writer *w, struct rsp_writer_pool_stats *out);
 
+/* Everything appended so far on disk when it returns (the writer thread at
+ * full priority meanwhile): the start of a file, whole before the recording. */
+void rsp_writer_sync(struct rsp_writer *w);
 /* The writer thread at full priority from now on: the recording is ending. */
 void rsp_writer_hurry(struct rsp_writer *w);
 /* Once *@flag is nonzero, chunks still queued are dropped, not written: the
