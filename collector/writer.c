@@ -41,7 +41,7 @@
  * all, and the file would lag the recording without bound (a kill -9 then
  * loses all of it; rsp's BPF program fills the pool too slowly to raise it).
  */
-#define LAG_NS 1000000000ull
+#define LAG_NS RSP_NSEC_PER_SEC
 #define WRITER_RT_PRIO 5
 /* start the kernel's writeback of what was written every this many bytes,
  * so that the fsync at the end has little left to do */
@@ -396,7 +396,7 @@ static uint64_t mono_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * RSP_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 /* The priority the pool's fill (and the oldest chunk's wait) asks for, from
