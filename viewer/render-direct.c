@@ -5,8 +5,8 @@
  * A busy recording's running view draws tens of thousands of boxes a frame,
  * every one on whole pixels (the layouts round): through cairo each is a path
  * of four edges, its fill a sort and a sweep of every box of the run; 650 ns a
- * box on the churn file, 5-6 ms a frame, and as much again for the links'
- * columns of pixels.  Written here, a box is its rows of pixels.
+ * box on a recording of `bench/saturate.sh build 60 churn` (bench/viewer/viewer.sh),
+ * 5-6 ms a frame, and as much again for the links' columns of pixels.  Written here, a box is its rows of pixels.
  *
  * Only where the result is cairo's own, pixel for pixel: an ARGB32 or RGB24
  * image, a transformation that is a whole-pixel translation (a device scale

@@ -428,7 +428,7 @@ void analysis_preempted(struct rsp_analysis *an, uint32_t thread, uint32_t k, ui
  * over [@s, @e] before its run @next: where a thread of a target's path held
  * that CPU (a target thread, or one walked in a target's path then), it was
  * waiting for the target's control paths, not working in parallel: claimed,
- * as its idle waits are (issue 12: an async path counts its runs and its
+ * as its idle waits are (an async path counts its runs and its
  * waits for anything but the target's paths).
  */
 static void claim_cpu_wait(struct rsp_analysis *an, uint32_t thread, const struct slice *next,

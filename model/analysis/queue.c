@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Queueing behind other connections (issue 20): a target waiting for a
+ * Queueing behind other connections: a target waiting for a
  * server's reply waits, in part, while the server serves other clients'
  * requests.  A server thread's requests are windows of its socket calls, per
  * connection, from the receive of a request to the send of its reply, as

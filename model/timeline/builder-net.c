@@ -95,8 +95,8 @@ static void pending_settle(struct builder *b, uint32_t ti, uint64_t t, uint32_t 
  * in the interrupted task's context waits for that task's next socket call from
  * now.  The task's send cannot go on before the softirq returns to it, however
  * long that takes (a NET_RX softirq of 1.4 ms inside a client's sendmsg, the
- * host's time taken from this VM, lost a two-client UDP server's request its
- * sender when the window counted from the delivery).
+ * host's time taken from a VM, lost a two-client UDP server's request its
+ * sender when the window counted from the delivery: tests/record/truth.sh).
  */
 void _rsp_net_softirq_done(struct builder *b, uint32_t cpu, uint64_t t)
 {

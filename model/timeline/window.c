@@ -8,12 +8,12 @@
  * into the sorted entries not yet given, and those no later group can come
  * before are given to the walk.  Which those are is a bet: that no record is
  * older than the oldest of the last WINDOW_GROUPS (32) groups read.  (Of the
- * frames of the saturated file, 51 hold a record older than the oldest of
- * the 4 frames before them, none than that of the 8 before; of the 1.3 M
- * record pipe file's, 71 for 16 frames, none for 32; pgbench's, 40 for 8,
- * none for 16.  rsp record's rounds are not perf's, which promise records no
- * older than the round before the last: 1,211 of the saturated file's 2,336
- * rounds break that.)  A record that proves it wrong (older than one given) stops the
+ * frames of a 26 M-record recording of `bench/saturate.sh build 20`, 51 hold a
+ * record older than the oldest of the 4 frames before them, none than that of
+ * the 8 before; of a 1.3 M-record pipe ping-pong's (`bench/load.sh`), 71 for 16
+ * frames, none for 32; of pgbench's, 40 for 8, none for 16.  rsp record's
+ * rounds are not perf's, which promise records no older than the round before
+ * the last: 1,211 of the saturated recording's 2,336 rounds break that.)  A record that proves it wrong (older than one given) stops the
  * load, which starts again in two passes: what the walk was given cannot be
  * taken back.  The order is the stable sort's, by time, equal times in file
  * order: entries given are all the window's no younger than the edge, and a
