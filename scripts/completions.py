@@ -5,7 +5,7 @@
     completions.py bash|zsh RSP OUT
 
 The verbs are those `rsp --help` lists; a verb's options those its usage lines
-and option lines name (as tests/cli/readme-options.py reads them).  An option
+and option lines name (as tests/cli/synopses.py reads them).  An option
 takes a value when its usage or option line shows one ("--format F",
 "-o FILE"); the value is completed from the choices its usage line spells
 ("--format text|csv|md|json"), as a file when it names one (FILE, OUT, RULES,

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""README's option lists and `rsp VERB --help` in step.
+"""The option reference (docs/cli.md) and `rsp VERB --help` in step.
 
-    readme-options.py RSP README.md
+    synopses.py RSP docs/cli.md
 
-Every synopsis in README's code blocks ("rsp VERB [...]" and its indented
+Every synopsis in the page's code blocks ("rsp VERB [...]" and its indented
 continuation lines) lists only options `rsp VERB --help` has, and the synopses
 of a verb in one code block list all of them.  The options of --help are those
 of its usage lines and those its option lines (lines that begin with spaces
@@ -46,7 +46,7 @@ def help_options(rsp, verb):
     return opts - {"--help"}, short
 
 
-def readme_synopses(path, shorts):
+def synopses(path, shorts):
     """[(block number, verb, options, first line)]; @shorts: per verb, its short options"""
     out, block, in_code, cur = [], 0, False, None
     for line in open(path):
@@ -70,19 +70,19 @@ def readme_synopses(path, shorts):
 
 
 def main():
-    rsp, readme = sys.argv[1], sys.argv[2]
+    rsp, doc = sys.argv[1], sys.argv[2]
     n = failed = 0
     verbs = subprocess.run([rsp, "--help"], capture_output=True, text=True).stdout
     listed = re.findall(r"^  ([a-z]+) ", verbs.split("verbs:")[1].split("\n\n")[0], re.M)
     helps, shorts = {}, {}
     for verb in listed + ["record"]:
         helps[verb], shorts[verb] = help_options(rsp, verb)
-    syn = readme_synopses(readme, shorts)
+    syn = synopses(doc, shorts)
     for verb in listed:
         n += 1
         ok = any(v == verb for _, v, _, _ in syn)
         failed += not ok
-        print("%s %d - README has a synopsis of rsp %s" % ("ok" if ok else "not ok", n, verb))
+        print("%s %d - the page has a synopsis of rsp %s" % ("ok" if ok else "not ok", n, verb))
     for verb in sorted(helps):
         have = helps[verb]
         if have is None and verb == "record":
@@ -98,13 +98,13 @@ def main():
                 extra = opts - have
                 n += 1
                 failed += bool(extra)
-                print("%s %d - README's '%s...': no option --help lacks%s" %
+                print("%s %d - '%s...': no option --help lacks%s" %
                       ("not ok" if extra else "ok", n, first[:40],
                        ": " + " ".join(sorted(extra)) if extra else ""))
             missing = have - union
             n += 1
             failed += bool(missing)
-            print("%s %d - README's rsp %s (code block %d) lists every option of --help%s" %
+            print("%s %d - rsp %s (code block %d) lists every option of --help%s" %
                   ("not ok" if missing else "ok", n, verb, block,
                    ": missing " + " ".join(sorted(missing)) if missing else ""))
     print("1..%d" % n)
