@@ -83,21 +83,6 @@ static bool have_dynamic_probes(struct recorder *r, enum rsp_probe_alt_kind kind
 	return access(path, W_OK) == 0;
 }
 
-struct stream *_rsp_add_stream(struct recorder *r, enum stream_kind kind, int row, unsigned tp_id)
-{
-	struct stream *s = realloc(r->streams, (r->n_streams + 1) * sizeof(*s));
-
-	if (!s)
-		return NULL;
-	r->streams = s;
-	s = &r->streams[r->n_streams++];
-	memset(s, 0, sizeof(*s));
-	s->kind = kind;
-	s->row = row;
-	s->tp_id = tp_id;
-	return s;
-}
-
 static int add_row(struct recorder *r, const char *name)
 {
 	struct rsp_record_event_stats *ev;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The recorder, shared by its files; record.c runs rsp_record() in order:
+ *   record-base.c    what they all use: messages, the stop requests, the streams
+ *   record-bpf.c     rsp's BPF program: whether it runs, its streams and records
  *   record-events.c  events.conf resolved against this kernel into streams; the
  *                    evlists sys, target and count built and opened; their ids;
  *                    the ftrace instance's events; the kernel's counts at the end
@@ -8,6 +10,9 @@
  *                    the thread map; the mapped files' build ids at the end
  *   record-loop.c    the reader: poll, drain the rings and ftrace, end a round,
  *                    cut the target's user-stack copies, stop
+ *   shed.c           event types shed at the memory ceiling
+ * Calls go one way: record.c to the others, record-events.c to record-bpf.c,
+ * record-loop.c to record-bpf.c and shed.c, every one to record-base.c.
  */
 #ifndef RSP_COLLECTOR_RECORD_PRIVATE_H
 #define RSP_COLLECTOR_RECORD_PRIVATE_H
@@ -139,10 +144,11 @@ struct tp_list {
 	size_t n;
 };
 
-/* ---- record.c -------------------------------------------------------------------------- */
+/* ---- record-base.c --------------------------------------------------------------------- */
 
 /* set by rsp_record_request_stop() (a signal handler), read by the loop */
 extern volatile sig_atomic_t _rsp_record_stop_requested;
+extern volatile sig_atomic_t _rsp_record_abort; /* a second stop request */
 
 /* A message through the caller's log callback, if any. */
 void _rsp_record_log(struct recorder *r, enum rsp_log_level lvl, const char *fmt, ...)
@@ -159,10 +165,10 @@ static inline uint64_t _rsp_now_ns(void)
 	return (uint64_t)ts.tv_sec * RSP_NSEC_PER_SEC + ts.tv_nsec;
 }
 
-/* ---- record-events.c ------------------------------------------------------------------- */
-
 /* A new stream (its attr to fill); NULL when out of memory. */
 struct stream *_rsp_add_stream(struct recorder *r, enum stream_kind kind, int row, unsigned tp_id);
+
+/* ---- record-events.c ------------------------------------------------------------------- */
 
 /* The streams and their stats rows from the probe set; @tps gets the tracepoints. */
 int _rsp_resolve_events(struct recorder *r, struct tp_list *tps);
@@ -220,7 +226,6 @@ int _rsp_record_loop(struct recorder *r, uint64_t t0);
 
 /* ---- shed.c ------------------------------------------------------------------------------ */
 
-extern volatile sig_atomic_t _rsp_record_abort; /* a second stop request */
 
 /* The shedding class of an event (its stats row's name); 0: never shed. */
 int _rsp_shed_class_of(const char *row_name);
