@@ -81,9 +81,11 @@ note "user-stack copies left as copies: $stack, $avg bytes on average"
 # Every copy carries the registers; the stack the kernel reads without
 # faulting, and one copy of 625 came empty in a run of this test (not in the
 # next four; the cause not confirmed: a switch inside a fault on a stack page
-# not yet mapped would do it): at most 1% may be empty.
-[ "$stack" -le "$regs" ] && [ $((stack * 100)) -ge $((regs * 99)) ] ||
-  fail "$regs target copies left with user registers, $stack of them with a user stack"
+# not yet mapped would do it): at most 1% of the target's copies may be empty.
+# The share is of all of them ($t), not of those left: the recorder unwinds
+# the readable ones, so an empty one is most of what is left (1 of 1 once).
+[ "$stack" -le "$regs" ] && [ $(((regs - stack) * 100)) -le "$t" ] ||
+  fail "$regs target copies left with user registers, $stack of them with a user stack (of $t copies)"
 # the sleeps of pass: from their copies, unwound by the recorder or left for
 # the model; through perf (--no-bpf) a frame-pointer twin of each too
 blk=$(perf script -i "$T/p.data" -F comm,event,ip,sym 2>/dev/null | awk '

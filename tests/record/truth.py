@@ -206,7 +206,16 @@ def main():
             t.check(any('serve_compute' in w['what'] for w in what[:3]),
                     '%s: the server\'s serve_compute among the three largest (%s)' % (wl, top))
         return t.done()
-    # CPU per named function: +-15% or +-1 ms (several processes of one name summed)
+    # CPU per named function: +-15% or +-1 ms (several processes of one name summed).
+    # On a VM, time the hypervisor stole from a CPU is inside the runs rsp
+    # divides among a thread's samples but outside the thread's own clock
+    # (CONFIG_PARAVIRT_TIME_ACCOUNTING): the share stolen during the recording
+    # (truth.sh, from /proc/stat) widens the upper bound, once and then again
+    # (the theft is bursty: a function's runs can hold twice the average)
+    steal = float(os.environ.get('TRUTH_STEAL', '0'))
+    if steal >= 0.005:
+        print('# %s: %.1f%% of the CPUs\' busy time stolen by the hypervisor during the recording'
+              % (wl, 100 * steal))
     want = {}
     for l in lines:
         for func, m in l['functions'].items():
@@ -224,10 +233,14 @@ def main():
         tol = max(0.15, 3 / math.sqrt(max(ns * hz / 1e9, 1)))
         what = '%s: %s %s: rsp %.3f ms, measured %.3f ms (+-%d%% or 1 ms)' % (
             wl, comm, func, got / MS, ns / MS, round(tol * 100))
+        ok = within(got, ns, tol, 1e6)
+        if not ok and steal >= 0.005 and got > ns:
+            ok = got - max(tol * ns, 1e6) <= ns / (1 - min(2 * steal, 0.4))
+            what += ', %.1f%% stolen' % (100 * steal)
         if (comm, func) in UNDER_READ:
-            t.todo(within(got, ns, tol, 1e6), what, UNDER_READ[(comm, func)])
+            t.todo(ok, what, UNDER_READ[(comm, func)])
         else:
-            t.check(within(got, ns, tol, 1e6), what)
+            t.check(ok, what)
     # other processes holding the CPUs the workload waited for (preempting it, or
     # running where it was woken): a program's own timing of a call then includes
     # time rsp rightly puts outside the call

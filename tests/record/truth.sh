@@ -8,12 +8,23 @@
 . "$(dirname "$0")/lib.sh"
 
 status=0
+# CPU time the hypervisor stole from this VM's CPUs while a recording ran, as a
+# share of their busy time (an idle vCPU has nothing stolen): 'ticks_stolen
+# ticks_busy' of /proc/stat, differenced (truth.py widens its CPU checks by it:
+# a program's thread clock leaves out stolen time, a run on a CPU holds it)
+ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) if (i != 5 && i != 6) t += $i; print $9, t }' /proc/stat; }
+steal_since() {
+  set -- $1 $(ticks)
+  awk -v s0=$1 -v t0=$2 -v s1=$3 -v t1=$4 'BEGIN { printf "%.4f", (t1 > t0 ? (s1 - s0) / (t1 - t0) : 0) }'
+}
 for spec in "truthrpc 120" "truthpipe 80" "truthpoll 60" "truthfork 40"; do
   set -- $spec
   w=$1
+  t0=$(ticks)
   RSP_TRUTH="$T/$w.jsonl" "$RSP" record --target-freq 9999 -o "$T/$w.data" -- "$WL/$w" "$2" \
     >"$T/$w.rec" 2>&1 ||
     { cat "$T/$w.rec"; fail "$w: rsp record failed"; }
+  export TRUTH_STEAL=$(steal_since "$t0")
   [ -s "$T/$w.jsonl" ] || fail "$w: no side file"
   "$RSP" report "$T/$w.data" --format json --top 1000 >"$T/$w.json" || fail "$w: rsp report failed"
   "$RSP" export "$T/$w.data" --folded pseudo -o "$T/$w.folded" || fail "$w: rsp export failed"
@@ -57,12 +68,14 @@ for w in truthserve truthpool truthserve-udp; do
   daemon=${w%-udp} opt=
   [ $w = $daemon ] || opt=--udp
   start_daemon $daemon "$T/$w.jsonl" $opt
+  t0=$(ticks)
   # the daemon is no process of the target's: -F samples it (4999 Hz, as a user
   # measuring a daemon's functions would raise it; truth.py's tolerances follow)
   RSP_TRUTH="$T/$w.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/$w.data" -- \
     "$WL/truthclient" $opt --stop "$T/port" 300 \
     >"$T/$w.rec" 2>&1 || { kill $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
   wait $server || { cat "$T/serve.out"; fail "$w did not stop cleanly"; }
+  export TRUTH_STEAL=$(steal_since "$t0")
   judge $w
 done
 # two clients of truthserve at once (issue 20): the target's requests queue behind
@@ -82,6 +95,7 @@ for w in truthserve2 truthserve2-udp truthpool2; do
   timeout 100 "$WL/truthclient" $opt "$T/port" 20000 >"$T/other.out" 2>&1 &
   other=$!
   sleep 0.1
+  t0=$(ticks)
   RSP_TRUTH="$T/$w.jsonl" "$RSP" record -F 4999 --target-freq 9999 -o "$T/$w.data" -- \
     "$WL/truthclient" $opt "$T/port" 300 >"$T/$w.rec" 2>&1 ||
     { kill $other $server 2>/dev/null; cat "$T/$w.rec"; fail "$w: rsp record failed"; }
@@ -90,6 +104,7 @@ for w in truthserve2 truthserve2-udp truthpool2; do
   wait $other 2>/dev/null || true
   "$WL/truthclient" $opt --stop "$T/port" 1 >/dev/null 2>&1 || { kill $server 2>/dev/null; fail "stop"; }
   wait $server || { cat "$T/serve.out"; fail "$daemon did not stop cleanly"; }
+  export TRUTH_STEAL=$(steal_since "$t0")
   judge $w
 done
 exit $status
