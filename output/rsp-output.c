@@ -2,6 +2,8 @@
 /* Output paths that are never destroyed: see rsp-output.h. */
 #include "rsp-output.h"
 
+#include "rsp-errf.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,21 +25,6 @@ struct rsp_output {
 	FILE *f;
 	int werr; /* the first write error, -errno */
 };
-
-static int errf(char *err, size_t errlen, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int errf(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 static const char *kind_name(mode_t m)
 {
@@ -100,7 +87,7 @@ void rsp_output_error(char *err, size_t errlen, const char *name, int error)
 		snprintf(hint, sizeof(hint), " (write elsewhere)");
 		break;
 	}
-	errf(err, errlen, error, "cannot write %s: %s%s", name, strerror(-error), hint);
+	rsp_errf(err, errlen, error, "cannot write %s: %s%s", name, strerror(-error), hint);
 }
 
 void rsp_output_target_clear(struct rsp_output_target *t)
@@ -120,13 +107,14 @@ static int check_new(const char *path, struct rsp_output_target *t, char *err, s
 	if (!dir)
 		return -ENOMEM;
 	if (stat(dir, &st) < 0)
-		ret = errf(err, errlen, -errno,
-			   errno == ENOENT ? "cannot create %s: no directory %s (create it first)" :
-					     "cannot create %s: %s: %s",
-			   path, dir, strerror(errno));
+		ret =
+		    rsp_errf(err, errlen, -errno,
+		             errno == ENOENT ? "cannot create %s: no directory %s (create it first)"
+		                             : "cannot create %s: %s: %s",
+		             path, dir, strerror(errno));
 	else if (!S_ISDIR(st.st_mode))
-		ret = errf(err, errlen, -ENOTDIR, "cannot create %s: %s is not a directory", path,
-			   dir);
+		ret = rsp_errf(err, errlen, -ENOTDIR, "cannot create %s: %s is not a directory",
+		               path, dir);
 	free(dir);
 	if (ret)
 		return ret;
@@ -143,31 +131,33 @@ int rsp_output_check(const char *path, bool allow_stdout, struct rsp_output_targ
 	memset(t, 0, sizeof(*t));
 	if (!path || !strcmp(path, "-")) {
 		if (!allow_stdout)
-			return errf(err, errlen, -EINVAL,
-				    "'-' (standard output) cannot be written here: give a file name");
+			return rsp_errf(
+			    err, errlen, -EINVAL,
+			    "'-' (standard output) cannot be written here: give a file name");
 		t->kind = RSP_OUTPUT_STDOUT;
 		return 0;
 	}
 	if (!*path)
-		return errf(err, errlen, -EINVAL, "an empty output name: give a file name");
+		return rsp_errf(err, errlen, -EINVAL, "an empty output name: give a file name");
 	if (lstat(path, &st) < 0) {
 		if (errno == ENOENT)
 			return check_new(path, t, err, errlen);
-		return errf(err, errlen, -errno, "cannot write %s: %s", path, strerror(errno));
+		return rsp_errf(err, errlen, -errno, "cannot write %s: %s", path, strerror(errno));
 	}
 	if (S_ISLNK(st.st_mode)) {
 		char *real;
 
 		if (stat(path, &st) < 0)
-			return errf(err, errlen, errno == ENOENT ? -ENOENT : -errno,
-				    errno == ENOENT ? "%s is a symbolic link to nothing: remove it "
-						      "or give another name" :
-						      "cannot write %s: %s",
-				    path, strerror(errno));
+			return rsp_errf(err, errlen, errno == ENOENT ? -ENOENT : -errno,
+			                errno == ENOENT
+			                    ? "%s is a symbolic link to nothing: remove it "
+			                      "or give another name"
+			                    : "cannot write %s: %s",
+			                path, strerror(errno));
 		real = realpath(path, NULL);
 		if (!real)
-			return errf(err, errlen, -errno, "cannot write %s: %s", path,
-				    strerror(errno));
+			return rsp_errf(err, errlen, -errno, "cannot write %s: %s", path,
+			                strerror(errno));
 		t->path = real;
 	}
 	if (S_ISREG(st.st_mode)) {
@@ -179,10 +169,10 @@ int rsp_output_check(const char *path, bool allow_stdout, struct rsp_output_targ
 		t->kind = RSP_OUTPUT_STREAM;
 	} else {
 		rsp_output_target_clear(t);
-		return errf(err, errlen, S_ISDIR(st.st_mode) ? -EISDIR : -ENOTSUP,
-			    S_ISDIR(st.st_mode) ? "%s is a directory: give a file name" :
-						  "%s is %s: give a file name",
-			    path, kind_name(st.st_mode));
+		return rsp_errf(err, errlen, S_ISDIR(st.st_mode) ? -EISDIR : -ENOTSUP,
+		                S_ISDIR(st.st_mode) ? "%s is a directory: give a file name"
+		                                    : "%s is %s: give a file name",
+		                path, kind_name(st.st_mode));
 	}
 	if (!t->path)
 		t->path = strdup(path);
@@ -287,12 +277,15 @@ static int make_temp(struct rsp_output *o, bool in_tmpdir, const char *suffix, c
 		free(o->tmp);
 		o->tmp = NULL;
 		if (in_tmpdir)
-			errf(err, errlen, ret, "cannot write %s: cannot create a temporary file in %s: %s",
-			     o->name, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(-ret));
+			rsp_errf(err, errlen, ret,
+			         "cannot write %s: cannot create a temporary file in %s: %s",
+			         o->name, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+			         strerror(-ret));
 		else
-			errf(err, errlen, ret, "cannot create %s: %s%s", o->name, strerror(-ret),
-			     ret == -EACCES || ret == -EPERM ? " (its directory must be writable)" :
-							       "");
+			rsp_errf(
+			    err, errlen, ret, "cannot create %s: %s%s", o->name, strerror(-ret),
+			    ret == -EACCES || ret == -EPERM ? " (its directory must be writable)"
+			                                    : "");
 		free(dir);
 		return ret;
 	}
@@ -321,7 +314,7 @@ int rsp_output_open(const char *path, const struct rsp_output_opts *opts, struct
 	opts = opts ? opts : &none;
 	o = calloc(1, sizeof(*o));
 	if (!o)
-		return errf(err, errlen, -ENOMEM, "out of memory");
+		return rsp_errf(err, errlen, -ENOMEM, "out of memory");
 	o->fd = -1;
 	o->by_name = opts->by_name;
 	ret = rsp_output_check(path, opts->allow_stdout, &o->t, err, errlen);
@@ -347,7 +340,8 @@ int rsp_output_open(const char *path, const struct rsp_output_opts *opts, struct
 		}
 		o->fd = open(o->t.path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 		if (o->fd < 0) {
-			ret = errf(err, errlen, -errno, "cannot open %s: %s", path, strerror(errno));
+			ret = rsp_errf(err, errlen, -errno, "cannot open %s: %s", path,
+			               strerror(errno));
 			break;
 		}
 		ret = make_stream(o);
@@ -365,7 +359,7 @@ int rsp_output_open(const char *path, const struct rsp_output_opts *opts, struct
 	return 0;
 fail:
 	if (ret == -ENOMEM)
-		errf(err, errlen, ret, "out of memory");
+		rsp_errf(err, errlen, ret, "out of memory");
 	rsp_output_abort(o);
 	return ret;
 }
@@ -489,9 +483,9 @@ int rsp_output_commit(struct rsp_output *o, char *err, size_t errlen)
 		o->fd = -1;
 		/* what was checked is still so: a regular file or nothing */
 		if (!ret && lstat(o->t.path, &st) == 0 && !S_ISREG(st.st_mode)) {
-			ret = errf(err, errlen, -EEXIST,
-				   "%s became %s while rsp wrote it: left as it is", o->name,
-				   kind_name(st.st_mode));
+			ret = rsp_errf(err, errlen, -EEXIST,
+			               "%s became %s while rsp wrote it: left as it is", o->name,
+			               kind_name(st.st_mode));
 			rsp_output_abort(o);
 			return ret;
 		}
@@ -549,7 +543,8 @@ int rsp_output_open_in_place(const char *path, mode_t mode, int *fd, bool *regul
 	if (t.kind == RSP_OUTPUT_STREAM) {
 		*fd = open(t.path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 		if (*fd < 0)
-			ret = errf(err, errlen, -errno, "cannot open %s: %s", path, strerror(errno));
+			ret = rsp_errf(err, errlen, -errno, "cannot open %s: %s", path,
+			               strerror(errno));
 		rsp_output_target_clear(&t);
 		return ret;
 	}
@@ -557,15 +552,16 @@ int rsp_output_open_in_place(const char *path, mode_t mode, int *fd, bool *regul
 		/* perf's rule: the existing file is kept as FILE.old, if that may be replaced */
 		if (asprintf(&old, "%s.old", t.path) < 0) {
 			rsp_output_target_clear(&t);
-			return errf(err, errlen, -ENOMEM, "out of memory");
+			return rsp_errf(err, errlen, -ENOMEM, "out of memory");
 		}
 		if (lstat(old, &st) == 0 && !S_ISREG(st.st_mode)) {
-			ret = errf(err, errlen, -EEXIST,
-				   "cannot keep the existing %s as %s: that is %s (move it away)",
-				   path, old, kind_name(st.st_mode));
+			ret =
+			    rsp_errf(err, errlen, -EEXIST,
+			             "cannot keep the existing %s as %s: that is %s (move it away)",
+			             path, old, kind_name(st.st_mode));
 		} else if (rename(t.path, old) < 0) {
-			ret = errf(err, errlen, -errno, "cannot move the existing %s to %s: %s",
-				   path, old, strerror(errno));
+			ret = rsp_errf(err, errlen, -errno, "cannot move the existing %s to %s: %s",
+			               path, old, strerror(errno));
 		}
 		free(old);
 		if (ret) {
@@ -575,11 +571,11 @@ int rsp_output_open_in_place(const char *path, mode_t mode, int *fd, bool *regul
 	}
 	*fd = open(t.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (*fd < 0) {
-		ret = errf(err, errlen, -errno, "cannot create %s: %s", path, strerror(errno));
+		ret = rsp_errf(err, errlen, -errno, "cannot create %s: %s", path, strerror(errno));
 	} else if (fchmod(*fd, mode) < 0) {
 		/* the umask may be looser than @mode */
-		ret = errf(err, errlen, -errno, "cannot set the mode of %s: %s", path,
-			   strerror(errno));
+		ret = rsp_errf(err, errlen, -errno, "cannot set the mode of %s: %s", path,
+		               strerror(errno));
 		close(*fd);
 		*fd = -1;
 		unlink(t.path); /* created just now, O_EXCL */

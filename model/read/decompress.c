@@ -468,17 +468,17 @@ int _rsp_reader_decompress(struct rsp_reader *r, char *err, size_t errlen)
 
 	if (pk == PK_NONE) {
 		f = foreign_of(r->buf, r->size);
-		return f ? _rsp_errf(err, errlen, -EINVAL, "not a perf.data file: %s; %s", f->what,
-				     f->todo)
-			 : 0;
+		return f ? rsp_errf(err, errlen, -EINVAL, "not a perf.data file: %s; %s", f->what,
+		                    f->todo)
+		         : 0;
 	}
 	name = packers[pk].name;
 	u.img = _rsp_image_reserve(&limit);
 	if (!u.img)
-		return _rsp_errf(err, errlen, -ENOMEM,
-				 "cannot decompress the %s file: no room for it in this process "
-				 "(memory, or a ulimit -v)",
-				 name);
+		return rsp_errf(err, errlen, -ENOMEM,
+		                "cannot decompress the %s file: no room for it in this process "
+		                "(memory, or a ulimit -v)",
+		                name);
 	u.limit = (size_t)limit;
 	u.warm.img = u.img;
 	u.warm.limit = limit;
@@ -507,64 +507,65 @@ int _rsp_reader_decompress(struct rsp_reader *r, char *err, size_t errlen)
 		break;
 	case U_CORRUPT:
 		if (u.why_end > u.pos)
-			ret = _rsp_errf(err, errlen, -EINVAL,
-					"%s data corrupt in bytes %zu-%zu of the file (%s): the file "
-					"is damaged",
-					name, u.pos, u.why_end - 1, u.why);
+			ret =
+			    rsp_errf(err, errlen, -EINVAL,
+			             "%s data corrupt in bytes %zu-%zu of the file (%s): the file "
+			             "is damaged",
+			             name, u.pos, u.why_end - 1, u.why);
 		else
-			ret = _rsp_errf(err, errlen, -EINVAL,
-					"%s data corrupt at byte %zu of the file (%s): the file is "
-					"damaged",
-					name, u.pos, u.why);
+			ret = rsp_errf(err, errlen, -EINVAL,
+			               "%s data corrupt at byte %zu of the file (%s): the file is "
+			               "damaged",
+			               name, u.pos, u.why);
 		goto fail;
 	case U_FULL:
-		ret = _rsp_errf(err, errlen, -EFBIG,
-				"the %s file decompresses to more than %zu MB, more than this "
-				"process can hold (half the memory, or a ulimit -v): decompress "
-				"it to a file (%s) and open that",
-				name, u.limit >> 20, packers[pk].tool);
+		ret = rsp_errf(err, errlen, -EFBIG,
+		               "the %s file decompresses to more than %zu MB, more than this "
+		               "process can hold (half the memory, or a ulimit -v): decompress "
+		               "it to a file (%s) and open that",
+		               name, u.limit >> 20, packers[pk].tool);
 		goto fail;
 	case U_MEMLIMIT:
-		ret = _rsp_errf(err, errlen, -EFBIG,
-				"the %s stream needs %llu MB of memory to decompress, more than "
-				"rsp allows (%llu MB): decompress it to a file (%s) and open that",
-				name, (unsigned long long)(u.need >> 20),
-				(unsigned long long)(XZ_MEMLIMIT >> 20), packers[pk].tool);
+		ret = rsp_errf(err, errlen, -EFBIG,
+		               "the %s stream needs %llu MB of memory to decompress, more than "
+		               "rsp allows (%llu MB): decompress it to a file (%s) and open that",
+		               name, (unsigned long long)(u.need >> 20),
+		               (unsigned long long)(XZ_MEMLIMIT >> 20), packers[pk].tool);
 		goto fail;
 	default:
-		ret = _rsp_errf(err, errlen, -ENOMEM, "out of memory decompressing the %s file",
-				name);
+		ret =
+		    rsp_errf(err, errlen, -ENOMEM, "out of memory decompressing the %s file", name);
 		goto fail;
 	}
 	if (!u.len) {
 		if (st == U_CUT)
-			ret = _rsp_errf(err, errlen, -EINVAL,
-					"%s stream cut short at byte %zu (the end of the file), "
-					"before any of it could be decompressed",
-					name, u.pos);
+			ret = rsp_errf(err, errlen, -EINVAL,
+			               "%s stream cut short at byte %zu (the end of the file), "
+			               "before any of it could be decompressed",
+			               name, u.pos);
 		else
-			ret = _rsp_errf(err, errlen, -EINVAL,
-					"the %s file decompresses to nothing", name);
+			ret = rsp_errf(err, errlen, -EINVAL, "the %s file decompresses to nothing",
+			               name);
 		goto fail;
 	}
 	inner = packer_of(u.img, u.len);
 	f = foreign_of(u.img, u.len);
 	if (inner != PK_NONE)
-		ret = _rsp_errf(err, errlen, -EINVAL,
-				"not a perf.data file: %s-compressed %s-compressed data; decompress "
-				"it (%s, then %s) and open that: rsp takes off one layer",
-				name, packers[inner].name, packers[pk].tool, packers[inner].tool);
+		ret = rsp_errf(err, errlen, -EINVAL,
+		               "not a perf.data file: %s-compressed %s-compressed data; decompress "
+		               "it (%s, then %s) and open that: rsp takes off one layer",
+		               name, packers[inner].name, packers[pk].tool, packers[inner].tool);
 	else if (f)
-		ret = _rsp_errf(err, errlen, -EINVAL, "not a perf.data file: %s-compressed, %s; %s",
-				name, f->what, f->todo);
+		ret = rsp_errf(err, errlen, -EINVAL, "not a perf.data file: %s-compressed, %s; %s",
+		               name, f->what, f->todo);
 	if (ret)
 		goto fail;
 	if (u.len <= SMALL_IMAGE) {
 		/* on the heap: one unmapping of the reservation, not three changes to it */
 		r->unpack_copy = malloc(u.len);
 		if (!r->unpack_copy) {
-			ret = _rsp_errf(err, errlen, -ENOMEM,
-					"out of memory decompressing the %s file", name);
+			ret = rsp_errf(err, errlen, -ENOMEM,
+			               "out of memory decompressing the %s file", name);
 			goto fail;
 		}
 		memcpy(r->unpack_copy, u.img, u.len);
@@ -598,6 +599,6 @@ int _rsp_reader_decompressed_error(const struct rsp_reader *r, int ret, char *er
 		return ret;
 	snprintf(what, sizeof(what), "%s", err);
 	if (r->unpack_cut)
-		return _rsp_errf(err, errlen, ret, "%s: %s", r->unpack_note, what);
-	return _rsp_errf(err, errlen, ret, "%s-compressed file: %s", r->info.packed, what);
+		return rsp_errf(err, errlen, ret, "%s: %s", r->unpack_note, what);
+	return rsp_errf(err, errlen, ret, "%s-compressed file: %s", r->info.packed, what);
 }

@@ -295,9 +295,9 @@ int _rsp_reader_inflate(struct rsp_reader *r, char *err, size_t errlen)
 	f.img = _rsp_image_reserve(&f.limit); /* this function's until the reader has it */
 	ds = ZSTD_createDStream();
 	if (!f.img || !ds) {
-		ret = _rsp_errf(err, errlen, -ENOMEM, "cannot inflate the compressed trace: %s",
-			   !f.img ? "no room for it in this process (memory, or a ulimit -v)"
-				  : "out of memory");
+		ret = rsp_errf(err, errlen, -ENOMEM, "cannot inflate the compressed trace: %s",
+		               !f.img ? "no room for it in this process (memory, or a ulimit -v)"
+		                      : "out of memory");
 		goto out;
 	}
 	/*
@@ -329,7 +329,7 @@ int _rsp_reader_inflate(struct rsp_reader *r, char *err, size_t errlen)
 				whole_at = off; /* the stream's records are whole up to in here */
 
 			if (e == -ENOMEM || e == -EFBIG || (f.err && f.err != -EINVAL)) {
-				ret = _rsp_errf(
+				ret = rsp_errf(
 				    err, errlen, e == -EFBIG || f.err == -EFBIG ? -EFBIG : -ENOMEM,
 				    "the compressed trace inflates to more than %llu MB, more "
 				    "than this process can hold (memory, or a ulimit -v)",
@@ -366,14 +366,14 @@ int _rsp_reader_inflate(struct rsp_reader *r, char *err, size_t errlen)
 		place_insertions(&f);
 	}
 	if (f.err) {
-		ret = _rsp_errf(err, errlen, f.err, "cannot inflate the compressed trace: %s",
-		                f.err == -EFBIG
-		                    ? "more than this process can hold (memory, or a ulimit -v)"
-		                    : strerror(-f.err));
+		ret = rsp_errf(err, errlen, f.err, "cannot inflate the compressed trace: %s",
+		               f.err == -EFBIG
+		                   ? "more than this process can hold (memory, or a ulimit -v)"
+		                   : strerror(-f.err));
 		goto out;
 	}
 	if (!f.len) {
-		ret = _rsp_errf(err, errlen, -EINVAL, "empty compressed trace");
+		ret = rsp_errf(err, errlen, -EINVAL, "empty compressed trace");
 		goto out;
 	}
 	{

@@ -152,12 +152,11 @@ int _rsp_reader_add_attr(struct rsp_reader *r, const void *p, size_t len, const 
 	uint32_t asize;
 
 	if (len < PERF_ATTR_SIZE_VER0)
-		return _rsp_errf(err, errlen, -EINVAL, "event attribute too short (%zu bytes)",
-		                 len);
+		return rsp_errf(err, errlen, -EINVAL, "event attribute too short (%zu bytes)", len);
 	if (r->n_attrs >= MAX_ATTRS)
-		return _rsp_errf(err, errlen, -E2BIG, "more than %d event attributes", MAX_ATTRS);
+		return rsp_errf(err, errlen, -E2BIG, "more than %d event attributes", MAX_ATTRS);
 	if (n_ids > MAX_IDS_PER_ATTR)
-		return _rsp_errf(err, errlen, -E2BIG, "event attribute with %zu ids", n_ids);
+		return rsp_errf(err, errlen, -E2BIG, "event attribute with %zu ids", n_ids);
 	memset(&a, 0, sizeof(a));
 	memcpy(&asize, (const char *)p + offsetof(struct perf_event_attr, size), sizeof(asize));
 	if (asize == 0)
@@ -412,7 +411,7 @@ int _rsp_reader_keep_tracing_data(struct rsp_reader *r, uint64_t off, const unsi
 	if (off & RSP_SEG_BIT) {
 		r->tracing_data_copy = malloc(len ? len : 1);
 		if (!r->tracing_data_copy)
-			return _rsp_errf(err, errlen, -ENOMEM, "out of memory reading the trace");
+			return rsp_errf(err, errlen, -ENOMEM, "out of memory reading the trace");
 		memcpy(r->tracing_data_copy, p, len);
 		p = r->tracing_data_copy;
 	}
@@ -432,19 +431,20 @@ static int open_file_mode(struct rsp_reader *r, size_t hsize, char *err, size_t 
 	int ret;
 
 	if (r->size < hsize)
-		return _rsp_errf(err, errlen, -EINVAL, "perf.data header cut short (%zu bytes)",
-		                 r->size);
+		return rsp_errf(err, errlen, -EINVAL, "perf.data header cut short (%zu bytes)",
+		                r->size);
 	memset(&h, 0, sizeof(h));
 	memcpy(&h, r->buf, hsize);
 	if (h.attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct rsp_pf_section) ||
 	    h.attr_size > 65536)
-		return _rsp_errf(err, errlen, -EINVAL,
-		                 "bad attribute size %llu in the header: not a "
-		                 "perf.data file, or a corrupt one",
-		                 (unsigned long long)h.attr_size);
+		return rsp_errf(err, errlen, -EINVAL,
+		                "bad attribute size %llu in the header: not a "
+		                "perf.data file, or a corrupt one",
+		                (unsigned long long)h.attr_size);
 	if (h.attrs.offset > r->size || h.attrs.size > r->size - h.attrs.offset)
-		return _rsp_errf(err, errlen, -EINVAL,
-			    "the attribute section lies outside the file: the file is cut short");
+		return rsp_errf(
+		    err, errlen, -EINVAL,
+		    "the attribute section lies outside the file: the file is cut short");
 	nattrs = h.attrs.size / h.attr_size;
 	for (size_t i = 0; i < nattrs; i++) {
 		const unsigned char *e = r->buf + h.attrs.offset + i * h.attr_size;
@@ -453,15 +453,15 @@ static int open_file_mode(struct rsp_reader *r, size_t hsize, char *err, size_t 
 
 		memcpy(&ids, e + alen, sizeof(ids));
 		if (ids.offset > r->size || ids.size > r->size - ids.offset || ids.size % 8)
-			return _rsp_errf(err, errlen, -EINVAL,
-				    "event ids of attribute %zu lie outside the file", i);
+			return rsp_errf(err, errlen, -EINVAL,
+			                "event ids of attribute %zu lie outside the file", i);
 		ret = _rsp_reader_add_attr(r, e, alen, r->buf + ids.offset, ids.size / 8, err,
 		                           errlen);
 		if (ret)
 			return ret;
 	}
 	if (h.data.offset < hsize || h.data.offset > r->size)
-		return _rsp_errf(err, errlen, -EINVAL, "the data section lies outside the file");
+		return rsp_errf(err, errlen, -EINVAL, "the data section lies outside the file");
 	r->data_start = h.data.offset;
 	data_end = h.data.offset + h.data.size;
 	if (h.data.size == 0 || data_end > r->size || data_end < h.data.offset) {
@@ -513,14 +513,14 @@ static int open_version1(struct rsp_reader *r, uint64_t hsize, char *err, size_t
 		swapped |= __builtin_bswap64(attr_size) == abi[i] + sizeof(struct rsp_pf_section);
 	}
 	if (!known && swapped)
-		return _rsp_errf(err, errlen, -ENOTSUP,
-			    "perf.data version 1 from a big-endian machine: not supported");
+		return rsp_errf(err, errlen, -ENOTSUP,
+		                "perf.data version 1 from a big-endian machine: not supported");
 	if (!known || (hsize != sizeof(struct rsp_pf_file_header) &&
 		       hsize != offsetof(struct rsp_pf_file_header, adds_features)))
-		return _rsp_errf(err, errlen, -ENOTSUP,
-			    "perf.data version 1 with a header rsp does not know (%llu bytes, "
-			    "attributes of %llu): a pipe-mode file, or a corrupt one; not read",
-			    (unsigned long long)hsize, (unsigned long long)attr_size);
+		return rsp_errf(err, errlen, -ENOTSUP,
+		                "perf.data version 1 with a header rsp does not know (%llu bytes, "
+		                "attributes of %llu): a pipe-mode file, or a corrupt one; not read",
+		                (unsigned long long)hsize, (unsigned long long)attr_size);
 	r->id_pos = r->is_pos = -1;
 	return open_file_mode(r, (size_t)hsize, err, errlen);
 }
@@ -530,18 +530,19 @@ int _rsp_reader_open_layout(struct rsp_reader *r, char *err, size_t errlen)
 	uint64_t magic, hsize;
 
 	if (r->size < 16)
-		return _rsp_errf(err, errlen, -EINVAL, "not a perf.data file: only %zu bytes",
-		                 r->size);
+		return rsp_errf(err, errlen, -EINVAL, "not a perf.data file: only %zu bytes",
+		                r->size);
 	memcpy(&magic, r->buf, 8);
 	memcpy(&hsize, r->buf + 8, 8);
 	if (magic == RSP_PF_MAGIC_SWAPPED)
-		return _rsp_errf(err, errlen, -ENOTSUP,
-			    "perf.data from a big-endian machine: not supported, convert it with "
-			    "`perf inject` on that machine");
+		return rsp_errf(
+		    err, errlen, -ENOTSUP,
+		    "perf.data from a big-endian machine: not supported, convert it with "
+		    "`perf inject` on that machine");
 	if (!memcmp(r->buf, "PERFFILE", 8))
 		return open_version1(r, hsize, err, errlen);
 	if (magic != RSP_PF_MAGIC)
-		return _rsp_errf(err, errlen, -EINVAL, "not a perf.data file (no PERFILE2 magic)");
+		return rsp_errf(err, errlen, -EINVAL, "not a perf.data file (no PERFILE2 magic)");
 	r->id_pos = r->is_pos = -1;
 	if (hsize == sizeof(struct rsp_pf_pipe_header)) {
 		r->info.pipe_mode = true;
@@ -550,10 +551,10 @@ int _rsp_reader_open_layout(struct rsp_reader *r, char *err, size_t errlen)
 		return 0;
 	}
 	if (hsize != sizeof(struct rsp_pf_file_header))
-		return _rsp_errf(err, errlen, -EINVAL,
-			    "unknown perf.data header size %llu: not a perf.data file, or one "
-			    "from a perf newer than this reader",
-			    (unsigned long long)hsize);
+		return rsp_errf(err, errlen, -EINVAL,
+		                "unknown perf.data header size %llu: not a perf.data file, or one "
+		                "from a perf newer than this reader",
+		                (unsigned long long)hsize);
 	return open_file_mode(r, sizeof(struct rsp_pf_file_header), err, errlen);
 }
 

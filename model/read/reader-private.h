@@ -16,6 +16,7 @@
 
 #include "base/vec.h"
 #include "read/reader.h"
+#include "rsp-errf.h"
 #include "rsp-perf-format.h"
 
 #include <pthread.h>
@@ -93,20 +94,6 @@ struct rsp_reader {
 
 	struct rsp_reader_info info;
 };
-
-/* @ret, after writing the message to @err (when given). */
-static inline __attribute__((format(printf, 4, 5))) int
-_rsp_errf(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 /* Where the bytes at file offset @off are, 8-byte aligned if the record there is. */
 static inline const unsigned char *_rsp_reader_at(const struct rsp_reader *r, uint64_t off)

@@ -123,22 +123,22 @@ int rsp_reader_open(const char *path, struct rsp_reader **out, char *err, size_t
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -ENOENT)
-			return _rsp_errf(err, errlen, ret,
-			                 "%s: no such file (record one with `rsp record`)", path);
-		return _rsp_errf(err, errlen, ret, "cannot open %s: %s", path, strerror(-ret));
+			return rsp_errf(err, errlen, ret,
+			                "%s: no such file (record one with `rsp record`)", path);
+		return rsp_errf(err, errlen, ret, "cannot open %s: %s", path, strerror(-ret));
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return _rsp_errf(err, errlen, -EINVAL, "%s is not a regular file", path);
+		return rsp_errf(err, errlen, -EINVAL, "%s is not a regular file", path);
 	}
 	if (st.st_size == 0) {
 		close(fd);
-		return _rsp_errf(err, errlen, -EINVAL, "%s is empty", path);
+		return rsp_errf(err, errlen, -EINVAL, "%s is empty", path);
 	}
 	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
-		return _rsp_errf(err, errlen, -errno, "cannot map %s: %s", path, strerror(errno));
+		return rsp_errf(err, errlen, -errno, "cannot map %s: %s", path, strerror(errno));
 	madvise(map, st.st_size, MADV_SEQUENTIAL);
 	pf = prefault_start(map, st.st_size);
 	ret = rsp_reader_open_mem(map, st.st_size, &r, err, errlen);
@@ -300,9 +300,10 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 
 	if (h->size < sizeof(*h)) {
 		if (r->info.n_records == 0) {
-			*ret = _rsp_errf(err, errlen, -EINVAL,
-				    "not a valid perf.data stream: bad first record at offset %llu",
-				    (unsigned long long)off);
+			*ret = rsp_errf(
+			    err, errlen, -EINVAL,
+			    "not a valid perf.data stream: bad first record at offset %llu",
+			    (unsigned long long)off);
 			return SCAN_STOP;
 		}
 		return SCAN_CUT; /* zeros after the last record: a file cut mid-write */
@@ -311,8 +312,8 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 		return SCAN_CUT;
 	if (r->info.n_records == 0 && r->info.pipe_mode &&
 	    (h->type == 0 || h->type >= RSP_PF_RECORD_HEADER_MAX)) {
-		*ret = _rsp_errf(err, errlen, -EINVAL,
-			    "not a valid perf.data stream: first record has type %u", h->type);
+		*ret = rsp_errf(err, errlen, -EINVAL,
+		                "not a valid perf.data stream: first record has type %u", h->type);
 		return SCAN_STOP;
 	}
 	if (r->tail_read && !(off & RSP_SEG_BIT) && off >= r->tail_from) {
@@ -333,9 +334,9 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 				memcpy(&asize, a + offsetof(struct perf_event_attr, size), 4);
 			if (asize < PERF_ATTR_SIZE_VER0 || asize > body || (body - asize) % 8) {
 				if (!r->n_attrs) {
-					*ret = _rsp_errf(err, errlen, -EINVAL,
-						    "bad event attribute record at offset %llu",
-						    (unsigned long long)off);
+					*ret = rsp_errf(err, errlen, -EINVAL,
+					                "bad event attribute record at offset %llu",
+					                (unsigned long long)off);
 					return SCAN_STOP;
 				}
 				break;
@@ -529,8 +530,8 @@ static int scan(struct rsp_reader *r, rsp_record_fn fn, void *ctx, char *err, si
 		if (((uintptr_t)h & 7) && !r->scanned) {
 			defining(r); /* the reader's tails change */
 			if (realign(r, off))
-				return _rsp_errf(err, errlen, -ENOMEM,
-				                 "out of memory reading the trace");
+				return rsp_errf(err, errlen, -ENOMEM,
+				                "out of memory reading the trace");
 			h = (const void *)_rsp_reader_at(r, off);
 		}
 		st = scan_one(r, h, off, r->data_end - off, fn, ctx, &next, &ret, err, errlen);

@@ -342,12 +342,11 @@ int _rsp_segs_scan_inflate(struct rsp_reader *r, size_t i, const unsigned char *
 	else
 		ret = seg_inflate(r, &zs->dc_scan, &zs->v[i], zs->scan, zs->scan_cap, &len);
 	if (ret == -EFBIG || ret == -ENOMEM)
-		return _rsp_errf(err, errlen, ret,
-		                 ret == -ENOMEM
-		                     ? "out of memory inflating the compressed trace"
-		                     : "a frame of the compressed trace inflates to more "
-		                       "than %llu MB, more than this process can hold",
-		                 (unsigned long long)(zs->limit >> 20));
+		return rsp_errf(err, errlen, ret,
+		                ret == -ENOMEM ? "out of memory inflating the compressed trace"
+		                               : "a frame of the compressed trace inflates to more "
+		                                 "than %llu MB, more than this process can hold",
+		                (unsigned long long)(zs->limit >> 20));
 	*buf = zs->scan;
 	whole = whole_records(zs->scan, len, NULL);
 	zs->v[i].len = whole;

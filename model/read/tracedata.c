@@ -6,6 +6,7 @@
  */
 #include "read/tracedata.h"
 
+#include "rsp-errf.h"
 #include "rsp-perf-format.h"
 
 #include <errno.h>
@@ -51,19 +52,6 @@ static const char *get_str(struct cursor *c)
 		return NULL;
 	c->p = nul + 1;
 	return s;
-}
-
-static int set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 static bool ident_char(char c, bool type)
@@ -196,16 +184,17 @@ static int parse_formats(struct tracedata *td, struct cursor *c, const char *sys
 	uint32_t count;
 
 	if (get_u32(c, &count))
-		return set_err(err, errlen, "tracing data: event count of %s cut short", sys);
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: event count of %s cut short",
+		                sys);
 	if (count > 100000)
-		return set_err(err, errlen, "tracing data: %u events in %s", count, sys);
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: %u events in %s", count, sys);
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t len;
 		int ret;
 
 		if (get_u64(c, &len) || need(c, len))
-			return set_err(err, errlen, "tracing data: a format of %s is cut short",
-				       sys);
+			return rsp_errf(err, errlen, -EINVAL,
+			                "tracing data: a format of %s is cut short", sys);
 		ret = parse_one(td->tep, c->p, len, sys, &td->bad_formats);
 		if (ret)
 			return ret;
@@ -227,20 +216,21 @@ int rsp_tracedata_parse(struct tracedata *td, const void *data, size_t len, char
 	memset(td, 0, sizeof(*td));
 	if (need(&c, RSP_PF_TRACING_MAGIC_LEN) ||
 	    memcmp(c.p, RSP_PF_TRACING_MAGIC, RSP_PF_TRACING_MAGIC_LEN))
-		return set_err(err, errlen, "tracing data: bad magic");
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: bad magic");
 	c.p += RSP_PF_TRACING_MAGIC_LEN;
 	version = get_str(&c);
 	if (!version || need(&c, 2 + 4))
-		return set_err(err, errlen, "tracing data: header cut short");
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: header cut short");
 	td->version = strtod(version, NULL);
 	endian = c.p[0];
 	lsize = c.p[1];
 	c.p += 2;
 	get_u32(&c, &td->page_size);
 	if (endian != 0)
-		return set_err(err, errlen, "tracing data from a big-endian machine: not supported");
+		return rsp_errf(err, errlen, -EINVAL,
+		                "tracing data from a big-endian machine: not supported");
 	if (lsize != 4 && lsize != 8)
-		return set_err(err, errlen, "tracing data: long size %u", lsize);
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: long size %u", lsize);
 	td->long_size = lsize;
 	td->tep = tep_alloc();
 	if (!td->tep)
@@ -252,30 +242,32 @@ int rsp_tracedata_parse(struct tracedata *td, const void *data, size_t len, char
 
 	/* header_page, header_event */
 	if (need(&c, 12) || memcmp(c.p, "header_page", 12))
-		return set_err(err, errlen, "tracing data: no header_page");
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: no header_page");
 	c.p += 12;
 	if (get_u64(&c, &size) || need(&c, size))
-		return set_err(err, errlen, "tracing data: header_page cut short");
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: header_page cut short");
 	/* not parsed: only ftrace ring-buffer pages need it, and the model reads none */
 	c.p += size;
 	if (need(&c, 13) || memcmp(c.p, "header_event", 13))
-		return set_err(err, errlen, "tracing data: no header_event");
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: no header_event");
 	c.p += 13;
 	if (get_u64(&c, &size) || need(&c, size))
-		return set_err(err, errlen, "tracing data: header_event cut short");
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: header_event cut short");
 	c.p += size;
 
 	if (parse_formats(td, &c, "ftrace", err, errlen))
 		return -EINVAL;
 	if (get_u32(&c, &nsys) || nsys > 10000)
-		return set_err(err, errlen, "tracing data: system count cut short");
+		return rsp_errf(err, errlen, -EINVAL, "tracing data: system count cut short");
 	for (uint32_t i = 0; i < nsys; i++) {
 		sys = get_str(&c);
 		if (!sys)
-			return set_err(err, errlen, "tracing data: system name cut short");
+			return rsp_errf(err, errlen, -EINVAL,
+			                "tracing data: system name cut short");
 		for (const char *q = sys; *q; q++)
 			if (!ident_char(*q, false) || *q == '[' || *q == ']')
-				return set_err(err, errlen, "tracing data: bad system name");
+				return rsp_errf(err, errlen, -EINVAL,
+				                "tracing data: bad system name");
 		if (parse_formats(td, &c, sys, err, errlen))
 			return -EINVAL;
 	}
