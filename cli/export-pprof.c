@@ -21,7 +21,7 @@
 
 #include "rsp-folded.h"
 #include "profile.pb-c.h"
-#include "rsp-hash.h"
+#include "rsp-strmap.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,74 +33,22 @@
 
 enum { V_SAMPLES, V_CPU, V_OFFCPU, V_PSEUDO, N_VALUES };
 
-/* ---- a string -> number map (keys owned) ------------------------------------------------ */
+/* ---- a string -> id map ----------------------------------------------------------------- */
 
-struct smap {
-	char **keys;
-	uint64_t *vals;
-	size_t cap, n;
-};
-
-static int smap_grow(struct smap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 256;
-	char **keys = calloc(cap, sizeof(*keys));
-	uint64_t *vals = calloc(cap, sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->keys[i])
-			continue;
-		for (j = rsp_hash_str(m->keys[i]) & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
-			;
-		keys[j] = m->keys[i];
-		vals[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = cap;
-	return 0;
-}
-
-/* The value of @key, or @val added under it (*added).  -ENOMEM. */
-static int smap_get_or_add(struct smap *m, const char *key, uint64_t val, uint64_t *out,
+/*
+ * The id of @key, or @val added under it (*added).  -ENOMEM.  The ids are
+ * counts of distinct strings, locations or samples, each held in memory: far
+ * below UINT32_MAX.
+ */
+static int smap_get_or_add(struct rsp_strmap *m, const char *key, uint64_t val, uint64_t *out,
                            bool *added)
 {
-	size_t j;
+	uint32_t v;
 
-	if ((m->n + 1) * 2 > m->cap && smap_grow(m))
+	if (val >= UINT32_MAX || rsp_strmap_get_or_add(m, key, (uint32_t)val, &v, added))
 		return -ENOMEM;
-	for (j = rsp_hash_str(key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
-		if (!strcmp(m->keys[j], key)) {
-			*out = m->vals[j];
-			*added = false;
-			return 0;
-		}
-	}
-	m->keys[j] = strdup(key);
-	if (!m->keys[j])
-		return -ENOMEM;
-	m->vals[j] = val;
-	m->n++;
-	*out = val;
-	*added = true;
+	*out = v;
 	return 0;
-}
-
-static void smap_free(struct smap *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		free(m->keys[i]);
-	free(m->keys);
-	free(m->vals);
 }
 
 /* ---- the profile's tables ----------------------------------------------------------------- */
@@ -129,7 +77,7 @@ struct pfunction {
 
 struct pp {
 	struct rsp_trace *t;
-	struct smap strs, funcs, maps, locs, samples;
+	struct rsp_strmap strs, funcs, maps, locs, samples;
 	char **strtab;
 	size_t n_strs, cap_strs;
 	struct pfunction *fv;
@@ -343,11 +291,11 @@ static int visit(const struct rsp_folded_entry *e, void *ctx)
 
 static void pp_free(struct pp *p)
 {
-	smap_free(&p->strs);
-	smap_free(&p->funcs);
-	smap_free(&p->maps);
-	smap_free(&p->locs);
-	smap_free(&p->samples);
+	rsp_strmap_free(&p->strs);
+	rsp_strmap_free(&p->funcs);
+	rsp_strmap_free(&p->maps);
+	rsp_strmap_free(&p->locs);
+	rsp_strmap_free(&p->samples);
 	for (size_t i = 0; i < p->n_strs; i++)
 		free(p->strtab[i]);
 	free(p->strtab);

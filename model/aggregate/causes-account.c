@@ -74,7 +74,7 @@ struct acct {
 	const struct rsp_causes *c;
 	struct rsp_latency *l;
 	struct _rsp_u64map match; /* (names id, state, woken) -> stack entry */
-	struct _rsp_strmap stack_keys; /* "state|cause|f;g;h" -> stack entry */
+	struct rsp_strmap stack_keys; /* "state|cause|f;g;h" -> stack entry */
 	char *buf;
 	size_t cap;
 };
@@ -117,8 +117,8 @@ static int classify(struct acct *a, const struct _rsp_names *nm, uint32_t id,
 	len = (size_t)snprintf(a->buf, a->cap, "%d|%u|", state_bit(st), e.cause);
 	if ((ret = _rsp_names_join(nm, &a->buf, &a->cap, &len, NULL)))
 		return ret;
-	if ((ret = _rsp_strmap_get_or_add(&a->stack_keys, a->buf, (uint32_t)a->l->stacks.n, &v,
-					  &added)))
+	if ((ret = rsp_strmap_get_or_add(&a->stack_keys, a->buf, (uint32_t)a->l->stacks.n, &v,
+	                                 &added)))
 		return ret;
 	if (added && !vec_push(&a->l->stacks, e))
 		return -ENOMEM;
@@ -462,7 +462,7 @@ int rsp_latency_account(struct rsp_trace *t, const struct rsp_causes *c,
 		qsort(l->stacks.v, l->stacks.n, sizeof(*l->stacks.v), cmp_stacks);
 	_rsp_u64map_free(&a.match);
 	_rsp_u64map_free(&procs);
-	_rsp_strmap_free(&a.stack_keys);
+	rsp_strmap_free(&a.stack_keys);
 	free(a.buf);
 	*out = l;
 	return 0;
@@ -470,7 +470,7 @@ fail:
 	snprintf(err, errlen, "accounting the waits: %s", strerror(-ret));
 	_rsp_u64map_free(&a.match);
 	_rsp_u64map_free(&procs);
-	_rsp_strmap_free(&a.stack_keys);
+	rsp_strmap_free(&a.stack_keys);
 	free(a.buf);
 	rsp_latency_free(l);
 	return ret;

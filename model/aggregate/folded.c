@@ -76,7 +76,7 @@ struct fb {
 	struct rsp_analysis *a;
 	const struct rsp_folded_opts *o;
 	struct _rsp_namecache *nc;
-	struct _rsp_strmap map; /* stack -> index in vals */
+	struct rsp_strmap map; /* stack -> index in vals */
 	VEC(uint64_t) vals;
 	char *buf;
 	size_t cap, len;
@@ -225,7 +225,7 @@ static int emit(struct fb *b, uint64_t value)
 		return -ENOMEM;
 	if (b->visit)
 		return visit_line(b, value);
-	if (_rsp_strmap_get_or_add(&b->map, b->buf, (uint32_t)b->vals.n, &idx, &added))
+	if (rsp_strmap_get_or_add(&b->map, b->buf, (uint32_t)b->vals.n, &idx, &added))
 		return -ENOMEM;
 	if (added && !vec_push(&b->vals, 0))
 		return -ENOMEM;
@@ -618,7 +618,7 @@ out:
 
 static void fb_free(struct fb *b)
 {
-	_rsp_strmap_free(&b->map);
+	rsp_strmap_free(&b->map);
 	vec_free(&b->vals);
 	_rsp_namecache_free(b->nc);
 	free(b->buf);

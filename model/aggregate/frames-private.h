@@ -9,6 +9,7 @@
 #include "base/hashmap.h"
 #include "timeline/trace-private.h"
 #include "rsp-frames.h"
+#include "rsp-strmap.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -21,7 +21,7 @@ struct _rsp_namecache {
 	struct rsp_trace *t;
 	struct _rsp_u64map index; /* (resolved stack << 32 | pid) -> entry + 1 */
 	VEC(struct named) entries;
-	struct _rsp_strmap pool; /* "file+0xADDR" names: the keys are the strings */
+	struct rsp_strmap pool; /* "file+0xADDR" names: the keys are the strings */
 	VEC(char *) pool_strs;
 };
 
@@ -42,7 +42,7 @@ void _rsp_namecache_free(struct _rsp_namecache *c)
 		free(c->entries.v[i].f);
 	vec_free(&c->entries);
 	_rsp_u64map_free(&c->index);
-	_rsp_strmap_free(&c->pool);
+	rsp_strmap_free(&c->pool);
 	for (size_t i = 0; i < c->pool_strs.n; i++)
 		free(c->pool_strs.v[i]);
 	vec_free(&c->pool_strs);
@@ -56,7 +56,7 @@ static const char *pool_str(struct _rsp_namecache *c, const char *s)
 	bool added;
 	char *copy;
 
-	if (_rsp_strmap_get_or_add(&c->pool, s, (uint32_t)c->pool_strs.n, &v, &added))
+	if (rsp_strmap_get_or_add(&c->pool, s, (uint32_t)c->pool_strs.n, &v, &added))
 		return NULL;
 	if (!added)
 		return c->pool_strs.v[v];

@@ -55,7 +55,7 @@ struct build {
 	const struct rsp_offcpu_opts *opts;
 	struct _rsp_u64map cache[2]; /* names id -> entry */
 	struct _rsp_u64map inside; /* names id -> within matched (0/1) */
-	struct _rsp_strmap keys[2]; /* "pid|f;g;h" -> entry */
+	struct rsp_strmap keys[2]; /* "pid|f;g;h" -> entry */
 	char *buf;
 	size_t cap;
 };
@@ -117,7 +117,7 @@ static int entry_of(struct build *b, int part, const struct _rsp_names *nm, uint
 	len = (size_t)snprintf(b->buf, b->cap, "%d|", pid);
 	if ((ret = _rsp_names_join(nm, &b->buf, &b->cap, &len, "_[k]")))
 		return ret;
-	if ((ret = _rsp_strmap_get_or_add(&b->keys[part], b->buf, (uint32_t)v->n, out, &added)))
+	if ((ret = rsp_strmap_get_or_add(&b->keys[part], b->buf, (uint32_t)v->n, out, &added)))
 		return ret;
 	e.names = *nm;
 	if (added && !vec_push(v, e))
@@ -252,7 +252,7 @@ out:
 		snprintf(err, errlen, "off-CPU analysis: %s", strerror(-ret));
 	for (int p = 0; p < 2; p++) {
 		_rsp_u64map_free(&b.cache[p]);
-		_rsp_strmap_free(&b.keys[p]);
+		rsp_strmap_free(&b.keys[p]);
 	}
 	_rsp_u64map_free(&b.inside);
 	free(b.buf);

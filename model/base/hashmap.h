@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Small open-addressing hash maps: string -> uint32_t, uint64_t -> uint32_t,
- * and uint64_t -> several uint32_t with deletion.  Internal to model/.
+ * Small open-addressing hash maps: uint64_t -> uint32_t and uint64_t -> several
+ * uint32_t with deletion.  Internal to model/ (the string map is format/rsp-strmap.h).
  */
 #ifndef RSP_MODEL_BASE_HASHMAP_H
 #define RSP_MODEL_BASE_HASHMAP_H
@@ -9,17 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* string -> uint32_t; keys copied */
-struct _rsp_strmap {
-	char **keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
-/* The value of @key, or add it with @val.  -ENOMEM or 0; *added says which. */
-int _rsp_strmap_get_or_add(struct _rsp_strmap *m, const char *key, uint32_t val,
-			   uint32_t *out, bool *added);
-void _rsp_strmap_free(struct _rsp_strmap *m);
 
 /* uint64_t -> uint32_t; a key beside its value: a probe reads one line.  UINT64_MAX
  * marks an empty slot: never found, never stored (put says -EINVAL) */
