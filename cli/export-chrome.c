@@ -121,26 +121,12 @@ static void stack_array(struct cw *w, uint32_t stack, int pid, uint64_t time)
 static void sleep_label(struct cw *w, uint32_t stack, int pid, uint64_t time, char *buf,
 			size_t len)
 {
-	size_t n = rsp_stack_n_frames(w->t, stack);
-	const char *inner = NULL, *caller = NULL;
+	const char *inner, *caller;
 	char names[2][300];
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		struct rsp_frame_info fi;
-		const char *name;
-
-		rsp_stack_frame(w->t, stack, i, pid, time, &fi);
-		name = rsp_frame_name(&fi, names[inner != NULL], sizeof(names[0]));
-		if (fi.kernel || !strcmp(name, "[unknown]"))
-			continue;
-		if (!inner) {
-			inner = name;
-		} else if (strcmp(name, inner)) {
-			caller = name;
-			break;
-		}
-	}
+	rsp_stack_label_frames(w->t, stack, pid, time, names[0], sizeof(names[0]), &inner, &caller,
+	                       NULL);
 	if (inner && caller)
 		snprintf(buf, len, "%s > %s", caller, inner);
 	else if (inner)
@@ -250,6 +236,18 @@ static void names(struct cw *w)
 	free(pids);
 }
 
+/* One end of a wakeup's arrow: @ph its start ("s") or its end ("f", bound to the slice
+ * it enters), in thread @th at @ns. */
+static void flow(struct cw *w, const char *ph, size_t id, enum rsp_link_kind kind, size_t th,
+                 uint64_t ns)
+{
+	begin(w);
+	fprintf(w->f,
+	        "{\"ph\":%s,\"id\":%zu,\"cat\":\"wakeup\",\"name\":\"%s\",\"pid\":%d,"
+	        "\"tid\":%d,\"ts\":%.3f}",
+	        ph, id, rsp_link_kind_name(kind), w->pid[th], w->tid[th], us(w, ns));
+}
+
 static void flows(struct cw *w)
 {
 	size_t nl = rsp_trace_n_links(w->t);
@@ -269,18 +267,8 @@ static void flows(struct cw *w)
 		rsp_thread_slice(w->t, l.wakee_thread, l.wakee_slice, &run);
 		if (run.kind != RSP_SLICE_RUN || run.end_ns <= run.start_ns)
 			continue;
-		begin(w);
-		fprintf(w->f,
-			"{\"ph\":\"s\",\"id\":%zu,\"cat\":\"wakeup\",\"name\":\"%s\",\"pid\":%d,"
-			"\"tid\":%d,\"ts\":%.3f}",
-			i + 1, rsp_link_kind_name(l.kind), w->pid[l.waker_thread],
-			w->tid[l.waker_thread], us(w, l.time_ns));
-		begin(w);
-		fprintf(w->f,
-			"{\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,\"cat\":\"wakeup\",\"name\":\"%s\","
-			"\"pid\":%d,\"tid\":%d,\"ts\":%.3f}",
-			i + 1, rsp_link_kind_name(l.kind), w->pid[l.wakee_thread],
-			w->tid[l.wakee_thread], us(w, run.start_ns));
+		flow(w, "\"s\"", i + 1, l.kind, l.waker_thread, l.time_ns);
+		flow(w, "\"f\",\"bp\":\"e\"", i + 1, l.kind, l.wakee_thread, run.start_ns);
 	}
 }
 

@@ -298,6 +298,17 @@ struct rsp_frame_info {
  */
 const char *rsp_frame_name(const struct rsp_frame_info *f, char *buf, size_t len);
 /*
+ * The two frames a label names ("caller > inner"): the innermost user frame with
+ * a name (rsp_frame_name(); "[unknown]" skipped) and the first caller named
+ * otherwise, each NULL if none; their names are written into @names, two
+ * buffers of @len bytes.  @kfunc (when given): the first kernel function that
+ * is not the scheduler's own, NULL if none.  @pid and @time as for
+ * rsp_stack_frame().
+ */
+void rsp_stack_label_frames(struct rsp_trace *t, uint32_t stack, int pid, uint64_t time,
+                            char *names, size_t len, const char **inner, const char **caller,
+                            const char **kfunc);
+/*
  * Frames leaf first.  A user-stack copy is unwound on first use.  User
  * addresses mean something only in their process at their time: @pid and
  * @time are those of the slice or sample that holds the stack.

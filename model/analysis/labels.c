@@ -30,29 +30,11 @@ static int thread_pid(const struct rsp_analysis *an, uint32_t th)
 static uint32_t stack_label(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,
 			    bool want_kernel)
 {
-	size_t n = rsp_stack_n_frames(an->t, stack);
-	struct rsp_frame_info f;
-	const char *inner = NULL, *caller = NULL, *kfunc = NULL, *name;
+	const char *inner, *caller, *kfunc;
 	char buf[256], names[2][128];
 
-	for (size_t i = 0; i < n; i++) {
-		rsp_stack_frame(an->t, stack, i, pid, time, &f);
-		if (f.kernel) {
-			if (!kfunc && f.func && !_rsp_is_sched_func(f.func))
-				kfunc = f.func;
-			continue;
-		}
-		/* a frame of a file without symbols: "file+0xADDR"; none without a map */
-		name = rsp_frame_name(&f, names[inner != NULL], sizeof(names[0]));
-		if (!strcmp(name, "[unknown]"))
-			continue;
-		if (!inner) {
-			inner = name;
-		} else if (strcmp(name, inner)) {
-			caller = name;
-			break;
-		}
-	}
+	rsp_stack_label_frames(an->t, stack, pid, time, names[0], sizeof(names[0]), &inner, &caller,
+	                       &kfunc);
 	if (want_kernel && kfunc)
 		snprintf(buf, sizeof(buf), "%s", kfunc);
 	else if (inner && caller)

@@ -510,6 +510,37 @@ const char *rsp_frame_name(const struct rsp_frame_info *f, char *buf, size_t len
 	return buf;
 }
 
+void rsp_stack_label_frames(struct rsp_trace *t, uint32_t stack, int pid, uint64_t time,
+                            char *names, size_t len, const char **inner, const char **caller,
+                            const char **kfunc)
+{
+	size_t n = rsp_stack_n_frames(t, stack);
+	struct rsp_frame_info f;
+	const char *name;
+
+	*inner = *caller = NULL;
+	if (kfunc)
+		*kfunc = NULL;
+	for (size_t i = 0; i < n; i++) {
+		rsp_stack_frame(t, stack, i, pid, time, &f);
+		if (f.kernel) {
+			if (kfunc && !*kfunc && f.func && !_rsp_is_sched_func(f.func))
+				*kfunc = f.func;
+			continue;
+		}
+		/* a frame of a file without symbols: "file+0xADDR"; none without a map */
+		name = rsp_frame_name(&f, names + (*inner ? len : 0), len);
+		if (!strcmp(name, "[unknown]"))
+			continue;
+		if (!*inner) {
+			*inner = name;
+		} else if (strcmp(name, *inner)) {
+			*caller = name;
+			break;
+		}
+	}
+}
+
 bool rsp_stack_complete(struct rsp_trace *t, uint32_t stack, int pid, uint64_t time)
 {
 	static const char *const roots[] = {
