@@ -301,7 +301,7 @@ const char *rsp_frame_name(const struct rsp_frame_info *f, char *buf, size_t len
  * The two frames a label names ("caller > inner"): the innermost user frame with
  * a name (rsp_frame_name(); "[unknown]" skipped) and the first caller named
  * otherwise, each NULL if none; their names are written into @names, two
- * buffers of @len bytes.  @kfunc (when given): the first kernel function that
+ * buffers of @len bytes (at least 10: "[unknown]" whole).  @kfunc (when given): the first kernel function that
  * is not the scheduler's own, NULL if none.  @pid and @time as for
  * rsp_stack_frame().
  */

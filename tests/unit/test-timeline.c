@@ -1455,6 +1455,67 @@ static void test_frame_names(void)
 	}
 }
 
+/*
+ * The frames a label names (rsp_stack_label_frames()): the innermost named user
+ * frame ([unknown] skipped), its first caller of another name (a recursive frame
+ * of the same name skipped), and the first kernel function that is not the
+ * scheduler's.  a sleeps twice: in f_one under __schedule with a user stack of
+ * no map, app+0x1100 twice, app+0x1200, app+0x1300; then in __schedule alone.
+ */
+static const char label_kallsyms[] = "ffffffff81000000 T __schedule\n"
+				     "ffffffff81000100 T f_one\n"
+				     "ffffffff81000300 T _etext\n";
+
+static void test_label_frames(void)
+{
+	const uint64_t K = (uint64_t)PERF_CONTEXT_KERNEL, U = (uint64_t)PERF_CONTEXT_USER;
+	const uint64_t deep[] = { K, 0xffffffff81000010ull, 0xffffffff81000110ull, U,
+				  0x7f0000001000ull, 0x401100, 0x401100, 0x401200, 0x401300 };
+	const uint64_t sched[] = { K, 0xffffffff81000010ull };
+	struct synth_opts so = { .kallsyms = label_kallsyms };
+	struct rsp_trace_opts o = { 0 };
+	struct synth *s = synth_new(&so);
+	struct rsp_trace *t = NULL;
+	const void *buf;
+	char err[256];
+	size_t len;
+
+	synth_fork(s, 0, 100, 1, 100, 1);
+	synth_comm(s, 0, 100, 100, "a", false);
+	synth_mmap2(s, 0, 100, 0x400000, 0x10000, 0, "/nonexistent/rsp-test/app");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 100, "a");
+	synth_switch_stack(s, 0, US(1100), 100, "a", S_INT, 0, "swapper/0", deep, 9);
+	synth_switch(s, 0, US(1200), 0, "swapper/0", 0, 100, "a");
+	synth_switch_stack(s, 0, US(1300), 100, "a", S_INT, 0, "swapper/0", sched, 2);
+	synth_switch(s, 0, US(1400), 0, "swapper/0", 0, 100, "a");
+	buf = synth_finish(s, &len);
+	CHECK(rsp_trace_open_mem(buf, len, &o, &t, err, sizeof(err)) == 0, "open: %s",
+	      t ? "" : err);
+	if (t) {
+		struct rsp_slice_info sl;
+		const char *inner, *caller, *kfunc;
+		char names[2][64];
+
+		CHECK(slice_at(t, thread_of(t, 100), US(1150), &sl) && sl.stack, "the first sleep");
+		rsp_stack_label_frames(t, sl.stack, 100, US(1150), names[0], sizeof(names[0]),
+				       &inner, &caller, &kfunc);
+		CHECK_STR(inner ? inner : "(none)", "app+0x1100", "the innermost named user frame");
+		CHECK_STR(caller ? caller : "(none)", "app+0x1200", "its caller of another name");
+		CHECK_STR(kfunc ? kfunc : "(none)", "f_one", "the kernel function, not the scheduler");
+		rsp_stack_label_frames(t, sl.stack, 100, US(1150), names[0], 10, &inner, &caller,
+				       NULL);
+		CHECK(inner && caller && !strcmp(inner, "app+0x110") && !strcmp(caller, "app+0x120"),
+		      "names cut to the buffers, no kernel function asked: '%s', '%s'",
+		      inner ? inner : "", caller ? caller : "");
+		CHECK(slice_at(t, thread_of(t, 100), US(1350), &sl) && sl.stack, "the second sleep");
+		rsp_stack_label_frames(t, sl.stack, 100, US(1350), names[0], sizeof(names[0]),
+				       &inner, &caller, &kfunc);
+		CHECK(!inner && !caller && !kfunc, "the scheduler alone: nothing to name");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
 /* The order the index sort must give: by time (0 before the base first), ties in index order. */
 struct ref_ent {
 	uint64_t k;
@@ -1780,6 +1841,7 @@ int main(int argc, char **argv)
 	TAP_RUN("window", test_window());
 	TAP_RUN("one_pass_progress", test_one_pass_progress());
 	TAP_RUN("frame_names", test_frame_names());
+	TAP_RUN("label_frames", test_label_frames());
 	TAP_RUN("pingpong", test_pingpong());
 	TAP_RUN("scrambled", test_scrambled());
 	TAP_RUN("missing_switch_in", test_missing_switch_in());
