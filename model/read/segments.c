@@ -507,7 +507,8 @@ int rsp_reader_segment_hold(struct rsp_reader *r, size_t i, int who)
 	 * a segment that does not fit: again, in one twice the size.  Not mapped
 	 * ahead: the pages a buffer holds are those its segments filled (a buffer
 	 * goes round the pool; mapped whole, the slack of the largest segment's
-	 * size in each of the ~40 held was 10 MB of a 1.3 M record file)
+	 * size in each of the ~40 held was 10 MB of a 1.3 M record file of
+	 * `bench/load.sh`)
 	 */
 	want = __atomic_load_n(&zs->hold_cap, __ATOMIC_RELAXED);
 	if (want < SEG_HOLD_MIN)
