@@ -142,6 +142,15 @@ static int choose_target(struct report *r, const char *target)
 	return 0;
 }
 
+/* Control path @p of the target: its info, its thread's, and its explanation. */
+static void path_of(const struct report *r, size_t p, struct rsp_path_info *pi,
+		    struct rsp_thread_info *ti, struct rsp_explanation *e)
+{
+	rsp_analysis_path(r->an, p, pi);
+	rsp_trace_thread(r->t, pi->thread, ti);
+	rsp_analysis_path_explanation(r->an, p, e);
+}
+
 /* ---- text --------------------------------------------------------------------------------- */
 
 #define LABEL_COLS 44 /* at least */
@@ -321,9 +330,7 @@ static void print_text(const struct report *r, bool threads)
 		struct rsp_path_info pi;
 		struct rsp_thread_info ti;
 
-		rsp_analysis_path(r->an, p, &pi);
-		rsp_trace_thread(r->t, pi.thread, &ti);
-		rsp_analysis_path_explanation(r->an, p, &e);
+		path_of(r, p, &pi, &ti, &e);
 		printf("\ncontrol path %zu: %s %d (%s)%s\n", p, ti.tid == ti.pid ? "process" : "thread",
 		       ti.tid, ti.comm, pi.async ? ", started by the target and run in parallel" : "");
 		text_table(r, &e, false);
@@ -552,9 +559,7 @@ static void print_json(const struct report *r, bool threads)
 			struct rsp_path_info pi;
 			struct rsp_thread_info ti;
 
-			rsp_analysis_path(r->an, p, &pi);
-			rsp_trace_thread(r->t, pi.thread, &ti);
-			rsp_analysis_path_explanation(r->an, p, &e);
+			path_of(r, p, &pi, &ti, &e);
 			json_begin_object(&j, NULL);
 			json_i64(&j, "tid", ti.tid);
 			json_i64(&j, "pid", ti.pid);
