@@ -6,14 +6,15 @@
 
 check() { # workload, then python assertions on d (the JSON report), c (percent by key)
   w=$1; shift
-  "$RSP" report "$T/$w.data" --threads --format json --top 10 >"$T/$w.json" ||
+  "$RSP" report "$T/$w.data" --threads --format json --top 1000 >"$T/$w.json" ||
     fail "$w: rsp report failed"
   python3 - "$T/$w.json" "$w" "$@" <<'PY' || { sed 's/^/#   /' "$T/$w.rec"; fail "$w: shape"; }
 import json, sys
 d = json.load(open(sys.argv[1])); w = sys.argv[2]
 c = {x['key']: x['percent'] for x in d['categories']}
 ns = {x['key']: x['ns'] for x in d['categories']}
-who = {x['key']: ' | '.join(k['what'] for k in x['contributors']) for x in d['categories']}
+# (the top 10 contributors are what the checks name; all of them count below)
+who = {x['key']: ' | '.join(k['what'] for k in x['contributors'][:10]) for x in d['categories']}
 ok = True
 def need(cond, what):
     global ok
@@ -29,6 +30,25 @@ lost_pct = 100.0 * lost / d['total_ns'] if d['total_ns'] else 0.0
 need(d['percent_accounted'] + lost_pct >= 95,
      '%.1f%% accounted (>= 95)%s' % (d['percent_accounted'], ', %.1f%% in spans of lost records'
                                      % lost_pct if lost else ''))
+# the share of the total the workload waited for a CPU while a program that is
+# none of its own (the machine's other work, the recorder) held it: named after
+# ' by ' or ' while ' in the scheduler's and preemptions' contributors; the
+# shapes below are of the rest
+mine = {w, w + '-peer'}
+def holder(what):
+    for sep in (' by ', ' while '):
+        if sep in what:
+            h = what.rsplit(sep, 1)[1]
+            return h[:-len(' ran')] if h.endswith(' ran') else h
+    return None
+outside_ns = sum(k['ns'] for x in d['categories'] if x['key'] in ('sched', 'involuntary')
+                 for k in x['contributors'] if holder(k['what']) not in (None, *mine))
+outside = 100.0 * outside_ns / d['total_ns'] if d['total_ns'] else 0.0
+own = 100.0 - outside
+if outside >= 0.5:
+    print('# %s: %.1f%% of the total waited for a CPU other programs held' % (w, outside))
+# (beyond 90% too little is left to judge a shape by)
+need(outside <= 90, "others' CPU %.1f%% of the total (<= 90)" % outside)
 for a in sys.argv[3:]:
     need(eval(a), a)
 print('#   ' + ', '.join('%s %.1f%%' % (k, v) for k, v in c.items() if v >= 0.5))
@@ -54,26 +74,28 @@ rec() { # workload [args]; the end summary is shown when a shape check fails
 # (scheduler delay, 12.5% seen in CI) and runs while pass itself is preempted
 # after its write: that work is parallel to pass, so it is a second (async)
 # path; both grow with the load, hence the margins (20.1% seen in CI with the
-# target sampled at 999 Hz, whose runs are shorter than at 9999).
+# target sampled at 999 Hz, whose runs are shorter than at 9999).  Of the time
+# not spent waiting for other programs' CPU (`own`: 38% of pass's went to a
+# compiler's and a recorder's once, cpu 62%)
 rec pass
-check pass "c['cpu'] + c['cpu_unsampled'] >= 70" "c['sched'] <= 25" \
-  "c['cpu'] + c['cpu_unsampled'] >= 3 * (c['sched'] + c['involuntary'])" \
+check pass "c['cpu'] + c['cpu_unsampled'] >= 0.70 * own" "c['sched'] - outside <= 25" \
+  "c['cpu'] + c['cpu_unsampled'] >= 3 * (c['sched'] + c['involuntary'] - outside)" \
   "'pass-peer' in who['cpu'] + who['cpu_unsampled']" \
   "d['paths'][0]['comm'] == 'pass' and not d['paths'][0]['async']" \
   "d['paths'][0]['total_ns'] >= 0.75 * d['total_ns']"
 
 rec rpcchain
 check rpcchain "'rpc-server' in who['cpu'] + who['cpu_unsampled']" \
-  "'rpc-backend' in who['cpu'] + who['cpu_unsampled']" "c['disk'] >= 5" \
+  "'rpc-backend' in who['cpu'] + who['cpu_unsampled']" "c['disk'] >= 0.05 * own" \
   "[k for k in d['paths'][0]['categories'] if k['key'] == 'disk'][0]['ns'] > 0"
 
 rec forkexec
-check forkexec "c['cpu'] + c['cpu_unsampled'] >= 50" "'fx-job' in who['cpu']" \
+check forkexec "c['cpu'] + c['cpu_unsampled'] >= 0.50 * own" "'fx-job' in who['cpu']" \
   "'job_compile' in who['cpu']" \
-  "[k for k in d['paths'][0]['categories'] if k['key'] == 'cpu'][0]['percent'] >= 20"
+  "[k for k in d['paths'][0]['categories'] if k['key'] == 'cpu'][0]['percent'] >= 0.20 * own"
 
 rec pollwait
-check pollwait "c['timeout'] >= 50" "'wait_for_resolver' in who['timeout']" \
+check pollwait "c['timeout'] >= 0.50 * own" "'wait_for_resolver' in who['timeout']" \
   "'while resolver ran' in who['timeout']"
 
 # how much of odirect is disk depends on the disk under the VM: seen here from
@@ -81,8 +103,9 @@ check pollwait "c['timeout'] >= 50" "'wait_for_resolver' in who['timeout']" \
 # holds each sleep against its own count); its waits are the disk's, whatever
 # its CPU share
 rec odirect
-check odirect "c['disk'] >= 15" \
-  "c['disk'] == max(v for k, v in c.items() if k not in ('cpu', 'cpu_unsampled'))" \
+check odirect "c['disk'] >= 0.15 * own" \
+  "c['disk'] == max(v for k, v in c.items() if k not in ('cpu', 'cpu_unsampled', 'sched', 'involuntary'))" \
+  "c['disk'] >= c['sched'] + c['involuntary'] - outside" \
   "'by odirect' in who['disk']"
 
 rec oversub
@@ -93,5 +116,5 @@ rec futex
 # lock is on another control path, named by what the holder ran (its critical section);
 # 43.7% of the total in a run here, 28.9% beside a helper's tests (other load preempts
 # the lockers)
-check futex "'critical_section' in who['cpu']" "c['other_path'] >= 20" "'critical_section' in who['other_path']"
+check futex "'critical_section' in who['cpu']" "c['other_path'] >= 0.20 * own" "'critical_section' in who['other_path']"
 note "ok"
