@@ -296,6 +296,17 @@ static void box_path(cairo_t *cr, const struct rsp_scene_item *it)
 		return;
 	}
 	box_rect(it, &x, &y, &w, &h);
+	/* an inverted box is its box, wound as every other: under the nonzero rule two
+	 * boxes of one fill wound in turn cancel where they overlap (the direct writes,
+	 * which cut a run in two, did not) */
+	if (w < 0) {
+		x += w;
+		w = -w;
+	}
+	if (h < 0) {
+		y += h;
+		h = -h;
+	}
 	cairo_rectangle(cr, x, y, w, h);
 }
 
