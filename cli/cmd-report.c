@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "input.h"
 #include "json.h"
+#include "report-served.h"
 #include "target.h"
 
 #include "rsp-analysis.h"
@@ -53,11 +54,24 @@ struct report {
 	int tid;
 	char target_desc[256];
 	size_t top;
+	struct served sv; /* the requests it serves (the plain report opens with them) */
 };
 
 static uint64_t accounted(const struct rsp_explanation *e)
 {
-	return e->total_ns - e->cat_ns[RSP_CAT_UNACCOUNTED] - e->cat_ns[RSP_CAT_UNKNOWN];
+	return rsp_explanation_accounted(e);
+}
+
+/* What the percentages are of: the time not idle (the total where nothing was idle). */
+static uint64_t base(const struct rsp_explanation *e)
+{
+	return rsp_explanation_not_idle(e);
+}
+
+/* Categories shown apart, or only where not 0: idle (printed first, of the total). */
+static bool apart(int c)
+{
+	return c == RSP_CAT_UNACCOUNTED || c == RSP_CAT_IDLE;
 }
 
 /* ---- choosing the target ------------------------------------------------------------- */
@@ -192,41 +206,55 @@ static const char *fit_label(const char *s, char out[LABEL_MAX + 1])
 	return out;
 }
 
+/* Category @c's contributors (the first --top) and, when it is 5% of @of or more, its advice. */
+static void text_contributors(const struct report *r, const struct rsp_explanation *e, int c,
+			      int w, uint64_t of)
+{
+	for (size_t i = 0; i < rsp_analysis_n_contributors(r->an, c) && i < r->top; i++) {
+		struct rsp_contributor k;
+		char fit[LABEL_MAX + 1];
+		const char *how;
+
+		rsp_analysis_contributor(r->an, c, i, &k);
+		how = rsp_contributor_how_known(&k);
+		printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "%s%s\n", w, fit_label(k.what, fit),
+		       rsp_ms(k.ns), rsp_pct(k.ns, e->cat_ns[c]), k.count, how ? "  " : "",
+		       how ? how : "");
+	}
+	if (e->cat_ns[c] * 20 >= of)
+		printf("      -> %s\n", rsp_category_advice(c));
+}
+
 static void text_table(const struct report *r, const struct rsp_explanation *e, bool contrib)
 {
-	uint64_t acc = accounted(e);
+	uint64_t acc = accounted(e), of = base(e);
 	int w = contrib ? label_cols(r) : LABEL_COLS;
 
 	printf("  %-34s %12s %7s\n", "category", "ms", "%");
 	printf("  %-34s %12.3f\n", "Wall time", rsp_ms(e->wall_ns));
 	printf("  %-34s %12.3f %6.1f%%\n", "Total time", rsp_ms(e->total_ns), 100.0);
+	if (e->cat_ns[RSP_CAT_IDLE]) {
+		/* idle first, of the total; the rest of the table of the time not idle */
+		printf("  %-34s %12.3f %6.1f%%\n", rsp_category_name(RSP_CAT_IDLE),
+		       rsp_ms(e->cat_ns[RSP_CAT_IDLE]), rsp_pct(e->cat_ns[RSP_CAT_IDLE], e->total_ns));
+		if (contrib)
+			text_contributors(r, e, RSP_CAT_IDLE, w, e->total_ns);
+		printf("  %-34s %12.3f %6.1f%%\n", "Not idle", rsp_ms(of), rsp_pct(of, e->total_ns));
+		printf("  of the time not idle:\n");
+	}
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
-		if (c == RSP_CAT_UNACCOUNTED)
+		if (apart(c))
 			continue;
 		if (!e->cat_ns[c] && c != RSP_CAT_CPU)
 			continue;
 		printf("  %-34s %12.3f %6.1f%%\n", rsp_category_name(c), rsp_ms(e->cat_ns[c]),
-		       rsp_pct(e->cat_ns[c], e->total_ns));
-		if (!contrib)
-			continue;
-		for (size_t i = 0; i < rsp_analysis_n_contributors(r->an, c) && i < r->top; i++) {
-			struct rsp_contributor k;
-			char fit[LABEL_MAX + 1];
-			const char *how;
-
-			rsp_analysis_contributor(r->an, c, i, &k);
-			how = rsp_contributor_how_known(&k);
-			printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "%s%s\n", w,
-			       fit_label(k.what, fit), rsp_ms(k.ns), rsp_pct(k.ns, e->cat_ns[c]),
-			       k.count, how ? "  " : "", how ? how : "");
-		}
-		if (e->cat_ns[c] * 20 >= e->total_ns)
-			printf("      -> %s\n", rsp_category_advice(c));
+		       rsp_pct(e->cat_ns[c], of));
+		if (contrib)
+			text_contributors(r, e, c, w, of);
 	}
-	printf("  %-34s %12.3f %6.1f%%\n", "Total accounted", rsp_ms(acc),
-	       rsp_pct(acc, e->total_ns));
+	printf("  %-34s %12.3f %6.1f%%\n", "Total accounted", rsp_ms(acc), rsp_pct(acc, of));
 	printf("  %-34s %12.3f %6.1f%%\n", "Unaccounted", rsp_ms(e->cat_ns[RSP_CAT_UNACCOUNTED]),
-	       rsp_pct(e->cat_ns[RSP_CAT_UNACCOUNTED], e->total_ns));
+	       rsp_pct(e->cat_ns[RSP_CAT_UNACCOUNTED], of));
 	if (contrib)
 		for (size_t i = 0;
 		     i < rsp_analysis_n_contributors(r->an, RSP_CAT_UNACCOUNTED) && i < r->top; i++) {
@@ -234,12 +262,12 @@ static void text_table(const struct report *r, const struct rsp_explanation *e, 
 			char fit[LABEL_MAX + 1];
 
 			rsp_analysis_contributor(r->an, RSP_CAT_UNACCOUNTED, i, &k);
-			printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "\n", w,
-			       fit_label(k.what, fit), rsp_ms(k.ns),
+			printf("      %-*s %9.3f ms %5.1f%%  x%" PRIu64 "\n", w, fit_label(k.what, fit),
+			       rsp_ms(k.ns),
 			       rsp_pct(k.ns, e->cat_ns[RSP_CAT_UNACCOUNTED]), k.count);
 		}
-	printf("  %-34s %19.1f%%\n", "Percent accounted", rsp_pct(acc, e->total_ns));
-	printf("  %-34s %19.1f%%\n", "Percent explained", rsp_pct(e->explained_ns, e->total_ns));
+	printf("  %-34s %19.1f%%\n", "Percent accounted", rsp_pct(acc, of));
+	printf("  %-34s %19.1f%%\n", "Percent explained", rsp_pct(e->explained_ns, of));
 }
 
 /* " (from COMM, pid N)" for client thread @th, "" if not known */
@@ -303,6 +331,7 @@ static void print_text(const struct report *r, bool threads)
 
 	rsp_analysis_explanation(r->an, &e);
 	printf("rsp report: %s, %s\n", r->target_desc, r->path);
+	served_text(&r->sv);
 	printf("  %zu control path%s, %zu target thread%s, %zu process%s in the pseudostacks, "
 	       "tolerance %.0f us\n",
 	       e.n_paths, e.n_paths == 1 ? "" : "s", e.n_threads, e.n_threads == 1 ? "" : "s",
@@ -342,29 +371,33 @@ static void print_text(const struct report *r, bool threads)
 static void csv_rows(const struct report *r, const struct rsp_explanation *e, const char *scope,
 		     bool contrib)
 {
-	uint64_t acc = accounted(e);
+	uint64_t acc = accounted(e), of = base(e);
 
 	printf("%s,wall,,%" PRIu64 ",%.6f,,\n", scope, e->wall_ns, rsp_ms(e->wall_ns));
 	printf("%s,total,,%" PRIu64 ",%.6f,100.000,\n", scope, e->total_ns, rsp_ms(e->total_ns));
+	if (e->cat_ns[RSP_CAT_IDLE])
+		printf("%s,not_idle,,%" PRIu64 ",%.6f,%.3f,\n", scope, of, rsp_ms(of),
+		       rsp_pct(of, e->total_ns));
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
+		if (c == RSP_CAT_IDLE && !e->cat_ns[c])
+			continue;
 		printf("%s,category,%s,%" PRIu64 ",%.6f,%.3f,\n", scope, rsp_category_key(c),
-		       e->cat_ns[c], rsp_ms(e->cat_ns[c]), rsp_pct(e->cat_ns[c], e->total_ns));
+		       e->cat_ns[c], rsp_ms(e->cat_ns[c]),
+		       rsp_pct(e->cat_ns[c], c == RSP_CAT_IDLE ? e->total_ns : of));
 		for (size_t i = 0; contrib && i < rsp_analysis_n_contributors(r->an, c) && i < r->top;
 		     i++) {
 			struct rsp_contributor k;
 
 			rsp_analysis_contributor(r->an, c, i, &k);
-			printf("%s,contributor,%s,%" PRIu64 ",%.6f,%.3f,", scope,
-			       rsp_category_key(c), k.ns, rsp_ms(k.ns),
-			       rsp_pct(k.ns, e->cat_ns[c]));
+			printf("%s,contributor,%s,%" PRIu64 ",%.6f,%.3f,", scope, rsp_category_key(c),
+			       k.ns, rsp_ms(k.ns), rsp_pct(k.ns, e->cat_ns[c]));
 			rsp_csv_str(stdout, k.what);
 			printf(",%" PRIu64 ",%" PRIu64 "\n", k.ns_estimated, k.ns_inferred);
 		}
 	}
-	printf("%s,accounted,,%" PRIu64 ",%.6f,%.3f,\n", scope, acc, rsp_ms(acc),
-	       rsp_pct(acc, e->total_ns));
-	printf("%s,explained,,%" PRIu64 ",%.6f,%.3f,\n", scope, e->explained_ns,
-	       rsp_ms(e->explained_ns), rsp_pct(e->explained_ns, e->total_ns));
+	printf("%s,accounted,,%" PRIu64 ",%.6f,%.3f,\n", scope, acc, rsp_ms(acc), rsp_pct(acc, of));
+	printf("%s,explained,,%" PRIu64 ",%.6f,%.3f,\n", scope, e->explained_ns, rsp_ms(e->explained_ns),
+	       rsp_pct(e->explained_ns, of));
 }
 
 static void print_csv(const struct report *r, bool threads)
@@ -372,6 +405,7 @@ static void print_csv(const struct report *r, bool threads)
 	struct rsp_explanation e;
 
 	printf("scope,row,category,ns,ms,percent,contributor,ns_estimated,ns_inferred\n");
+	served_csv(&r->sv);
 	rsp_analysis_explanation(r->an, &e);
 	csv_rows(r, &e, "all", true);
 	for (size_t p = 0; threads && p < rsp_analysis_n_paths(r->an); p++) {
@@ -383,35 +417,48 @@ static void print_csv(const struct report *r, bool threads)
 	}
 }
 
+/* Category @c's Markdown row, its percent of @of. */
+static void md_row(const struct report *r, const struct rsp_explanation *e, int c, uint64_t of)
+{
+	printf("| %s | %.3f | %.1f | ", rsp_category_name(c), rsp_ms(e->cat_ns[c]),
+	       rsp_pct(e->cat_ns[c], of));
+	for (size_t i = 0; i < rsp_analysis_n_contributors(r->an, c) && i < r->top; i++) {
+		struct rsp_contributor k;
+		const char *how;
+
+		rsp_analysis_contributor(r->an, c, i, &k);
+		how = rsp_contributor_how_known(&k);
+		printf("%s", i ? "<br>" : "");
+		rsp_md_str(stdout, k.what);
+		printf(" (%.3f ms%s%s)", rsp_ms(k.ns), how ? ", " : "", how ? how : "");
+	}
+	printf(" |\n");
+}
+
 /* The Markdown table of r->an's explanation. */
 static void print_md_table(const struct report *r)
 {
 	struct rsp_explanation e;
-	uint64_t acc;
+	uint64_t acc, of;
 
 	rsp_analysis_explanation(r->an, &e);
 	acc = accounted(&e);
+	of = base(&e);
 	printf("| Category | ms | %% | Top contributors |\n|---|---:|---:|---|\n");
 	printf("| Wall time | %.3f | | |\n", rsp_ms(e.wall_ns));
 	printf("| Total time | %.3f | 100.0 | |\n", rsp_ms(e.total_ns));
-	for (int c = 0; c < RSP_CAT__COUNT; c++) {
-		printf("| %s | %.3f | %.1f | ", rsp_category_name(c), rsp_ms(e.cat_ns[c]),
-		       rsp_pct(e.cat_ns[c], e.total_ns));
-		for (size_t i = 0; i < rsp_analysis_n_contributors(r->an, c) && i < r->top; i++) {
-			struct rsp_contributor k;
-			const char *how;
-
-			rsp_analysis_contributor(r->an, c, i, &k);
-			how = rsp_contributor_how_known(&k);
-			printf("%s", i ? "<br>" : "");
-			rsp_md_str(stdout, k.what);
-			printf(" (%.3f ms%s%s)", rsp_ms(k.ns), how ? ", " : "", how ? how : "");
-		}
-		printf(" |\n");
+	if (e.cat_ns[RSP_CAT_IDLE]) {
+		/* idle first, of the total; the rest of the time not idle */
+		md_row(r, &e, RSP_CAT_IDLE, e.total_ns);
+		printf("| Not idle (the percentages below are of it) | %.3f | %.1f | |\n", rsp_ms(of),
+		       rsp_pct(of, e.total_ns));
 	}
-	printf("| **Total accounted** | %.3f | %.1f | |\n", rsp_ms(acc), rsp_pct(acc, e.total_ns));
-	printf("| **Percent accounted** | | %.1f | |\n", rsp_pct(acc, e.total_ns));
-	printf("| **Percent explained** | | %.1f | |\n", rsp_pct(e.explained_ns, e.total_ns));
+	for (int c = 0; c < RSP_CAT__COUNT; c++)
+		if (c != RSP_CAT_IDLE)
+			md_row(r, &e, c, of);
+	printf("| **Total accounted** | %.3f | %.1f | |\n", rsp_ms(acc), rsp_pct(acc, of));
+	printf("| **Percent accounted** | | %.1f | |\n", rsp_pct(acc, of));
+	printf("| **Percent explained** | | %.1f | |\n", rsp_pct(e.explained_ns, of));
 }
 
 static void print_md(const struct report *r)
@@ -424,6 +471,7 @@ static void print_md(const struct report *r)
 	printf("\n\n%zu control path%s, %zu process%s in the pseudostacks, tolerance %.0f us.\n\n",
 	       e.n_paths, e.n_paths == 1 ? "" : "s", e.n_processes, e.n_processes == 1 ? "" : "es",
 	       e.tolerance_ns / 1e3);
+	served_md(&r->sv);
 	print_md_table(r);
 	if (rsp_trace_n_warnings(r->t)) {
 		printf("\nWarnings:\n\n");
@@ -438,21 +486,28 @@ static void print_md(const struct report *r)
 static void json_expl(struct json *j, const struct report *r, const struct rsp_explanation *e,
 		      bool contrib)
 {
-	uint64_t acc = accounted(e);
+	uint64_t acc = accounted(e), of = base(e);
 
 	json_u64(j, "wall_ns", e->wall_ns);
 	json_u64(j, "total_ns", e->total_ns);
+	if (e->cat_ns[RSP_CAT_IDLE]) {
+		json_u64(j, "idle_ns", e->cat_ns[RSP_CAT_IDLE]);
+		json_double(j, "percent_idle", rsp_pct(e->cat_ns[RSP_CAT_IDLE], e->total_ns));
+		json_u64(j, "not_idle_ns", of);
+	}
 	json_u64(j, "accounted_ns", acc);
-	json_double(j, "percent_accounted", rsp_pct(acc, e->total_ns));
+	json_double(j, "percent_accounted", rsp_pct(acc, of));
 	json_u64(j, "explained_ns", e->explained_ns);
-	json_double(j, "percent_explained", rsp_pct(e->explained_ns, e->total_ns));
+	json_double(j, "percent_explained", rsp_pct(e->explained_ns, of));
 	json_begin_array(j, "categories");
 	for (int c = 0; c < RSP_CAT__COUNT; c++) {
+		if (c == RSP_CAT_IDLE && !e->cat_ns[c])
+			continue;
 		json_begin_object(j, NULL);
 		json_string(j, "key", rsp_category_key(c));
 		json_string(j, "name", rsp_category_name(c));
 		json_u64(j, "ns", e->cat_ns[c]);
-		json_double(j, "percent", rsp_pct(e->cat_ns[c], e->total_ns));
+		json_double(j, "percent", rsp_pct(e->cat_ns[c], c == RSP_CAT_IDLE ? e->total_ns : of));
 		if (contrib) {
 			json_string(j, "advice", rsp_category_advice(c));
 			json_begin_array(j, "contributors");
@@ -497,6 +552,7 @@ static void print_json(const struct report *r, bool threads)
 
 	rsp_analysis_explanation(r->an, &e);
 	json_head(&j, r);
+	served_json(&r->sv, &j);
 	json_u64(&j, "tolerance_ns", e.tolerance_ns);
 	json_u64(&j, "control_paths", e.n_paths);
 	json_u64(&j, "processes", e.n_processes);
@@ -578,12 +634,12 @@ static void print_json(const struct report *r, bool threads)
 
 struct req_report {
 	struct report *r;
-	struct rsp_requests *rq;
+	struct served sv; /* the requests, and their connections counted */
+	struct rsp_requests *rq; /* sv's */
 	struct rsp_analysis *all; /* every request, one control path each */
 	size_t *slow; /* request indexes, slowest first */
 	struct rsp_analysis **slow_an; /* the top ones, each explained alone */
 	size_t n_slow;
-	uint8_t *selected;
 	size_t n_overlap, n_handed, n_multi, cut_start, cut_end, n_served, n_client;
 	struct rsp_requests_stats clients; /* as the clients on this machine saw them */
 };
@@ -691,8 +747,7 @@ static void requests_free(struct req_report *q)
 	free(q->slow_an);
 	rsp_analysis_free(q->all);
 	free(q->slow);
-	free(q->selected);
-	rsp_requests_free(q->rq);
+	served_free(&q->sv);
 }
 
 /* Why no request was found, or NULL. */
@@ -731,6 +786,10 @@ static void print_ambiguity(const struct req_report *q, const char *pre)
 		printf("%s%zu connection%s on which the target is a client (it connected, or sent "
 		       "first inside a request): not split into requests\n",
 		       pre, q->n_client, q->n_client == 1 ? "" : "s");
+	if (q->sv.n_internal)
+		printf("%s%zu connection%s between the target's own processes (its client a thread "
+		       "of the target or of a process it forked): not split into requests\n",
+		       pre, q->sv.n_internal, q->sv.n_internal == 1 ? "" : "s");
 	if (q->n_overlap)
 		printf("%s%zu request%s overlap another of the same thread (connections served "
 		       "at once): each window holds the other's work too; which part was whose "
@@ -763,17 +822,18 @@ static void print_requests_text(struct req_report *q)
 	printf("rsp report --requests: %s, %s\n", r->target_desc, r->path);
 	printf("  %zu request%s on %zu connection%s served\n", st.count, st.count == 1 ? "" : "s",
 	       q->n_served, q->n_served == 1 ? "" : "s");
+	served_text_procs(&q->sv, "  ");
 	print_ambiguity(q, "  ");
 	for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++)
 		printf("  warning: %s\n", rsp_trace_warning(r->t, i));
 	printf("\n  %-34s %12s %7s\n", "the target's threads' time", "ms", "%");
-	printf("  %-34s %12.3f %6.1f%%\n", "Its threads' spans, summed", rsp_ms(tm.span_ns), 100.0);
+	printf("  %-34s %12.3f %6.1f%%\n", "Its threads' spans, summed", rsp_ms(tm.span_ns),
+	       100.0);
 	printf("  %-34s %12.3f %6.1f%%\n", "In requests", rsp_ms(tm.busy_ns),
 	       rsp_pct(tm.busy_ns, tm.span_ns));
-	printf("  %-34s %12.3f %6.1f%%\n", "Idle, between requests", rsp_ms(idle),
-	       rsp_pct(idle, tm.span_ns));
-	printf("      %-30s %12.3f %6.1f%%\n", "waiting for the next request",
-	       rsp_ms(tm.idle_sleep_ns), rsp_pct(tm.idle_sleep_ns, tm.span_ns));
+	printf("  %-34s %12.3f %6.1f%%\n", "Idle, between requests", rsp_ms(idle), rsp_pct(idle, tm.span_ns));
+	printf("      %-30s %12.3f %6.1f%%\n", "waiting for the next request", rsp_ms(tm.idle_sleep_ns),
+	       rsp_pct(tm.idle_sleep_ns, tm.span_ns));
 	printf("      %-30s %12.3f %6.1f%%\n", "running between requests", rsp_ms(tm.idle_run_ns),
 	       rsp_pct(tm.idle_run_ns, tm.span_ns));
 	if (tm.idle_other_ns)
@@ -795,9 +855,9 @@ static void print_requests_text(struct req_report *q)
 
 		printf("  As their clients on this machine saw them (the send of a request to the "
 		       "receive of its reply), ms:\n");
-		printf("  %8zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", c->count,
-		       rsp_ms(c->min_ns), rsp_ms(c->p50_ns), rsp_ms(c->p90_ns), rsp_ms(c->p99_ns),
-		       rsp_ms(c->max_ns), rsp_ms(c->sum_ns / c->count));
+		printf("  %8zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", c->count, rsp_ms(c->min_ns),
+		       rsp_ms(c->p50_ns), rsp_ms(c->p90_ns), rsp_ms(c->p99_ns), rsp_ms(c->max_ns),
+		       rsp_ms(c->sum_ns / c->count));
 		if (c->count < st.count)
 			printf("  (%zu of %zu requests: the others' clients are not on this machine, or "
 			       "their calls could not be told apart: sent before the recording or "
@@ -816,13 +876,12 @@ static void print_requests_text(struct req_report *q)
 		rsp_requests_get(q->rq, q->slow[i], &ri);
 		rsp_trace_thread(r->t, ri.thread, &ti);
 		conn_name(r, q->rq, ri.conn, cn, sizeof(cn));
-		printf(
-		    "\nSlowest #%zu: request %zu, %.3f ms, at +%.6f s, %s, tid %d, %u read%s, %u "
-		    "send%s%s\n",
-		    i + 1, q->slow[i], rsp_ms(ri.end_ns - ri.start_ns),
-		    (ri.start_ns - sum.start_ns) / 1e9, cn, ti.tid, ri.n_recv,
-		    ri.n_recv == 1 ? "" : "s", ri.n_send, ri.n_send == 1 ? "" : "s",
-		    ri.flags & RSP_REQ_OVERLAP ? ", overlaps another request" : "");
+		printf("\nSlowest #%zu: request %zu, %.3f ms, at +%.6f s, %s, tid %d, %u read%s, %u "
+		       "send%s%s\n",
+		       i + 1, q->slow[i], rsp_ms(ri.end_ns - ri.start_ns),
+		       (ri.start_ns - sum.start_ns) / 1e9, cn, ti.tid, ri.n_recv,
+		       ri.n_recv == 1 ? "" : "s", ri.n_send, ri.n_send == 1 ? "" : "s",
+		       ri.flags & RSP_REQ_OVERLAP ? ", overlaps another request" : "");
 		rsp_analysis_explanation(q->slow_an[i], &e);
 		sub.an = q->slow_an[i];
 		text_table(&sub, &e, true);
@@ -909,7 +968,9 @@ static void print_requests_json(struct req_report *q)
 	json_u64(&j, "handed_off", q->n_handed);
 	json_u64(&j, "multi_read", q->n_multi);
 	json_u64(&j, "client_connections", q->n_client);
+	json_u64(&j, "internal_connections", q->sv.n_internal);
 	json_end_object(&j);
+	served_json_procs(&q->sv, &j);
 	json_begin_array(&j, "connections");
 	for (size_t i = 0; i < rsp_requests_n_conns(q->rq); i++) {
 		struct rsp_conn_info ci;
@@ -923,7 +984,9 @@ static void print_requests_json(struct req_report *q)
 		json_string(&j, "socket", sk);
 		json_string(&j, "local", si.local);
 		json_string(&j, "remote", si.remote);
-		json_string(&j, "role", ci.role == RSP_CONN_SERVED ? "served" : "client");
+		json_string(&j, "role", ci.role == RSP_CONN_SERVED  ? "served" :
+					ci.role == RSP_CONN_CLIENT ? "client" :
+								     "internal");
 		json_u64(&j, "requests", ci.n_requests);
 		json_u64(&j, "cut_at_start", ci.cut_start);
 		json_u64(&j, "cut_at_end", ci.cut_end);
@@ -997,12 +1060,12 @@ static void print_requests_csv(struct req_report *q)
 	printf("time,span,,%" PRIu64 ",%.6f,100.000,\n", tm.span_ns, rsp_ms(tm.span_ns));
 	printf("time,requests,,%" PRIu64 ",%.6f,%.3f,\n", tm.busy_ns, rsp_ms(tm.busy_ns),
 	       rsp_pct(tm.busy_ns, tm.span_ns));
-	printf("time,idle_waiting,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_sleep_ns,
-	       rsp_ms(tm.idle_sleep_ns), rsp_pct(tm.idle_sleep_ns, tm.span_ns));
-	printf("time,idle_running,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_run_ns,
-	       rsp_ms(tm.idle_run_ns), rsp_pct(tm.idle_run_ns, tm.span_ns));
-	printf("time,idle_other,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_other_ns,
-	       rsp_ms(tm.idle_other_ns), rsp_pct(tm.idle_other_ns, tm.span_ns));
+	printf("time,idle_waiting,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_sleep_ns, rsp_ms(tm.idle_sleep_ns),
+	       rsp_pct(tm.idle_sleep_ns, tm.span_ns));
+	printf("time,idle_running,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_run_ns, rsp_ms(tm.idle_run_ns),
+	       rsp_pct(tm.idle_run_ns, tm.span_ns));
+	printf("time,idle_other,,%" PRIu64 ",%.6f,%.3f,\n", tm.idle_other_ns, rsp_ms(tm.idle_other_ns),
+	       rsp_pct(tm.idle_other_ns, tm.span_ns));
 	if (!q->all)
 		return;
 	rsp_analysis_explanation(q->all, &e);
@@ -1033,21 +1096,18 @@ static void print_requests_md(struct req_report *q)
 	printf("\n\n%zu requests on %zu connections served.\n\n", st.count, q->n_served);
 	printf("| Time | ms | %% |\n|---|---:|---:|\n");
 	printf("| Span | %.3f | 100.0 |\n", rsp_ms(tm.span_ns));
-	printf("| In requests | %.3f | %.1f |\n", rsp_ms(tm.busy_ns),
-	       rsp_pct(tm.busy_ns, tm.span_ns));
+	printf("| In requests | %.3f | %.1f |\n", rsp_ms(tm.busy_ns), rsp_pct(tm.busy_ns, tm.span_ns));
 	printf("| Idle (waiting %.3f, running %.3f, other %.3f) | %.3f | %.1f |\n",
-	       rsp_ms(tm.idle_sleep_ns), rsp_ms(tm.idle_run_ns), rsp_ms(tm.idle_other_ns),
-	       rsp_ms(idle), rsp_pct(idle, tm.span_ns));
+	       rsp_ms(tm.idle_sleep_ns), rsp_ms(tm.idle_run_ns), rsp_ms(tm.idle_other_ns), rsp_ms(idle),
+	       rsp_pct(idle, tm.span_ns));
 	printf("\n| Latency | count | min | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n");
 	printf("| ms | %zu | %.3f | %.3f | %.3f | %.3f | %.3f |\n", st.count, rsp_ms(st.min_ns),
 	       rsp_ms(st.p50_ns), rsp_ms(st.p90_ns), rsp_ms(st.p99_ns), rsp_ms(st.max_ns));
 	if (q->clients.count)
-		printf(
-		    "| ms, as clients on this machine saw them | %zu | %.3f | %.3f | %.3f | %.3f | "
-		    "%.3f |\n",
-		    q->clients.count, rsp_ms(q->clients.min_ns), rsp_ms(q->clients.p50_ns),
-		    rsp_ms(q->clients.p90_ns), rsp_ms(q->clients.p99_ns),
-		    rsp_ms(q->clients.max_ns));
+		printf("| ms, as clients on this machine saw them | %zu | %.3f | %.3f | %.3f | %.3f | "
+		       "%.3f |\n",
+		       q->clients.count, rsp_ms(q->clients.min_ns), rsp_ms(q->clients.p50_ns),
+		       rsp_ms(q->clients.p90_ns), rsp_ms(q->clients.p99_ns), rsp_ms(q->clients.max_ns));
 	if (q->all) {
 		struct report sub = *r;
 
@@ -1060,27 +1120,19 @@ static void print_requests_md(struct req_report *q)
 static int report_requests(struct report *r, const struct rsp_analysis_opts *ao,
 			   enum rsp_cli_format fmt)
 {
-	struct rsp_thread_filter f = { .pids = r->pids, .n_pids = r->n_pids, .tid = r->tid };
 	struct req_report q = { .r = r };
 	int ret = 1;
 
-	q.selected = rsp_thread_filter_apply(r->t, &f);
-	if (!q.selected || rsp_requests_find(r->t, q.selected, &q.rq)) {
+	/* the target's and its descendants' (a postmaster's backends) */
+	if (served_find(r->t, r->pids, r->n_pids, r->tid, &q.sv)) {
 		rsp_cli_error("report", "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < rsp_requests_n_conns(q.rq); i++) {
-		struct rsp_conn_info ci;
-
-		rsp_requests_conn(q.rq, i, &ci);
-		if (ci.role == RSP_CONN_CLIENT) {
-			q.n_client++;
-			continue;
-		}
-		q.n_served += ci.n_requests > 0;
-		q.cut_start += ci.cut_start;
-		q.cut_end += ci.cut_end;
-	}
+	q.rq = q.sv.rq;
+	q.n_client = q.sv.n_client;
+	q.n_served = q.sv.n_served;
+	q.cut_start = q.sv.cut_start;
+	q.cut_end = q.sv.cut_end;
 	if (rsp_requests_clients(q.rq, r->t, &q.clients)) {
 		rsp_cli_error("report", "out of memory");
 		goto out;
@@ -1198,6 +1250,10 @@ int rsp_cmd_report(int argc, char **argv)
 		ret = report_requests(&r, &ao, fmt);
 		goto out;
 	}
+	if (served_find(r.t, r.pids, r.n_pids, r.tid, &r.sv)) {
+		rsp_cli_error("report", "out of memory");
+		goto out;
+	}
 	if (rsp_analyze(r.t, r.pids, r.n_pids, r.tid, &ao, &r.an, err, sizeof(err))) {
 		rsp_cli_error("report", "%s: %s", r.name, err);
 		goto out;
@@ -1218,6 +1274,7 @@ int rsp_cmd_report(int argc, char **argv)
 	}
 	ret = 0;
 out:
+	served_free(&r.sv);
 	rsp_analysis_free(r.an);
 	rsp_cli_input_close(&in);
 	free(r.pids);

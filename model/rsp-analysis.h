@@ -32,6 +32,13 @@ enum rsp_category {
 	RSP_CAT_OTHER_PATH, /* waiting on work running in parallel */
 	RSP_CAT_UNKNOWN, /* lost records: nothing is known */
 	RSP_CAT_UNACCOUNTED, /* woken, but the cause was not recorded */
+	/*
+	 * Waiting with nothing to do (docs/ANALYSIS.md, "Idle"): a server between
+	 * requests, an event loop's idle timer ticks, a helper waiting for work.
+	 * Not a cost: kept out of the time percent accounted and explained are of
+	 * (rsp_explanation_not_idle()).  Outputs show it only where it is not 0.
+	 */
+	RSP_CAT_IDLE,
 	RSP_CAT__COUNT
 };
 
@@ -60,9 +67,10 @@ struct rsp_analysis_opts {
 	/*
 	 * Explain these windows instead of the target threads' whole spans: each is
 	 * a control path of its own (path i is window i; windows of one thread may
-	 * overlap, each then counts its time), its thread a target thread; nothing
-	 * the target forked is added.  A server's requests (rsp-requests.h): the
-	 * time between them is not explained.
+	 * overlap, each then counts its time), its thread a target thread or one of
+	 * a process the target forked (a postmaster's backend); nothing else the
+	 * target forked is added.  A server's requests (rsp-requests.h): the time
+	 * between them is not explained.
 	 */
 	const struct rsp_window *windows;
 	size_t n_windows;
@@ -80,8 +88,8 @@ struct rsp_explanation {
 	uint64_t wall_ns; /* the target's first to last activity */
 	uint64_t total_ns; /* parallelism counted: the sum of the control paths */
 	uint64_t start_ns, end_ns;
-	uint64_t cat_ns[RSP_CAT__COUNT]; /* a partition of total_ns */
-	/* of total_ns, the leaves named by a function (measured, estimated or
+	uint64_t cat_ns[RSP_CAT__COUNT]; /* a partition of total_ns (idle included) */
+	/* of the time not idle, the leaves named by a function (measured, estimated or
 	 * inferred), a device, a peer, a competing thread or an idle CPU */
 	uint64_t explained_ns;
 	size_t n_paths; /* control paths */
@@ -101,6 +109,19 @@ struct rsp_explanation {
 	uint64_t queued_ns;
 	size_t n_queued; /* the connections it queued behind: rsp_analysis_queued() */
 };
+
+/* The time not idle (total_ns less RSP_CAT_IDLE's): what percents are of. */
+static inline uint64_t rsp_explanation_not_idle(const struct rsp_explanation *e)
+{
+	return e->total_ns - e->cat_ns[RSP_CAT_IDLE];
+}
+
+/* Of the time not idle, the part whose cause was recorded (not unaccounted, not unknown). */
+static inline uint64_t rsp_explanation_accounted(const struct rsp_explanation *e)
+{
+	return rsp_explanation_not_idle(e) - e->cat_ns[RSP_CAT_UNACCOUNTED] -
+	       e->cat_ns[RSP_CAT_UNKNOWN];
+}
 
 /* The whole target, or one of its control paths (@path < n_paths). */
 void rsp_analysis_explanation(const struct rsp_analysis *a, struct rsp_explanation *out);
@@ -170,6 +191,7 @@ enum rsp_node_kind {
 	RSP_NODE_OTHER_PATH,
 	RSP_NODE_UNKNOWN,
 	RSP_NODE_UNACCOUNTED,
+	RSP_NODE_IDLE, /* waiting with nothing to do (RSP_CAT_IDLE) */
 };
 
 #define RSP_NODE_CUT 0x01 /* starts where its parent does: the earlier part was cut */

@@ -67,6 +67,9 @@ enum rsp_conn_role {
 	RSP_CONN_SERVED = 1, /* the target receives requests and replies */
 	RSP_CONN_CLIENT, /* the target sent first inside a request of another connection:
 			  * it is a client there (a back end, a database); not split */
+	RSP_CONN_INTERNAL, /* served, but its client is a selected thread too (a program
+			    * and the server it forked): the selection's own traffic, no
+			    * request of it counted */
 };
 
 struct rsp_conn_info {

@@ -570,7 +570,7 @@ static void cons_chrome(const void *data, const void *state, const struct rsp_vi
 
 	rsp_ruler_layout(out, v->x0, v->x1, 0, 0, v->width);
 	if (st && st->legend)
-		_rsp_legend_chrome(out, v);
+		_rsp_legend_chrome(out, v, st->legend_idle);
 }
 
 static void cons_extent(const void *data, const void *state, double *x0, double *x1)

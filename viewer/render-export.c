@@ -44,6 +44,12 @@ static int prepare(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view_ki
 	memset(e, 0, sizeof(*e));
 	e->fs.category = e->cs.category = -1;
 	e->fs.legend = e->cs.legend = true;
+	if (a) {
+		struct rsp_explanation ex;
+
+		rsp_analysis_explanation(a, &ex);
+		e->fs.legend_idle = e->cs.legend_idle = ex.cat_ns[RSP_CAT_IDLE] > 0;
+	}
 	switch (view) {
 	case RSP_VIEW_RUNNING:
 		ret = rsp_running_data_new(t, a, &e->running, err, errlen);
@@ -124,7 +130,7 @@ int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view
 		v.width = MAX_HEIGHT;
 	ch = e.ops->content_height(e.data, e.state);
 	if (view != RSP_VIEW_RUNNING) /* the flame views: their legend under them */
-		ch += ceil(rsp_legend_layout(NULL, v.width, 0));
+		ch += ceil(rsp_legend_layout(NULL, v.width, 0, e.fs.legend_idle));
 	v.height = opts && opts->height > 0 ? opts->height : RSP_RULER_H + (int)ch + 1;
 	if (v.height > MAX_HEIGHT)
 		v.height = MAX_HEIGHT;
@@ -166,22 +172,50 @@ int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view
 
 /* ---- the explanation table ------------------------------------------------------------------ */
 
+/* Category @c's Markdown row, its percent of @of. */
+static void md_row(struct rsp_analysis *a, const struct rsp_explanation *e, int c, uint64_t of,
+		   size_t top, FILE *f)
+{
+	fprintf(f, "| %s | %.3f | %.1f | ", rsp_category_name(c), rsp_ms(e->cat_ns[c]),
+		rsp_pct(e->cat_ns[c], of));
+	for (size_t i = 0; i < rsp_analysis_n_contributors(a, c) && i < top; i++) {
+		struct rsp_contributor k;
+		const char *how;
+
+		rsp_analysis_contributor(a, c, i, &k);
+		how = rsp_contributor_how_known(&k);
+		fprintf(f, "%s", i ? "<br>" : "");
+		rsp_md_str(f, k.what);
+		fprintf(f, " (%.3f ms%s%s)", rsp_ms(k.ns), how ? ", " : "", how ? how : "");
+	}
+	fprintf(f, " |\n");
+}
+
+/* rsp report's CSV and Markdown tables (docs/report-formats.md): percentages of the time
+ * not idle, idle's of the total, shown where not 0 */
 int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_format fmt,
 		     size_t top, FILE *f)
 {
 	struct rsp_explanation e;
-	uint64_t acc;
+	uint64_t acc, of, idle;
 
 	rsp_analysis_explanation(a, &e);
-	acc = e.total_ns - e.cat_ns[RSP_CAT_UNACCOUNTED] - e.cat_ns[RSP_CAT_UNKNOWN];
+	acc = rsp_explanation_accounted(&e);
+	of = rsp_explanation_not_idle(&e);
+	idle = e.cat_ns[RSP_CAT_IDLE];
 	if (fmt == RSP_TABLE_CSV) {
 		fprintf(f, "scope,row,category,ns,ms,percent,contributor,ns_estimated,ns_inferred\n");
 		fprintf(f, "all,wall,,%" PRIu64 ",%.6f,,\n", e.wall_ns, rsp_ms(e.wall_ns));
-		fprintf(f, "all,total,,%" PRIu64 ",%.6f,100.000,\n", e.total_ns,
-			rsp_ms(e.total_ns));
+		fprintf(f, "all,total,,%" PRIu64 ",%.6f,100.000,\n", e.total_ns, rsp_ms(e.total_ns));
+		if (idle)
+			fprintf(f, "all,not_idle,,%" PRIu64 ",%.6f,%.3f,\n", of, rsp_ms(of),
+				rsp_pct(of, e.total_ns));
 		for (int c = 0; c < RSP_CAT__COUNT; c++) {
+			if (c == RSP_CAT_IDLE && !idle)
+				continue;
 			fprintf(f, "all,category,%s,%" PRIu64 ",%.6f,%.3f,\n", rsp_category_key(c),
-				e.cat_ns[c], rsp_ms(e.cat_ns[c]), rsp_pct(e.cat_ns[c], e.total_ns));
+				e.cat_ns[c], rsp_ms(e.cat_ns[c]),
+				rsp_pct(e.cat_ns[c], c == RSP_CAT_IDLE ? e.total_ns : of));
 			for (size_t i = 0; i < rsp_analysis_n_contributors(a, c) && i < top; i++) {
 				struct rsp_contributor k;
 
@@ -193,10 +227,9 @@ int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_
 				fprintf(f, ",%" PRIu64 ",%" PRIu64 "\n", k.ns_estimated, k.ns_inferred);
 			}
 		}
-		fprintf(f, "all,accounted,,%" PRIu64 ",%.6f,%.3f,\n", acc, rsp_ms(acc),
-			rsp_pct(acc, e.total_ns));
+		fprintf(f, "all,accounted,,%" PRIu64 ",%.6f,%.3f,\n", acc, rsp_ms(acc), rsp_pct(acc, of));
 		fprintf(f, "all,explained,,%" PRIu64 ",%.6f,%.3f,\n", e.explained_ns,
-			rsp_ms(e.explained_ns), rsp_pct(e.explained_ns, e.total_ns));
+			rsp_ms(e.explained_ns), rsp_pct(e.explained_ns, of));
 	} else {
 		fprintf(f, "## rsp report: ");
 		rsp_md_str(f, target ? target : "target");
@@ -207,27 +240,17 @@ int rsp_render_table(struct rsp_analysis *a, const char *target, enum rsp_table_
 		fprintf(f, "| Category | ms | %% | Top contributors |\n|---|---:|---:|---|\n");
 		fprintf(f, "| Wall time | %.3f | | |\n", rsp_ms(e.wall_ns));
 		fprintf(f, "| Total time | %.3f | 100.0 | |\n", rsp_ms(e.total_ns));
-		for (int c = 0; c < RSP_CAT__COUNT; c++) {
-			fprintf(f, "| %s | %.3f | %.1f | ", rsp_category_name(c),
-				rsp_ms(e.cat_ns[c]), rsp_pct(e.cat_ns[c], e.total_ns));
-			for (size_t i = 0; i < rsp_analysis_n_contributors(a, c) && i < top; i++) {
-				struct rsp_contributor k;
-				const char *how;
-
-				rsp_analysis_contributor(a, c, i, &k);
-				how = rsp_contributor_how_known(&k);
-				fprintf(f, "%s", i ? "<br>" : "");
-				rsp_md_str(f, k.what);
-				fprintf(f, " (%.3f ms%s%s)", rsp_ms(k.ns), how ? ", " : "",
-					how ? how : "");
-			}
-			fprintf(f, " |\n");
+		if (idle) {
+			md_row(a, &e, RSP_CAT_IDLE, e.total_ns, top, f);
+			fprintf(f, "| Not idle (the percentages below are of it) | %.3f | %.1f | |\n",
+				rsp_ms(of), rsp_pct(of, e.total_ns));
 		}
-		fprintf(f, "| **Total accounted** | %.3f | %.1f | |\n", rsp_ms(acc),
-			rsp_pct(acc, e.total_ns));
-		fprintf(f, "| **Percent accounted** | | %.1f | |\n", rsp_pct(acc, e.total_ns));
-		fprintf(f, "| **Percent explained** | | %.1f | |\n",
-			rsp_pct(e.explained_ns, e.total_ns));
+		for (int c = 0; c < RSP_CAT__COUNT; c++)
+			if (c != RSP_CAT_IDLE)
+				md_row(a, &e, c, of, top, f);
+		fprintf(f, "| **Total accounted** | %.3f | %.1f | |\n", rsp_ms(acc), rsp_pct(acc, of));
+		fprintf(f, "| **Percent accounted** | | %.1f | |\n", rsp_pct(acc, of));
+		fprintf(f, "| **Percent explained** | | %.1f | |\n", rsp_pct(e.explained_ns, of));
 	}
 	return ferror(f) ? -EIO : 0;
 }

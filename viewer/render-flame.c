@@ -806,7 +806,7 @@ static void flame_chrome(const void *data, const void *state, const struct rsp_v
 
 	rsp_ruler_layout(out, v->x0, v->x1, (double)d->origin, 0, v->width);
 	if (st && st->legend)
-		_rsp_legend_chrome(out, v);
+		_rsp_legend_chrome(out, v, st->legend_idle);
 }
 
 static void flame_extent(const void *data, const void *state, double *x0, double *x1)
@@ -870,6 +870,8 @@ static const char *kind_name(uint8_t kind)
 		return "unknown (records lost)";
 	case RSP_NODE_UNACCOUNTED:
 		return "unaccounted (cause not recorded)";
+	case RSP_NODE_IDLE:
+		return "idle (waiting for work)";
 	default:
 		return "?";
 	}

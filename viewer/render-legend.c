@@ -32,6 +32,10 @@ static const struct rsp_legend_item legend[] = {
 	{RSP_CLS_ASYNC, false, "waiting on another control path"},
 	{RSP_CLS_UNACCOUNTED, false, "unaccounted: the cause was not recorded"},
 	{RSP_CLS_UNKNOWN, true, "unknown: records lost"},
+	{RSP_CLS_IDLE, false,
+	 "idle: waiting with nothing to do (a server between requests, an idle timer tick, a "
+	 "helper waiting for work): not a cost, kept out of the percentages",
+	 true},
 };
 
 size_t rsp_flame_legend_n(void)
@@ -49,7 +53,7 @@ const struct rsp_legend_item *rsp_flame_legend(size_t i)
 #define LEGEND_GAP  14.0 /* between items */
 #define LEGEND_PAD  6.0
 
-double rsp_legend_layout(struct rsp_scene *out, int width, double y)
+double rsp_legend_layout(struct rsp_scene *out, int width, double y, bool optional)
 {
 	double x = LEGEND_PAD, row = 0;
 
@@ -57,6 +61,8 @@ double rsp_legend_layout(struct rsp_scene *out, int width, double y)
 		const char *name = rsp_palette_name(legend[i].cls);
 		double w = LEGEND_SW + 4 + rsp_text_width(name, strlen(name));
 
+		if (legend[i].optional && !optional)
+			continue;
 		if (x > LEGEND_PAD && x + w > width - LEGEND_PAD) {
 			x = LEGEND_PAD;
 			row++;
@@ -74,11 +80,11 @@ double rsp_legend_layout(struct rsp_scene *out, int width, double y)
 	return 2 * LEGEND_PAD + (row + 1) * LEGEND_ROW;
 }
 
-void _rsp_legend_chrome(struct rsp_scene *out, const struct rsp_view *v)
+void _rsp_legend_chrome(struct rsp_scene *out, const struct rsp_view *v, bool optional)
 {
-	double h = rsp_legend_layout(NULL, v->width, 0), y = v->height - h;
+	double h = rsp_legend_layout(NULL, v->width, 0, optional), y = v->height - h;
 
 	rsp_scene_add(out, RSP_PRIM_RECT, RSP_CLS_NONE, 0, y, v->width, h);
 	rsp_scene_add(out, RSP_PRIM_LINE, RSP_CLS_SEPARATOR, 0, y + 0.5, v->width, 0);
-	rsp_legend_layout(out, v->width, y);
+	rsp_legend_layout(out, v->width, y, optional);
 }

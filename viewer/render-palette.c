@@ -8,9 +8,10 @@
  * hatched grey, lost-event spans hatched dark red, spans missing one event
  * type (shed by the recorder) a chocolate strip along the top, inferred switch-ins a
  * black mark; a run without samples, its code estimated from other runs at
- * the same place light red, inferred from that place alone hatched red.  The
- * screen and every export take their colours from here, and so does the flame
- * views' legend (render-legend.c).
+ * the same place light red, inferred from that place alone hatched red; idle
+ * (waiting with nothing to do) pale blue-grey, a calm sleep.  The screen and
+ * every export take their colours from here, and so does the flame views'
+ * legend (render-legend.c).
  */
 #include "render-private.h"
 #include "rsp-analysis.h"
@@ -56,6 +57,7 @@ static const struct {
 	[RSP_CLS_SEPARATOR] = {0xc4c4c4, "separator"},
 	[RSP_CLS_MARK] = {0xff00c8, "highlight"},
 	[RSP_CLS_SHED] = {0xd2691e, "events shed"},
+	[RSP_CLS_IDLE] = {0xc8d4e3, "idle"},
 };
 
 uint32_t rsp_palette_rgb(enum rsp_cls cls)
@@ -107,6 +109,8 @@ enum rsp_cls _rsp_leaf_cls(uint8_t kind, enum rsp_cls other)
 		return RSP_CLS_UNKNOWN;
 	case RSP_NODE_UNACCOUNTED:
 		return RSP_CLS_UNACCOUNTED;
+	case RSP_NODE_IDLE:
+		return RSP_CLS_IDLE;
 	default:
 		return other;
 	}

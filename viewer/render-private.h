@@ -50,7 +50,7 @@ void _rsp_frames_append(const struct _rsp_frames *fc, struct _rsp_fstack fs, siz
  * @other for kinds that are not leaves of their own colour. */
 enum rsp_cls _rsp_leaf_cls(uint8_t kind, enum rsp_cls other);
 /* The flame views' legend along the bottom of @v, on white (exports). */
-void _rsp_legend_chrome(struct rsp_scene *out, const struct rsp_view *v);
+void _rsp_legend_chrome(struct rsp_scene *out, const struct rsp_view *v, bool optional);
 
 /*
  * Boxes written straight into an image surface where cairo would paint the

@@ -155,7 +155,8 @@ int rsp_scene_write_svg(FILE *f, int width, int height, const char *title,
 		fputs("</title>\n", f);
 	}
 	fputs("<defs>\n", f);
-	for (int c = 0; c < RSP_CLS__COUNT; c++) {
+	/* a hatch per class; idle, the last, is never drawn hatched */
+	for (int c = 0; c < RSP_CLS_IDLE; c++) {
 		fprintf(f,
 			"<pattern id=\"hatch%d\" width=\"8\" height=\"8\" "
 			"patternUnits=\"userSpaceOnUse\"><rect width=\"8\" height=\"8\" "

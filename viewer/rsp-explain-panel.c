@@ -85,12 +85,13 @@ GtkWidget *rsp_explain_panel_new(const RspTarget *tg)
 					  GTK_ORIENTATION_VERTICAL, "spacing", 4, NULL);
 	struct rsp_explanation e;
 	GtkWidget *title, *sub;
-	char buf[400], ms[32], pc[32];
+	char buf[600], ms[32], pc[32];
 	g_autofree char *markup = NULL; /* a request's desc names its connection: "a <- b" */
-	uint64_t acc;
+	uint64_t acc, of;
 
 	rsp_analysis_explanation(tg->analysis, &e);
-	acc = e.total_ns - e.cat_ns[RSP_CAT_UNACCOUNTED] - e.cat_ns[RSP_CAT_UNKNOWN];
+	acc = rsp_explanation_accounted(&e);
+	of = rsp_explanation_not_idle(&e);
 	title = gtk_label_new(NULL);
 	markup = g_markup_printf_escaped("<b>Where %s's time went</b>", tg->desc);
 	gtk_label_set_markup(GTK_LABEL(title), markup);
@@ -99,14 +100,27 @@ GtkWidget *rsp_explain_panel_new(const RspTarget *tg)
 	gtk_widget_set_margin_start(title, 6);
 	gtk_widget_set_margin_top(title, 6);
 	gtk_box_append(GTK_BOX(p), title);
-	snprintf(
-	    buf, sizeof(buf),
-	    "%zu control path%s, %zu process%s; wall %.3f ms, total %.3f ms, %.1f%% accounted, "
-	    "%.1f%% explained (to a function, device or peer). "
-	    "Click a category to highlight its frames.",
-	    e.n_paths, e.n_paths == 1 ? "" : "s", e.n_processes, e.n_processes == 1 ? "" : "es",
-	    e.wall_ns / 1e6, e.total_ns / 1e6, e.total_ns ? 100.0 * acc / e.total_ns : 0.0,
-	    e.total_ns ? 100.0 * e.explained_ns / e.total_ns : 0.0);
+	if (e.cat_ns[RSP_CAT_IDLE])
+		/* as rsp report: idle of the total, the rest of the time not idle */
+		snprintf(buf, sizeof(buf),
+			 "%zu control path%s, %zu process%s; wall %.3f ms, total %.3f ms, idle "
+			 "(waiting for work) %.3f ms, %.1f%% of it; of the %.3f ms not idle, %.1f%% "
+			 "accounted, %.1f%% explained (to a function, device or peer). "
+			 "Click a category to highlight its frames.",
+			 e.n_paths, e.n_paths == 1 ? "" : "s", e.n_processes,
+			 e.n_processes == 1 ? "" : "es", e.wall_ns / 1e6, e.total_ns / 1e6,
+			 e.cat_ns[RSP_CAT_IDLE] / 1e6, 100.0 * e.cat_ns[RSP_CAT_IDLE] / e.total_ns,
+			 of / 1e6, of ? 100.0 * acc / of : 0.0,
+			 of ? 100.0 * e.explained_ns / of : 0.0);
+	else
+		snprintf(buf, sizeof(buf),
+			 "%zu control path%s, %zu process%s; wall %.3f ms, total %.3f ms, %.1f%% "
+			 "accounted, %.1f%% explained (to a function, device or peer). "
+			 "Click a category to highlight its frames.",
+			 e.n_paths, e.n_paths == 1 ? "" : "s", e.n_processes,
+			 e.n_processes == 1 ? "" : "es", e.wall_ns / 1e6, e.total_ns / 1e6,
+			 e.total_ns ? 100.0 * acc / e.total_ns : 0.0,
+			 e.total_ns ? 100.0 * e.explained_ns / e.total_ns : 0.0);
 	sub = gtk_label_new(buf);
 	gtk_label_set_wrap(GTK_LABEL(sub), TRUE);
 	gtk_label_set_xalign(GTK_LABEL(sub), 0);
@@ -118,15 +132,17 @@ GtkWidget *rsp_explain_panel_new(const RspTarget *tg)
 	gtk_list_box_set_selection_mode(GTK_LIST_BOX(p->list), GTK_SELECTION_SINGLE);
 	gtk_list_box_set_activate_on_single_click(GTK_LIST_BOX(p->list), TRUE);
 	g_signal_connect(p->list, "row-activated", G_CALLBACK(on_row), p);
-	for (int c = 0; c < RSP_CAT__COUNT; c++) {
+	/* idle first (of the total), then the categories of the time not idle */
+	for (int row_i = 0; row_i <= RSP_CAT__COUNT; row_i++) {
+		int c = row_i == 0 ? RSP_CAT_IDLE : row_i - 1;
+		uint64_t whole = c == RSP_CAT_IDLE ? e.total_ns : of;
 		GtkWidget *row;
 		GString *tip;
 
-		if (!e.cat_ns[c] && c != RSP_CAT_CPU)
+		if ((!e.cat_ns[c] && c != RSP_CAT_CPU) || (row_i && c == RSP_CAT_IDLE))
 			continue;
 		snprintf(ms, sizeof(ms), "%.3f ms", e.cat_ns[c] / 1e6);
-		snprintf(pc, sizeof(pc), "%.1f%%",
-			 e.total_ns ? 100.0 * e.cat_ns[c] / e.total_ns : 0);
+		snprintf(pc, sizeof(pc), "%.1f%%", whole ? 100.0 * e.cat_ns[c] / whole : 0);
 		row = gtk_list_box_row_new();
 		gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row),
 					   row_box(rsp_category_name(c), ms, pc));

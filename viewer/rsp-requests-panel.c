@@ -172,7 +172,8 @@ static void fill(RspRequestsPanel *p, struct rsp_trace *t, const struct rsp_requ
 
 GtkWidget *rsp_requests_panel_new(RspDocument *doc, const RspTarget *tg)
 {
-	struct rsp_thread_filter f = { 0 };
+	/* as rsp report --requests: the processes the target forked serve its requests too */
+	struct rsp_thread_filter f = { .descendants = true };
 	struct rsp_requests *rq = NULL;
 	RspRequestsPanel *p = NULL;
 	struct rsp_trace *t;

@@ -54,6 +54,7 @@ enum rsp_cls {
 	RSP_CLS_SEPARATOR,
 	RSP_CLS_MARK, /* search / category highlight outline */
 	RSP_CLS_SHED, /* a span where the recorder shed one event type: a strip along the top: chocolate */
+	RSP_CLS_IDLE, /* waiting with nothing to do (a server between requests): pale blue-grey */
 	RSP_CLS__COUNT
 };
 

@@ -172,18 +172,20 @@ struct rsp_legend_item {
 	enum rsp_cls cls;
 	bool hatch;
 	const char *tip;
+	bool optional; /* in an export's legend only where the view has it (idle) */
 };
 size_t rsp_flame_legend_n(void);
 const struct rsp_legend_item *rsp_flame_legend(size_t i);
 /* The legend in rows from @y down, @width wide (a swatch and its name each);
- * its height.  @out NULL: only measured. */
-double rsp_legend_layout(struct rsp_scene *out, int width, double y);
+ * its height.  @out NULL: only measured.  @optional: with the optional items. */
+double rsp_legend_layout(struct rsp_scene *out, int width, double y, bool optional);
 
 struct rsp_flame_state {
 	bool kernel_frames; /* show kernel frames in the stacks */
 	const char *search; /* frames whose name contains it are marked, others faded */
 	int category;       /* -1, or: the frames that category counts are marked, others faded */
 	bool legend;        /* the legend along the bottom (exports) */
+	bool legend_idle;   /* with idle's colour (the analysis has idle time) */
 };
 
 int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_flame_data **out,
@@ -225,6 +227,7 @@ struct rsp_cons_state {
 	const char *search;
 	int category; /* -1 or a category: its frames marked */
 	bool legend;  /* the legend along the bottom (exports) */
+	bool legend_idle; /* with idle's colour (the analysis has idle time) */
 };
 size_t rsp_cons_n_nodes(const struct rsp_cons_tree *c);
 struct rsp_cons_node_info {

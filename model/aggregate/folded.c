@@ -437,6 +437,8 @@ static const char *node_kind_name(enum rsp_node_kind k)
 		return "unknown";
 	case RSP_NODE_UNACCOUNTED:
 		return "unaccounted";
+	case RSP_NODE_IDLE:
+		return "idle";
 	case RSP_NODE_ROOT:
 	case RSP_NODE_RUN:
 	case RSP_NODE_SLEEP:

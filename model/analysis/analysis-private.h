@@ -7,6 +7,7 @@
  *   labels.c     what each leaf was: its label
  *   cpus.c       who held the CPU a runnable thread waited for
  *   runs.c       what a run was doing: its samples, or its site (estimated, inferred)
+ *   idle.c       waits with nothing to do: a server between requests, idle ticks
  *   analysis.c   the recursion: pseudostacks and control paths
  */
 #ifndef RSP_ANALYSIS_PRIVATE_H
@@ -182,6 +183,24 @@ struct rsp_analysis {
 	struct _rsp_u64map pid_first; /* pid -> its first index in by_pid */
 	struct _rsp_u64map periods; /* pid -> the CPU time one of its samples stands for */
 
+	/* idle (idle.c): per thread 1 in the target's tree, 2 not, 0 not known yet;
+	 * per socket: served by its process (queue.c marks them as it splits a
+	 * process's requests); the places a thread waited idle ((thread, stack) -> 1);
+	 * the chain of timed-out waits judged last; the births of forked threads
+	 * ((parent << 32 | birth in us), sorted); whether the tree serves clients
+	 * outside it and the trace has CPU samples (0 not known yet, 1 yes, 2 no) */
+	uint8_t *idle_tree, *sock_served;
+	struct _rsp_u64map idle_places;
+	struct idle_chain {
+		bool valid, last_idle, members_idle;
+		uint32_t thread, first, last;
+	} idle_chain;
+	VEC(uint64_t) idle_births;
+	bool idle_births_done;
+	struct _rsp_u64map idle_servers; /* pids known to serve (idle.c, known_server()) */
+	bool idle_servers_done;
+	uint8_t idle_serves, idle_sampled;
+
 	/* who held each CPU (cpus.c) */
 	const struct cpu_runs *cpu_runs; /* the trace's (trace_cpu_runs()) */
 	size_t *run_hint; /* per CPU: the last first_after() answer */
@@ -224,6 +243,8 @@ uint32_t analysis_leaf(struct rsp_analysis *an, uint8_t kind, enum rsp_category 
 /* the first slice of @thread that ends after @a (slices.n if none); searched from the last
  * answer for that thread (the walk asks in time order, mostly) */
 size_t analysis_first_slice(struct rsp_analysis *an, uint32_t thread, uint64_t a);
+/* the first socket call (t->sockops, in time order) at or after @t */
+size_t analysis_first_sockop(const struct rsp_analysis *an, uint64_t t);
 /* the stack id after unwinding (pending copies resolved), for comparing stacks */
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack);
 /* who ended a wait: its waker, else for data its sender (woken from a softirq) */
@@ -324,6 +345,25 @@ uint32_t analysis_queue_server(struct rsp_analysis *an, uint32_t q, uint32_t thr
 void analysis_queue_retire(struct rsp_analysis *an, const struct anode *n, uint32_t label);
 void analysis_queue_finish(struct rsp_analysis *an);
 void analysis_queue_free(struct rsp_analysis *an);
+
+/* @thread's request windows, as its process's requests split (by start; NULL
+ * without memory); marks the sockets its process serves in an->sock_served */
+const struct server_windows *analysis_queue_windows(struct rsp_analysis *an, uint32_t thread);
+/* the first of @sw's windows that, or one before which, ends after @s */
+size_t analysis_queue_first_window(const struct server_windows *sw, uint64_t s);
+
+/* --- idle.c ---------------------------------------------------------------------- */
+
+/* Sleep @k of @thread, [@lo, @hi] of its wait, in the thread's own control path:
+ * if it waited with nothing to do, an idle leaf under @parent, and true */
+bool analysis_idle(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_t lo,
+		   uint64_t hi, uint32_t parent, uint32_t depth);
+/* a target thread of which nothing was recorded where scheduling and samples were:
+ * asleep all along; its leaf */
+bool analysis_idle_silent(struct rsp_analysis *an, uint32_t thread);
+void analysis_idle_silent_leaf(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi,
+			       uint32_t parent, uint32_t depth);
+void analysis_idle_free(struct rsp_analysis *an);
 
 /* --- claims.c -------------------------------------------------------------------- */
 

@@ -410,7 +410,9 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 	wait_end = wake < lo ? lo : wake > hi ? hi : wake;
 	if (wait_end > hi)
 		wait_end = hi;
-	if (wait_end > lo) {
+	/* in its own control path: waiting with nothing to do is idle (idle.c) */
+	if (wait_end > lo && !(f->depth == 0 && analysis_idle(an, f->thread, k, lo, wait_end, node,
+							      d + 1))) {
 		l = s->link != RSP_NONE ? &an->t->links.v[s->link] : NULL;
 		switch (l ? l->kind : LINK_UNKNOWN) {
 		case LINK_WAKEUP:
@@ -800,23 +802,10 @@ static bool descends_from(const struct rsp_analysis *an, uint32_t ti, uint32_t a
  * reply (a Unix socket wakes the writer's wait queue); it finds nothing and
  * sleeps on.  Only where the trace has socket calls to tell.
  */
-struct sockop_query {
-	const struct sock_op *v;
-	uint64_t t;
-};
-
-static bool before_time(const void *ctx, size_t i)
-{
-	const struct sockop_query *q = ctx;
-
-	return q->v[i].time < q->t;
-}
-
 static bool woken_for_nothing(struct rsp_analysis *an, uint32_t ti, size_t k)
 {
 	const struct thread *th = &an->t->threads.v[ti];
 	const struct slice *r, *again;
-	struct sockop_query q;
 
 	if (!an->t->have_net || k + 2 >= th->slices.n)
 		return false;
@@ -824,9 +813,8 @@ static bool woken_for_nothing(struct rsp_analysis *an, uint32_t ti, size_t k)
 	again = &th->slices.v[k + 2];
 	if (r->kind != SLICE_RUN || again->kind != SLICE_SLEEP || !th->slices.v[k].stack)
 		return false;
-	q = (struct sockop_query){ an->t->sockops.v, r->start };
 	/* from the first socket call at or after the run's start */
-	for (size_t i = _rsp_gallop(an->t->sockops.n, 0, before_time, &q);
+	for (size_t i = analysis_first_sockop(an, r->start);
 	     i < an->t->sockops.n && an->t->sockops.v[i].time <= r->end; i++)
 		if (an->t->sockops.v[i].thread == ti)
 			return false;
@@ -943,9 +931,21 @@ static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t par
 	return ret;
 }
 
+/* @ti is a target thread, or a thread of a process the target forked (any generation). */
+static bool of_target_tree(const struct rsp_analysis *an, uint32_t ti)
+{
+	for (size_t hops = 0; ti < an->t->threads.n && hops < 100000; hops++) {
+		if (an->is_target[ti])
+			return true;
+		ti = an->t->threads.v[ti].parent;
+	}
+	return false;
+}
+
 /*
- * Windows of target threads, each a control path (rsp_analysis_opts.windows):
- * a server's requests.  On error, @an is freed.
+ * Windows of the target's threads or its descendants' (a postmaster's
+ * backends), each a control path (rsp_analysis_opts.windows): a server's
+ * requests.  On error, @an is freed.
  */
 static int explain_windows(struct rsp_analysis *an, const struct rsp_window *w, size_t n,
 			   char *err, size_t errlen)
@@ -954,7 +954,7 @@ static int explain_windows(struct rsp_analysis *an, const struct rsp_window *w, 
 
 	an->windows = true;
 	for (size_t i = 0; i < n && !ret; i++) {
-		if (w[i].thread >= an->t->threads.n || !an->is_target[w[i].thread] ||
+		if (w[i].thread >= an->t->threads.n || !of_target_tree(an, (uint32_t)w[i].thread) ||
 		    w[i].end_ns < w[i].start_ns) {
 			snprintf(err, errlen, "window %zu is not of a target thread", i);
 			rsp_analysis_free(an);
@@ -979,12 +979,35 @@ static int explain_windows(struct rsp_analysis *an, const struct rsp_window *w, 
 	return ret;
 }
 
+/*
+ * Do the target's threads of which nothing was recorded (asleep all along,
+ * analysis_idle_silent()) get a control path of idle?  Only beside activity of
+ * the target's tree (an nginx master asleep in sigsuspend, its workers
+ * serving): a target nothing of which was recorded is an error.
+ */
+static bool silent_targets(struct rsp_analysis *an)
+{
+	for (uint32_t i = 0; i < an->t->threads.n; i++) {
+		uint32_t ti = i;
+
+		if (!an->t->threads.v[i].slices.n)
+			continue;
+		for (size_t hops = 0; ti != RSP_NONE && hops < 100000; hops++) {
+			if (an->is_target[ti])
+				return true;
+			ti = an->t->threads.v[ti].parent;
+		}
+	}
+	return false;
+}
+
 int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 		const struct rsp_analysis_opts *o, struct rsp_analysis **out, char *err,
 		size_t errlen)
 {
 	struct rsp_analysis *an;
 	size_t nt = t->threads.n;
+	bool silent;
 	int ret = 0;
 
 	*out = NULL;
@@ -1037,11 +1060,23 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 			return ret; /* freed */
 		goto done;
 	}
+	silent = silent_targets(an);
 	for (uint32_t i = 0; i < nt && !ret; i++) {
 		uint64_t a, b;
+		bool quiet = false;
 
-		if (!an->is_target[i] || !thread_span(an, i, &a, &b))
+		if (!an->is_target[i])
 			continue;
+		if (!thread_span(an, i, &a, &b)) {
+			/* asleep all along, beside activity of the target's tree (idle.c) */
+			if (!silent || !analysis_idle_silent(an, i))
+				continue;
+			a = t->t_start;
+			b = t->t_end;
+			quiet = b > a;
+			if (!quiet)
+				continue;
+		}
 		ret = add_path(an, i, a, b, false, RSP_NONE);
 		if (ret)
 			break;
@@ -1050,6 +1085,17 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 			an->start = a;
 		if (b > an->end)
 			an->end = b;
+		if (quiet) {
+			uint32_t root = analysis_add_node(an, RSP_NODE_ROOT, a, b, RSP_NONE, 0);
+
+			if (root == RSP_NONE) {
+				ret = -ENOMEM;
+				break;
+			}
+			analysis_node(an, root)->thread = i;
+			analysis_idle_silent_leaf(an, i, a, b, root, 1);
+			continue;
+		}
 		ret = explain_root(an, i, a, b);
 	}
 	if (!ret && !an->paths.n) {
@@ -1114,5 +1160,6 @@ void rsp_analysis_free(struct rsp_analysis *an)
 	analysis_runs_free(an);
 	analysis_cpus_free(an);
 	analysis_queue_free(an);
+	analysis_idle_free(an);
 	free(an);
 }

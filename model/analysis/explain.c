@@ -54,6 +54,10 @@ static const struct {
 			      "switch records disagree (rsp info: broken state chains)" },
 	[RSP_CAT_UNACCOUNTED] = { "Unaccounted", "unaccounted",
 				  "woken by something the trace did not record" },
+	[RSP_CAT_IDLE] = { "Idle (waiting for work)", "idle",
+			   "waiting with nothing to do (between requests, idle timer ticks, "
+			   "helpers waiting for work): not a cost; the percentages of the "
+			   "rest are of the time not idle" },
 };
 
 const char *rsp_category_name(enum rsp_category c)

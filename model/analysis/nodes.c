@@ -83,6 +83,25 @@ size_t analysis_first_slice(struct rsp_analysis *an, uint32_t thread, uint64_t a
 	return k;
 }
 
+struct sockop_query {
+	const struct sock_op *v;
+	uint64_t t;
+};
+
+static bool op_before(const void *ctx, size_t i)
+{
+	const struct sockop_query *q = ctx;
+
+	return q->v[i].time < q->t;
+}
+
+size_t analysis_first_sockop(const struct rsp_analysis *an, uint64_t t)
+{
+	struct sockop_query q = { an->t->sockops.v, t };
+
+	return _rsp_gallop(an->t->sockops.n, 0, op_before, &q);
+}
+
 uint32_t analysis_stack_id(struct rsp_analysis *an, uint32_t stack)
 {
 	return trace_stack_resolve(an->t, stack);

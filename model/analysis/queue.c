@@ -144,6 +144,16 @@ static int process_windows(struct rsp_analysis *an, uint32_t thread)
 		selected[i] = i == thread || (pid && t->threads.v[i].pid == pid);
 	if (rsp_requests_find(an->t, selected, &rq))
 		goto out;
+	/* the connections the process serves (idle.c: a request arriving on one) */
+	if (!an->sock_served && t->socks.n && !(an->sock_served = calloc(t->socks.n, 1)))
+		goto out;
+	for (i = 0; i < rsp_requests_n_conns(rq); i++) {
+		struct rsp_conn_info c;
+
+		rsp_requests_conn(rq, i, &c);
+		if (c.role == RSP_CONN_SERVED && c.socket < t->socks.n)
+			an->sock_served[c.socket] = 1;
+	}
 	for (i = 0; i < rsp_requests_n(rq); i++) {
 		struct rsp_request_info q;
 		struct rsp_conn_info c;
@@ -204,7 +214,7 @@ out:
 }
 
 /* @thread's request windows (process_windows()), NULL without memory. */
-static const struct server_windows *windows_of(struct rsp_analysis *an, uint32_t thread)
+const struct server_windows *analysis_queue_windows(struct rsp_analysis *an, uint32_t thread)
 {
 	uint32_t k;
 
@@ -244,7 +254,7 @@ uint32_t analysis_queue_server(struct rsp_analysis *an, uint32_t q, uint32_t thr
 		if (!a.comm || !b.comm || strcmp(a.comm, b.comm))
 			return q;
 	}
-	sw = windows_of(an, thread);
+	sw = analysis_queue_windows(an, thread);
 	return sw && sw->w.n ? thread : q;
 }
 
@@ -278,24 +288,26 @@ static bool reaches_by(const void *ctx, size_t i)
 	return q->w[i].reach <= q->s;
 }
 
+size_t analysis_queue_first_window(const struct server_windows *sw, uint64_t s)
+{
+	struct reach_query q = { sw->w.v, s };
+
+	return _rsp_gallop(sw->w.n, 0, reaches_by, &q);
+}
+
 void analysis_queue_leaf(struct rsp_analysis *an, struct anode *n)
 {
 	const struct server_windows *sw;
 	uint64_t s = n->start, e = n->end, most = 0;
 	enum rsp_category cat = (enum rsp_category)n->cat;
-	struct reach_query q;
-	size_t lo;
 
 	if (an->q_thread == RSP_NONE || e <= s || an->cur_path >= an->paths.n ||
 	    an->paths.v[an->cur_path].async)
 		return;
-	sw = windows_of(an, an->q_thread);
+	sw = analysis_queue_windows(an, an->q_thread);
 	if (!sw || !sw->w.n)
 		return;
-	/* the first window that, or one before which, ends after @s */
-	q = (struct reach_query){ sw->w.v, s };
-	lo = _rsp_gallop(sw->w.n, 0, reaches_by, &q);
-	for (size_t i = lo; i < sw->w.n && sw->w.v[i].s < e; i++) {
+	for (size_t i = analysis_queue_first_window(sw, s); i < sw->w.n && sw->w.v[i].s < e; i++) {
 		const struct req_window *w = &sw->w.v[i];
 		uint64_t a = w->s > s ? w->s : s, b = w->e < e ? w->e : e;
 		uint32_t peer;

@@ -411,6 +411,46 @@ out:
 	return ret;
 }
 
+/*
+ * Served connections whose client is itself selected (a program that forked
+ * its own server, both in the selection: rsp record -- of a script starting a
+ * server and its client): the selection's own traffic, not requests it
+ * serves.  The client is the sender of most of the data arriving on the
+ * connection's socket whose sender is known.  Such a connection becomes
+ * RSP_CONN_INTERNAL and its requests are dropped (they were split with the
+ * others, so the roles of the other connections stay as they were).
+ */
+static int internal_conns(struct rsp_requests *r, const struct rsp_trace *t,
+			  const uint8_t *selected)
+{
+	int64_t *score = calloc(t->socks.n ? t->socks.n : 1, sizeof(*score));
+	size_t o = 0;
+
+	if (!score)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nets.n; i++) {
+		const struct net_op *a = &t->nets.v[i];
+
+		if (a->sender < t->threads.n && a->sock < t->socks.n)
+			score[a->sock] += selected[a->sender] ? 1 : -1;
+	}
+	for (size_t ci = 0; ci < r->conns.n; ci++) {
+		struct conn *c = &r->conns.v[ci];
+
+		if (c->role != RSP_CONN_SERVED || score[c->sock] <= 0)
+			continue;
+		c->role = RSP_CONN_INTERNAL;
+		c->info.role = RSP_CONN_INTERNAL;
+		c->info.n_requests = c->info.cut_start = c->info.cut_end = 0;
+	}
+	for (size_t i = 0; i < r->reqs.n; i++)
+		if (r->conns.v[r->reqs.v[i].pub.conn].role == RSP_CONN_SERVED)
+			r->reqs.v[o++] = r->reqs.v[i];
+	r->reqs.n = o;
+	free(score);
+	return 0;
+}
+
 int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_requests **out)
 {
 	struct rsp_requests *r = calloc(1, sizeof(*r));
@@ -499,6 +539,8 @@ int rsp_requests_find(struct rsp_trace *t, const uint8_t *selected, struct rsp_r
 		if (c->phase == PH_RECEIVED)
 			c->info.cut_end++;
 	}
+	if (internal_conns(r, t, selected))
+		goto fail;
 	if (r->reqs.n)
 		qsort(r->reqs.v, r->reqs.n, sizeof(*r->reqs.v), cmp_req);
 	mark_overlaps(r, t->threads.n);

@@ -44,6 +44,10 @@ static void check_legend(const char *path)
 		g_autofree char *fill = g_strdup_printf("url(#hatch%d)", li->cls);
 		const char *at = strstr(text, name);
 
+		if (li->optional) { /* idle: rpcchain's target has none */
+			g_assert_null(at);
+			continue;
+		}
 		g_assert_nonnull(at);
 		if (!frames_end || at < frames_end)
 			frames_end = at;
