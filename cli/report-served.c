@@ -54,6 +54,7 @@ int served_find(struct rsp_trace *t, const int *pids, size_t n_pids, int tid, st
 {
 	struct rsp_thread_filter f = {
 	    .pids = pids, .n_pids = n_pids, .tid = tid, .descendants = true};
+	uint8_t *known;
 
 	memset(out, 0, sizeof(*out));
 	out->selected = rsp_thread_filter_apply(t, &f);
@@ -77,6 +78,16 @@ int served_find(struct rsp_trace *t, const int *pids, size_t n_pids, int tid, st
 	}
 	rsp_requests_stats(out->rq, &out->stats);
 	rsp_requests_time(out->rq, &out->time);
+	known = rsp_requests_known_servers(t);
+	if (!known)
+		return -ENOMEM;
+	for (size_t i = 0; i < rsp_requests_n(out->rq) && !out->known; i++) {
+		struct rsp_request_info q;
+
+		rsp_requests_get(out->rq, i, &q);
+		out->known = known[q.thread];
+	}
+	free(known);
 	return count_procs(t, out);
 }
 
@@ -105,7 +116,7 @@ void served_text(const struct served *s)
 {
 	const struct rsp_requests_stats *st = &s->stats;
 
-	if (!st->count)
+	if (!st->count || !s->known)
 		return;
 	printf("  A server: %zu request%s on %zu connection%s, latency p50 %.3f ms, p90 %.3f, "
 	       "p99 %.3f, max %.3f;\n",
@@ -122,7 +133,7 @@ void served_csv(const struct served *s)
 {
 	const struct rsp_requests_stats *st = &s->stats;
 
-	if (!st->count)
+	if (!st->count || !s->known)
 		return;
 	printf("requests,count,,%zu,,,\n", st->count);
 	printf("requests,connections,,%zu,,,\n", s->n_served);
@@ -139,7 +150,7 @@ void served_md(const struct served *s)
 {
 	const struct rsp_requests_stats *st = &s->stats;
 
-	if (!st->count)
+	if (!st->count || !s->known)
 		return;
 	printf("A server: %zu requests on %zu connections (%zu process%s), latency p50 %.3f ms, "
 	       "p90 %.3f, p99 %.3f, max %.3f; in requests %.1f%% of its threads' time.  Each "
@@ -166,7 +177,7 @@ void served_json(const struct served *s, struct json *j)
 {
 	const struct rsp_requests_stats *st = &s->stats;
 
-	if (!st->count)
+	if (!st->count || !s->known)
 		return;
 	json_begin_object(j, "requests");
 	json_u64(j, "count", st->count);

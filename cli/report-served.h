@@ -34,13 +34,18 @@ struct served {
 	size_t n_procs;
 	struct rsp_requests_stats stats;
 	struct rsp_requests_time time;
+	/* a process of them is known to serve (rsp_requests_known_servers()): the plain
+	 * report's paragraph only then, not for a client whose connection predates the
+	 * recording (its replies and requests would read as requests and replies) */
+	bool known;
 };
 
 /* The requests of the target @pids (or thread @tid); -ENOMEM, else 0 and @out. */
 int served_find(struct rsp_trace *t, const int *pids, size_t n_pids, int tid, struct served *out);
 void served_free(struct served *s);
 
-/* The plain report's opening paragraph (nothing without a request), in each format. */
+/* The plain report's opening paragraph (nothing without a request of a known
+ * server), in each format. */
 void served_text(const struct served *s);
 void served_csv(const struct served *s);
 void served_md(const struct served *s);

@@ -116,4 +116,16 @@ void rsp_requests_stats(const struct rsp_requests *r, struct rsp_requests_stats 
  */
 int rsp_requests_clients(struct rsp_requests *r, struct rsp_trace *t, struct rsp_requests_stats *out);
 
+/*
+ * Per thread (rsp_trace_n_threads() bytes): 1 where the recording shows the
+ * thread's process serving: woken on a listening socket, or calling on a
+ * connection seen accepted, or on one whose peer on this machine was seen
+ * connecting.  The roles above take a connection the recording did not see set
+ * up for a served one when the process receives on it first (or answers first,
+ * a request from before the recording), as a client's connection made before
+ * the recording, or a UDP client's, looks too: only this evidence tells them
+ * apart.  malloc'ed; NULL on ENOMEM.
+ */
+uint8_t *rsp_requests_known_servers(const struct rsp_trace *t);
+
 #endif /* RSP_REQUESTS_H */

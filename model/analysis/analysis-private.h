@@ -197,8 +197,7 @@ struct rsp_analysis {
 	} idle_chain;
 	VEC(uint64_t) idle_births;
 	bool idle_births_done;
-	struct _rsp_u64map idle_servers; /* pids known to serve (idle.c, known_server()) */
-	bool idle_servers_done;
+	uint8_t *idle_servers; /* per thread: its process known to serve (known_server()) */
 	uint8_t idle_serves, idle_sampled;
 
 	/* who held each CPU (cpus.c) */

@@ -23,7 +23,9 @@
  *     paper's curl, `while (!done) poll(timeout)` waiting for a thread that
  *     finished unheeded, whose timeouts stay "waits that timed out"; a last
  *     timeout after which the thread goes on elsewhere delayed that work (a
- *     loop that polls while its work waits) and stays one too;
+ *     loop that polls while its work waits) and stays one too, unless, in a
+ *     server's tree, the thread comes back to the place through waits others
+ *     ended (a housekeeping round after its tick);
  *   nobody came: nothing ended it before the recording did, and the thread
  *     waited idle at the same place before, or the wait is its whole recorded
  *     life (asleep all along).
@@ -59,53 +61,27 @@ static bool in_tree(struct rsp_analysis *an, uint32_t th)
 	return an->idle_tree[th] == 1;
 }
 
-/* A TCP socket that listens: a wakeup on it is a connection to accept. */
+/* A TCP socket that listens (its address known, no remote port): a wakeup on it is a
+ * connection to accept. */
 static bool listening(const struct rsp_trace *t, uint32_t sock)
 {
-	const struct sock_info *si = &t->socks.v[sock];
+	struct rsp_socket_info si;
 
-	return si->have_addr && !si->dport && si->protocol != 17;
+	rsp_trace_socket(t, sock, &si);
+	return si.listening && si.protocol != 17;
 }
 
-/*
- * Is @th's process known to be a server in the recording: woken on a
- * listening socket, or calling on a connection seen accepted, or one whose
- * peer on this machine was seen connecting?  --requests' rules take a
- * connection not seen set up for a served one when the process receives on
- * it first, as a client's whose request's reply arrives first looks; only
- * such evidence tells them apart.  Per process, from one pass over the links
- * and the socket calls.
- */
+/* Is @th's process known to serve in the recording (rsp_requests_known_servers(), once)? */
 static bool known_server(struct rsp_analysis *an, uint32_t th)
 {
-	const struct rsp_trace *t = an->t;
-	uint64_t pid = t->threads.v[th].pid;
-	uint32_t v;
-
-	if (!an->idle_servers_done) {
-		an->idle_servers_done = true;
-		for (size_t i = 0; i < t->links.n; i++) {
-			const struct link *l = &t->links.v[i];
-
-			if (l->kind == LINK_NET && l->extra < t->nets.n &&
-			    l->wakee < t->threads.n && t->nets.v[l->extra].sock < t->socks.n &&
-			    listening(t, t->nets.v[l->extra].sock))
-				_rsp_u64map_put(&an->idle_servers, t->threads.v[l->wakee].pid, 1);
-		}
-		for (size_t i = 0; i < t->sockops.n; i++) {
-			const struct sock_op *op = &t->sockops.v[i];
-			const struct sock_info *si;
-
-			if (op->sock >= t->socks.n || op->thread >= t->threads.n)
-				continue;
-			si = &t->socks.v[op->sock];
-			if (si->opened == SOCK_ACCEPTED ||
-			    (si->peer < t->socks.n &&
-			     t->socks.v[si->peer].opened == SOCK_CONNECTED))
-				_rsp_u64map_put(&an->idle_servers, t->threads.v[op->thread].pid, 1);
+	if (!an->idle_servers) {
+		an->idle_servers = rsp_requests_known_servers(an->t);
+		if (!an->idle_servers) {
+			an->nomem = true;
+			return false;
 		}
 	}
-	return _rsp_u64map_get(&an->idle_servers, pid, &v);
+	return an->idle_servers[th];
 }
 
 /*
@@ -397,6 +373,34 @@ static bool back_to(struct rsp_analysis *an, uint32_t th, uint32_t k, uint32_t p
 }
 
 /*
+ * A housekeeping round: in a server's tree (serves_outside()), @th goes back to
+ * wait at @place after slice @k, each wait of its meanwhile ended by another
+ * thread or a device (its round's locks and I/O), none by a timer (a delay of
+ * its own elsewhere: the work stays delayed by the tick) nor by nothing.  A
+ * PostgreSQL background writer's tick, its buffers written, a lock waited for.
+ */
+static bool round_back(struct rsp_analysis *an, uint32_t th, uint32_t k, uint32_t place)
+{
+	const struct thread *t = &an->t->threads.v[th];
+
+	if (!serves_outside(an))
+		return false;
+	for (size_t i = k + 1; i < t->slices.n; i++) {
+		const struct slice *s = &t->slices.v[i];
+
+		if (s->kind == SLICE_UNKNOWN)
+			return false;
+		if (!voluntary(s))
+			continue;
+		if (!(s->flags & SL_UNINTERRUPTIBLE) && stack_place(an, th, s) == place)
+			return true;
+		if (s->link == RSP_NONE || an->t->links.v[s->link].kind == LINK_TIMER)
+			return false;
+	}
+	return false;
+}
+
+/*
  * The chain of timed-out waits that wait @k of @th begins (it is not in the
  * one cached), judged by how it ends, into an->idle_chain.
  */
@@ -423,9 +427,11 @@ static void judge_chain(struct rsp_analysis *an, uint32_t th, uint32_t k, uint32
 		c->members_idle = c->last_idle;
 	} else if (timed_out(an, last)) {
 		/* timed out and worked: a thread of its own busy meanwhile was what
-		 * it polled for (curl); else, back at its place, only its timer */
+		 * it polled for (curl); else, back at its place, only its timer (at
+		 * once, or after a housekeeping round of a server's) */
 		c->members_idle = !other_busy(an, th, sl[k].start, last->end);
-		c->last_idle = c->members_idle && back_to(an, th, i, place);
+		c->last_idle = c->members_idle &&
+		               (back_to(an, th, i, place) || round_back(an, th, i, place));
 	} else {
 		c->last_idle = new_work(an, th, last, l);
 		c->members_idle = c->last_idle;
@@ -556,5 +562,5 @@ void analysis_idle_free(struct rsp_analysis *an)
 	free(an->sock_served);
 	vec_free(&an->idle_births);
 	_rsp_u64map_free(&an->idle_places);
-	_rsp_u64map_free(&an->idle_servers);
+	free(an->idle_servers);
 }

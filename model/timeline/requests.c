@@ -565,6 +565,55 @@ fail:
 	return ret;
 }
 
+/* A TCP socket that listens (its address known, no remote port): a wakeup on it is a
+ * connection to accept. */
+static bool listening(const struct rsp_trace *t, uint32_t sock)
+{
+	struct rsp_socket_info si;
+
+	rsp_trace_socket(t, sock, &si);
+	return si.listening && si.protocol != 17;
+}
+
+uint8_t *rsp_requests_known_servers(const struct rsp_trace *t)
+{
+	size_t nt = t->threads.n;
+	uint8_t *out = calloc(nt ? nt : 1, 1);
+	struct _rsp_u64map pids = { 0 };
+	uint32_t v;
+
+	if (!out)
+		goto fail;
+	for (size_t i = 0; i < t->links.n; i++) {
+		const struct link *l = &t->links.v[i];
+
+		if (l->kind == LINK_NET && l->extra < t->nets.n && l->wakee < nt &&
+		    t->nets.v[l->extra].sock < t->socks.n && listening(t, t->nets.v[l->extra].sock) &&
+		    _rsp_u64map_put(&pids, t->threads.v[l->wakee].pid, 1))
+			goto fail;
+	}
+	for (size_t i = 0; i < t->sockops.n; i++) {
+		const struct sock_op *op = &t->sockops.v[i];
+		const struct sock_info *si;
+
+		if (op->sock >= t->socks.n || op->thread >= nt)
+			continue;
+		si = &t->socks.v[op->sock];
+		if ((si->opened == SOCK_ACCEPTED ||
+		     (si->peer < t->socks.n && t->socks.v[si->peer].opened == SOCK_CONNECTED)) &&
+		    _rsp_u64map_put(&pids, t->threads.v[op->thread].pid, 1))
+			goto fail;
+	}
+	for (size_t i = 0; i < nt; i++)
+		out[i] = _rsp_u64map_get(&pids, t->threads.v[i].pid, &v);
+	_rsp_u64map_free(&pids);
+	return out;
+fail:
+	free(out);
+	_rsp_u64map_free(&pids);
+	return NULL;
+}
+
 void rsp_requests_free(struct rsp_requests *r)
 {
 	if (!r)

@@ -56,11 +56,18 @@ static void child_of(struct synth *s, int pid, int ppid, const char *comm)
  * of srv (that tid) asleep since before the trace, woken by srv at 1130,
  * runs [1135,1140], waits again.  @master: srv is the child of that process,
  * of which nothing is recorded (an nginx master); @quiet: another process of
- * which nothing is recorded.
+ * which nothing is recorded.  @round: srv's child bgw (pid 250, forked before
+ * the trace, CPU 2) runs [700,710], waits in f_poll until its timer at 1010,
+ * runs [1011,1020] and waits in f_futex until 1150, where srv wakes it
+ * (ROUND_LOCK) or its timer does (ROUND_TIMER); it runs [1152,1160] and waits
+ * in f_poll again until the trace ends.
  */
+enum round_case { ROUND_NONE, ROUND_LOCK, ROUND_TIMER };
+
 struct server_opts {
-	bool tick, lost;
+	bool tick, lost, before;
 	int helper, master, quiet;
+	enum round_case round;
 };
 
 static struct rsp_trace *server_trace(const struct server_opts *o)
@@ -79,13 +86,26 @@ static struct rsp_trace *server_trace(const struct server_opts *o)
 		existing(s, 200, 200, "srv");
 	if (o->helper)
 		existing(s, 200, o->helper, "bg");
+	if (o->round)
+		child_of(s, 250, 200, "bgw");
 	synth_switch(s, 0, US(700), 0, "swapper/0", 0, 100, "cli");
+	if (o->round) {
+		synth_switch(s, 2, US(700), 0, "swapper/2", 0, 250, "bgw");
+		synth_switch_stack(s, 2, US(710), 250, "bgw", S_INT, 0, "swapper/2", POLL, 3);
+		synth_waking(s, 2, US(1010), 0, SYN_HARDIRQ, 250, "bgw", 2, false, NULL, 0);
+		synth_switch(s, 2, US(1011), 0, "swapper/2", 0, 250, "bgw");
+		synth_switch_stack(s, 2, US(1020), 250, "bgw", S_INT, 0, "swapper/2", FUTEX, 3);
+	}
 	synth_switch(s, 1, US(700), 0, "swapper/1", 0, 200, "srv");
 	synth_sample(s, 1, US(750), 200, 200, EPOLL + 1, 1);
-	synth_sock_state(s, 0, US(801), 100, 0xffff1000, lo, 40000, lo, 8080, TCP_SYN_SENT);
-	synth_sock_state(s, 1, US(802), 0, 0xffff2000, lo, 8080, lo, 40000, TCP_SYN_RECV);
-	synth_sock_state(s, 1, US(803), 0, 0xffff2000, lo, 8080, lo, 40000, TCP_ESTABLISHED);
-	synth_sock_state(s, 0, US(804), 100, 0xffff1000, lo, 40000, lo, 8080, TCP_ESTABLISHED);
+	if (!o->before) {
+		synth_sock_state(s, 0, US(801), 100, 0xffff1000, lo, 40000, lo, 8080, TCP_SYN_SENT);
+		synth_sock_state(s, 1, US(802), 0, 0xffff2000, lo, 8080, lo, 40000, TCP_SYN_RECV);
+		synth_sock_state(s, 1, US(803), 0, 0xffff2000, lo, 8080, lo, 40000,
+		                 TCP_ESTABLISHED);
+		synth_sock_state(s, 0, US(804), 100, 0xffff1000, lo, 40000, lo, 8080,
+		                 TCP_ESTABLISHED);
+	}
 	synth_switch_stack(s, 1, US(900), 200, "srv", S_INT, 0, "swapper/1", EPOLL, 3);
 	if (o->tick) {
 		synth_waking(s, 1, US(1000), 0, SYN_HARDIRQ, 200, "srv", 1, false, NULL, 0);
@@ -106,6 +126,14 @@ static struct rsp_trace *server_trace(const struct server_opts *o)
 		synth_switch(s, 2, US(1135), 0, "swapper/2", 0, o->helper, "bg");
 		synth_switch_stack(s, 2, US(1140), o->helper, "bg", S_INT, 0, "swapper/2", FUTEX,
 		                   3);
+	}
+	if (o->round == ROUND_LOCK)
+		synth_waking(s, 1, US(1150), 200, 0, 250, "bgw", 2, false, NULL, 0);
+	else if (o->round == ROUND_TIMER)
+		synth_waking(s, 2, US(1150), 0, SYN_HARDIRQ, 250, "bgw", 2, false, NULL, 0);
+	if (o->round) {
+		synth_switch(s, 2, US(1152), 0, "swapper/2", 0, 250, "bgw");
+		synth_switch_stack(s, 2, US(1160), 250, "bgw", S_INT, 0, "swapper/2", POLL, 3);
 	}
 	synth_sock_send(s, 1, US(1200), 200, 0xffff2000, 2, 64);
 	synth_sk_ready(s, 1, US(1201), 200, SYN_SOFTIRQ, 0xffff1000, 2);
@@ -146,22 +174,49 @@ static void test_next_request(void)
 		          rsp_explanation_accounted(&e) == NS(348),
 		      "accounted of the time not idle: 348 us of 348");
 	}
+	if (t) {
+		/* srv accepted its connection: known to serve; cli connected: not */
+		uint8_t *known = rsp_requests_known_servers(t);
+		size_t srv = rsp_trace_find_thread(t, 200, US(1000)),
+		       cli = rsp_trace_find_thread(t, 100, US(1000));
+
+		CHECK(known && srv != RSP_NO_INDEX && cli != RSP_NO_INDEX && known[srv] &&
+		          !known[cli],
+		      "srv known to serve (it accepted), cli not (it connected)");
+		free(known);
+	}
 	rsp_analysis_free(a);
 	rsp_trace_free(t);
 }
 
 /*
  * The client's wait for the reply is a call into srv, never idle: cli CPU 410,
- * srv's run in its wait [1110,1202] 92, its runnable end 8, CPU 190.
+ * srv's run in its wait [1110,1202] 92, its runnable end 8, CPU 190.  The same
+ * where the connection predates the trace (@before): its first call a send, the
+ * roles of --requests take cli for the server of it; no evidence makes it one:
+ * its wait stays the network's (92: the reply's sender not known without the
+ * peers), not idle.
  */
-static void test_client_not_idle(void)
+static void test_client_not_idle(bool before)
 {
-	struct rsp_trace *t = server_trace(&(struct server_opts){0});
+	struct rsp_trace *t = server_trace(&(struct server_opts){.before = before});
 	struct rsp_analysis *a = t ? analyze(t, 100, 1000) : NULL;
 	struct expect want[] = {{RSP_CAT_CPU_UNSAMPLED, 692}, {RSP_CAT_SCHED, 8}};
+	struct expect older[] = {
+	    {RSP_CAT_CPU_UNSAMPLED, 600}, {RSP_CAT_NET, 92}, {RSP_CAT_SCHED, 8}};
 
-	if (a)
+	if (a && !before)
 		check_table(a, "the client's wait", 700, want, 2);
+	else if (a)
+		check_table(a, "the client's wait on an older connection", 700, older, 3);
+	if (t && before) {
+		uint8_t *known = rsp_requests_known_servers(t);
+		size_t cli = rsp_trace_find_thread(t, 100, US(1000));
+
+		CHECK(known && cli != RSP_NO_INDEX && !known[cli],
+		      "a client on a connection older than the trace: not known to serve");
+		free(known);
+	}
 	rsp_analysis_free(a);
 	rsp_trace_free(t);
 }
@@ -299,6 +354,37 @@ static void test_idle_ticks(void)
 		          NS(3000),
 		      "named by where it waited");
 	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+}
+
+/*
+ * A server's housekeeping process (bgw, server_trace()'s @round) ticks: its
+ * timer ends its wait in f_poll, it works, waits on a lock srv hands it and
+ * comes back to f_poll: the tick was all it waited for, idle (300), the last
+ * wait idle at the place it waited idle (240); the lock wait, ended by the
+ * tree's srv, is not in bgw's async path (ANALYSIS.md, "Control paths and
+ * async work"): 570 of its 700; runnable ends 1 + 2, CPU 10 + 9 + 8.  Where its timer
+ * ends the wait in f_futex instead (a delay of its own), the tick delayed that
+ * work: both timeouts (300 + 130), the last wait unaccounted (240, no idle wait
+ * there before): 700.  srv as in test_next_request (700).
+ */
+static void test_housekeeping_round(enum round_case rc)
+{
+	struct rsp_trace *t = server_trace(&(struct server_opts){.round = rc});
+	struct rsp_analysis *a = t ? analyze(t, 200, 1000) : NULL;
+	struct expect lock[] = {{RSP_CAT_CPU, 200},
+	                        {RSP_CAT_CPU_UNSAMPLED, 172},
+	                        {RSP_CAT_IDLE, 892},
+	                        {RSP_CAT_SCHED, 6}};
+	struct expect timer[] = {{RSP_CAT_CPU, 200},     {RSP_CAT_CPU_UNSAMPLED, 172},
+	                         {RSP_CAT_IDLE, 352},    {RSP_CAT_SCHED, 6},
+	                         {RSP_CAT_TIMEOUT, 430}, {RSP_CAT_UNACCOUNTED, 240}};
+
+	if (a && rc == ROUND_LOCK)
+		check_table(a, "a housekeeping round after its tick", 1270, lock, 4);
+	else if (a)
+		check_table(a, "a tick, then a delay of its own", 1400, timer, 6);
 	rsp_analysis_free(a);
 	rsp_trace_free(t);
 }
@@ -485,7 +571,8 @@ int main(int argc, char **argv)
 {
 	tap_init(argc, argv);
 	TAP_RUN("next_request", test_next_request());
-	TAP_RUN("client_not_idle", test_client_not_idle());
+	TAP_RUN("client_not_idle", test_client_not_idle(false));
+	TAP_RUN("client_not_idle/connected_before", test_client_not_idle(true));
 	TAP_RUN("tick_then_request", test_tick_then_request());
 	TAP_RUN("request_waking_lost", test_request_waking_lost());
 	TAP_RUN("helper_woken", test_helper_woken());
@@ -493,6 +580,8 @@ int main(int argc, char **argv)
 	TAP_RUN("idle_ticks", test_idle_ticks());
 	TAP_RUN("poll_loop/curl", test_poll_loop(POLL_CURL));
 	TAP_RUN("poll_loop/elsewhere", test_poll_loop(POLL_ELSEWHERE));
+	TAP_RUN("housekeeping_round/lock", test_housekeeping_round(ROUND_LOCK));
+	TAP_RUN("housekeeping_round/timer", test_housekeeping_round(ROUND_TIMER));
 	TAP_RUN("poll_loop/back", test_poll_loop(POLL_BACK));
 	TAP_RUN("asleep_all_along", test_asleep_all_along());
 	TAP_RUN("internal_requests", test_internal_requests());
