@@ -34,7 +34,9 @@ fi
 # protobuf-c: rsp export --pprof; protoc, python3-protobuf and golang-go (go tool pprof):
 # its tests read the profiles back.  groff, zsh, desktop-file-utils, appstream,
 # shared-mime-info, gio: the install test reads the man pages, completions and desktop files;
-# dpkg-dev, debhelper, fakeroot, lintian: the Debian packages (scripts/deb.sh)
+# dpkg-dev, debhelper, fakeroot, lintian: the Debian packages (scripts/deb.sh);
+# redis-server, redis-tools, postgresql, nginx, apache2-utils (ab): record-daemons records
+# real servers (each its own instance on 127.0.0.1, started and stopped by the test)
 PKGS="meson ninja-build pkg-config gcc g++ clang python3 libc6-dev binutils
   libtraceevent-dev libtracefs-dev libelf-dev libdw-dev libdebuginfod-dev libglib2.0-dev
   libbpf-dev bpftool
@@ -43,7 +45,8 @@ PKGS="meson ninja-build pkg-config gcc g++ clang python3 libc6-dev binutils
   libclang-rt-14-dev linux-perf
   libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-protobuf golang-go
   groff-base zsh desktop-file-utils appstream shared-mime-info libglib2.0-bin
-  dpkg-dev debhelper fakeroot lintian libpango1.0-dev"
+  dpkg-dev debhelper fakeroot lintian libpango1.0-dev
+  redis-server redis-tools postgresql nginx apache2-utils"
 missing=""
 for p in $PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -280,6 +280,15 @@ def main():
                        'the program\'s timing)' % (busy / MS, wall / MS))
             else:
                 t.check(within(got, ns, tol, 0), what)
+    if wl == 'truthpoll':
+        # a loop that polls while its work waits (docs/ANALYSIS.md, "Idle"): its polls'
+        # timeouts stay waits that timed out (the polling advice), none of it idle; the
+        # waits' runnable ends are the scheduler's, so at least 80% of the polls' time
+        polled = sum(ns for (_, k), ns in waits.items() if k == 'poll_timeout')
+        t.check(not cats.get('idle') and cats.get('timeout', 0) >= 0.8 * polled,
+                '%s: waits that timed out %.3f ms of the %.3f ms its polls timed out (>= 80%%), '
+                'idle %.3f ms (0)' % (wl, cats.get('timeout', 0) / MS, polled / MS,
+                                      cats.get('idle', 0) / MS))
     if any(k == 'fsync' for _, k in waits):
         print('# %s: of the fsyncs, in blocking disk I/O %.3f ms, I/O queue %.3f ms' %
               (wl, cats['disk'] / MS, cats['io_queue'] / MS))
