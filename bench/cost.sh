@@ -31,7 +31,7 @@ TCP=$B/bench/tcp-pingpong
 WORKLOADS=${WORKLOADS:-pipe pgbench}
 . "$here/lib.sh"
 
-awk '/^#/ || $1 == "sched" || $1 == "sampling" || $1 == "alt"' "$here/../probes/events.conf" >"$W/sched-only.conf"
+awk '/^#/ || $1 == "sched" || $1 == "sampling"' "$here/../probes/events.conf" >"$W/sched-only.conf"
 
 VARIANTS="base floor perf perf-g rsp no-bpf no-copies no-samples no-unwind no-zstd no-rt no-net-block sched-only"
 variant() { # workload, variant, round

@@ -94,7 +94,7 @@ workload() {
   case $1 in
   pipe) echo "perf bench sched pipe -l 100000" ;;
   tcp) echo "$TCP 20000" ;;
-  dd) echo "dd if=$W/dd.in of=/dev/null bs=4k count=16000 iflag=direct" ;;
+  dd) echo "dd if=$W/dd.in of=/dev/null bs=4k count=16000 iflag=direct 2>&1" ;;
   messaging) echo "perf bench sched messaging -g 10 -l 100" ;;
   make) echo "sh -c 'make -s -C $W/tree clean; T0=\$(date +%s.%N); make -s -j2 -C $W/tree; echo \"wall \$(date +%s.%N) \$T0\"'" ;;
   pgbench*) echo "su postgres -c 'pgbench -n -N -c 1 -T 4 -h $W -p 5499 bench'" ;;

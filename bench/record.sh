@@ -115,7 +115,7 @@ else:
     added = '%.2f' % added
 floor = '%.2f' % ((qx - 1) / (fx - 1)) if fx - 1 >= 0.02 else 'n/a'
 ok = time_ok and br <= bp and lr + mr == 0
-print('%-10s %8.4f %6.2fx %6.2fx %6.2fx %7s %7s %7d %7d %8.0f %8.0f %6s' % (
+print('%-10s %8.4g %6.2fx %6.2fx %6.2fx %7s %7s %7d %7d %8.0f %8.0f %6s' % (
     w, b, fx, px, qx, added, floor, lp, lr + mr, bp, br, 'ok' if ok else 'MISSED'))
 sys.exit(0 if ok else 1)
 PY
