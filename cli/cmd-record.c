@@ -324,8 +324,16 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 				e->name, e->perf_samples, e->kernel_count, e->ftrace_events);
 	}
 	print_shed(st);
-	fprintf(stderr, "  %zu threads alive at start, reader at %s priority\n",
-		st->synthesized_threads, st->rt_reader ? "real-time" : "normal");
+	fprintf(stderr, "  %zu threads alive at start, ", st->synthesized_threads);
+	if (!st->rt_reader)
+		fprintf(stderr, "reader at normal priority\n");
+	else if (!st->rt_raises)
+		fprintf(stderr, "reader at normal priority while the rings kept up (always)\n");
+	else
+		fprintf(stderr,
+			"reader at normal priority while the rings kept up, raised to real-time "
+			"%u times for %.2f s\n",
+			st->rt_raises, st->rt_ns / 1e9);
 	if (st->ustack_bytes_trimmed)
 		fprintf(stderr, "  user-stack copies cut to the live stack: %.1f MB not written\n",
 			st->ustack_bytes_trimmed / 1e6);

@@ -267,6 +267,14 @@ int rsp_bpfsched_fd(const struct rsp_bpfsched *b)
 	return b->epfd;
 }
 
+unsigned rsp_bpfsched_fill(const struct rsp_bpfsched *b)
+{
+	uint64_t cons = __atomic_load_n(b->consumer, __ATOMIC_RELAXED);
+	uint64_t prod = __atomic_load_n(b->producer, __ATOMIC_ACQUIRE);
+
+	return prod > cons ? (unsigned)((prod - cons) * 100 / b->ring_size) : 0;
+}
+
 long rsp_bpfsched_drain(struct rsp_bpfsched *b, rsp_bpfsched_fn fn, rsp_bpfsched_room room,
 			void *ctx, bool *more)
 {

@@ -57,6 +57,9 @@ typedef bool (*rsp_bpfsched_room)(void *ctx, size_t size);
 long rsp_bpfsched_drain(struct rsp_bpfsched *b, rsp_bpfsched_fn fn, rsp_bpfsched_room room,
 			void *ctx, bool *more);
 
+/* How full the ring is: the bytes written and not yet read, percent of its size. */
+unsigned rsp_bpfsched_fill(const struct rsp_bpfsched *b);
+
 /* The program's counters on @cpu (a mapped page: read at any time). */
 const struct rsp_bpf_counts *rsp_bpfsched_counts(const struct rsp_bpfsched *b, int cpu);
 /* Times the kernel skipped the @kind program (it was running already on that CPU). */

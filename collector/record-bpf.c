@@ -544,6 +544,11 @@ int _rsp_bpf_fd(const struct recorder *r)
 	return r->bpf ? rsp_bpfsched_fd(r->bpf) : -1;
 }
 
+unsigned _rsp_bpf_fill(const struct recorder *r)
+{
+	return r->bpf ? rsp_bpfsched_fill(r->bpf) : 0;
+}
+
 void _rsp_bpf_counts(struct recorder *r)
 {
 	for (int k = 0; k < RSP_BPF_KINDS && r->bpf; k++) {
@@ -619,6 +624,11 @@ int _rsp_bpf_drain(struct recorder *r)
 int _rsp_bpf_fd(const struct recorder *r)
 {
 	return -1;
+}
+
+unsigned _rsp_bpf_fill(const struct recorder *r)
+{
+	return 0;
 }
 
 void _rsp_bpf_counts(struct recorder *r)

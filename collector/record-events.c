@@ -448,6 +448,7 @@ int _rsp_open_evlists(struct recorder *r)
 		return open_error(r, ret, "the system-wide perf events");
 	r->sys_open = true;
 	ret = perf_evlist__mmap(r->sys, (int)sys_pages(r));
+	r->sys_ring_bytes = (uint64_t)sys_pages(r) * (uint64_t)sysconf(_SC_PAGESIZE);
 	if (ret)
 		return _rsp_record_fail(
 		    r, ret,
@@ -460,6 +461,7 @@ int _rsp_open_evlists(struct recorder *r)
 			return open_error(r, ret, "the target's perf events");
 		r->target_open = true;
 		ret = perf_evlist__mmap(r->target, (int)target_pages(r));
+		r->target_ring_bytes = (uint64_t)target_pages(r) * (uint64_t)sysconf(_SC_PAGESIZE);
 		if (ret)
 			return _rsp_record_fail(
 			    r, ret, "cannot map %u pages per CPU for the target's stacks: lower -m",

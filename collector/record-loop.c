@@ -169,7 +169,7 @@ static int append_trimmed(struct recorder *r, const union perf_event *ev,
 	return 0;
 }
 
-static int drain_evlist(struct recorder *r, struct perf_evlist *el)
+static int drain_evlist(struct recorder *r, struct perf_evlist *el, uint64_t ring_bytes)
 {
 	struct perf_mmap *map;
 
@@ -178,6 +178,7 @@ static int drain_evlist(struct recorder *r, struct perf_evlist *el)
 	perf_evlist__for_each_mmap(el, map, false)
 	{
 		union perf_event *ev;
+		uint64_t bytes = 0;
 
 		if (perf_mmap__read_init(map) < 0)
 			continue;
@@ -195,6 +196,7 @@ static int drain_evlist(struct recorder *r, struct perf_evlist *el)
 				perf_mmap__read_done(map);
 				break;
 			}
+			bytes += ev->header.size;
 			si = account_record(r, ev);
 			if (si == -2)
 				; /* shed: counted by account_record() */
@@ -211,6 +213,8 @@ static int drain_evlist(struct recorder *r, struct perf_evlist *el)
 				r->st->records++;
 			perf_mmap__consume(map);
 		}
+		if (ring_bytes && bytes * 100 / ring_bytes > r->pass_fill)
+			r->pass_fill = (unsigned)(bytes * 100 / ring_bytes);
 	}
 	return 0;
 }
@@ -354,11 +358,12 @@ int _rsp_drain_all(struct recorder *r, bool all)
 	int ret;
 
 	r->starved = false;
+	r->pass_fill = _rsp_bpf_fill(r);
 	r->ftrace_more = false;
-	ret = drain_evlist(r, r->sys);
+	ret = drain_evlist(r, r->sys, r->sys_ring_bytes);
 
 	if (!ret)
-		ret = drain_evlist(r, r->target);
+		ret = drain_evlist(r, r->target, r->target_ring_bytes);
 	if (!ret)
 		ret = _rsp_bpf_drain(r);
 	if (!ret && r->ft && !r->ftrace_failed) {
@@ -420,14 +425,85 @@ void _rsp_raise_priority(struct recorder *r)
 {
 	struct sched_param sp = { .sched_priority = 10 };
 
-	if (r->o->no_rt || geteuid() != 0)
+	if (r->o->no_rt || geteuid() != 0 || r->reader_rt)
 		return;
 	/* from the start: on a saturated machine a normal thread takes seconds to
 	 * set up; RESET_ON_FORK keeps it from the command and the writer thread */
-	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0)
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0) {
 		r->st->rt_reader = true;
-	else
+		r->reader_rt = true;
+		r->rt_since = _rsp_now_ns();
+	} else {
 		_rsp_record_log(r, RSP_LOG_WARN, "cannot raise the reader to real-time priority");
+	}
+}
+
+/*
+ * While recording, the reader's priority follows how full it finds the rings.
+ * At real-time priority it takes the CPU from the recorded program whenever a
+ * ring wakes it and holds it for its whole pass: on a switch-heavy program
+ * that stalls both ends of every exchange (perf bench sched pipe: rsp's added
+ * time 74% of the program's, 7% with the reader at normal priority,
+ * bench/cost.sh's no-rt).  At normal priority the program's short runs go
+ * first and the reader reads in the gaps; it is raised again when a pass finds
+ * a ring RAISE_AT full (the BPF ring wakes it at a quarter) or records were
+ * lost, or the pool was full or ftrace left unread, and lowered after CALM_NS
+ * of passes that found every ring under CALM_AT.
+ */
+#define RAISE_AT 50
+#define CALM_AT 10
+#define CALM_NS RSP_NSEC_PER_SEC
+
+static uint64_t lost_so_far(const struct recorder *r)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; c < r->st->nr_cpus; c++)
+		n += r->st->lost_perf[c] + r->st->lost_ftrace[c] + r->st->lost_bpf[c];
+	return n;
+}
+
+static void lower_priority(struct recorder *r, uint64_t now)
+{
+	struct sched_param sp = { 0 };
+
+	if (!r->reader_rt || sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp))
+		return;
+	r->reader_rt = false;
+	r->st->rt_ns += now - r->rt_since;
+}
+
+static void adjust_priority(struct recorder *r, uint64_t now)
+{
+	uint64_t lost = lost_so_far(r);
+	bool urgent = r->pass_fill >= RAISE_AT || lost > r->lost_seen || r->starved ||
+		      r->ftrace_more;
+
+	r->lost_seen = lost;
+	if (r->o->no_rt || geteuid() != 0)
+		return;
+	if (urgent) {
+		r->calm_since = 0;
+		if (!r->reader_rt) {
+			_rsp_raise_priority(r);
+			r->st->rt_raises++;
+		}
+		return;
+	}
+	if (r->pass_fill >= CALM_AT) {
+		r->calm_since = 0;
+		return;
+	}
+	if (!r->calm_since)
+		r->calm_since = now;
+	if (now - r->calm_since >= CALM_NS || !r->st->rt_raises)
+		lower_priority(r, now);
+}
+
+void _rsp_reader_done(struct recorder *r)
+{
+	if (r->reader_rt)
+		r->st->rt_ns += _rsp_now_ns() - r->rt_since;
 }
 
 /*
@@ -464,6 +540,7 @@ int _rsp_record_loop(struct recorder *r, uint64_t t0)
 		if (ret)
 			return _rsp_record_fail(r, ret, "out of memory buffering events");
 		now = _rsp_now_ns();
+		adjust_priority(r, now);
 		_rsp_shed_update(r, now);
 		if (now - r->last_flush >= FLUSH_NS) {
 			rsp_writer_flush(r->w);

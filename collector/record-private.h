@@ -129,6 +129,12 @@ struct recorder {
 	uint64_t last_flush;
 	bool ftrace_failed;
 	bool starved; /* the last drain stopped: no room in the writer's pool */
+	uint64_t sys_ring_bytes, target_ring_bytes; /* one CPU's perf ring, of each evlist */
+	unsigned pass_fill; /* the fullest ring the last pass found, percent of its size */
+	bool reader_rt; /* the reader at real-time priority now */
+	uint64_t rt_since; /* since when (ns), while reader_rt */
+	uint64_t calm_since; /* since when passes found every ring nearly empty (ns), 0: not */
+	uint64_t lost_seen; /* the records lost so far, when the last pass ended */
 	bool ftrace_more; /* the last pass left ftrace sub-buffers unread: poll without waiting */
 
 	/* shedding (shed.c) */
@@ -210,17 +216,22 @@ void _rsp_bpf_stop(struct recorder *r);
 int _rsp_bpf_drain(struct recorder *r);
 /* Its ring's fd to poll, -1 without the program. */
 int _rsp_bpf_fd(const struct recorder *r);
+/* How full its ring is, percent; 0 without the program. */
+unsigned _rsp_bpf_fill(const struct recorder *r);
 /* The kernel's counts of its events, into the stats rows. */
 void _rsp_bpf_counts(struct recorder *r);
 void _rsp_bpf_close(struct recorder *r);
 
 /* ---- record-loop.c --------------------------------------------------------------------- */
 
-/* Drain every ring and the ftrace instance once, then end a round; -ENOMEM. */
-/* One pass over every ring (@all: the ftrace rings to their end, at the stop). */
+/* One pass over every ring (@all: the ftrace rings to their end, at the stop), then
+ * end a round; -ENOMEM.  r->pass_fill: the fullest ring it found. */
 int _rsp_drain_all(struct recorder *r, bool all);
-/* The reader at real-time priority, when root and not --no-rt. */
+/* The reader at real-time priority, when root and not --no-rt: for the set-up
+ * and the last drain; the loop lowers it while the rings keep up. */
 void _rsp_raise_priority(struct recorder *r);
+/* The reader's time at real-time priority counted up to now (r->st->rt_ns). */
+void _rsp_reader_done(struct recorder *r);
 /* Until the targets exit, a signal, the duration or a write error (r->st->stop). */
 int _rsp_record_loop(struct recorder *r, uint64_t t0);
 

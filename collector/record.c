@@ -442,6 +442,9 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 
 out_stop:
 	t_stop = _rsp_now_ns();
+	/* the last drain at real-time priority: what is left is read at once */
+	_rsp_reader_done(&r);
+	_rsp_raise_priority(&r);
 	perf_evlist__disable(r.sys);
 	if (r.target)
 		perf_evlist__disable(r.target);
