@@ -105,16 +105,6 @@ int rsp_cli_parse_format(const char *verb, const char *arg, unsigned allowed,
 	return rsp_cli_usage_error(verb, "unknown format '%s': %s", arg, list);
 }
 
-bool rsp_cli_is_number(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 bool rsp_cli_parse_us(const char *s, uint64_t *ns)
 {
 	char *end;

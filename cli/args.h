@@ -28,8 +28,6 @@ enum rsp_cli_format {
 	RSP_FORMAT_JSON = 1 << 3,
 };
 
-/* Only decimal digits (a pid, a tid), and at least one. */
-bool rsp_cli_is_number(const char *s);
 /* "12", "1.5" -> microseconds as ns; false if not a number >= 0 */
 bool rsp_cli_parse_us(const char *s, uint64_t *ns);
 /* A count 0..max; false if not */

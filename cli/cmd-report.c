@@ -10,6 +10,7 @@
 #include "rsp-analysis.h"
 #include "rsp-model.h"
 #include "rsp-requests.h"
+#include "rsp-str.h"
 #include "rsp-text.h"
 
 #include <errno.h>
@@ -108,7 +109,7 @@ static int choose_target(struct report *r, const char *target)
 				      r->name, rsp_cli_no_target_why(r->t));
 			return -EINVAL;
 		}
-	} else if (rsp_cli_is_number(target)) {
+	} else if (rsp_is_decimal(target)) {
 		long pid = strtol(target, NULL, 10);
 		bool found = false;
 

@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "input.h"
 
+#include "rsp-str.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +80,7 @@ int rsp_cli_target_resolve(struct rsp_cli_target *tg, struct rsp_trace *t, const
 		const char *spec = tg->specs[k];
 		bool matched = false;
 
-		if (rsp_cli_is_number(spec)) {
+		if (rsp_is_decimal(spec)) {
 			long pid = strtol(spec, NULL, 10);
 			bool found = false;
 

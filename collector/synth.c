@@ -8,6 +8,7 @@
 #include "synth.h"
 
 #include "rsp-perf-format.h"
+#include "rsp-str.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -188,16 +189,6 @@ static int status_field(const char *status, const char *key, uint32_t *val)
 	return 0;
 }
 
-static bool is_number(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 static int synth_process(struct rsp_synth_ctx *c, uint32_t pid)
 {
 	char path[96], status[4096], comm[64];
@@ -230,7 +221,7 @@ static int synth_process(struct rsp_synth_ctx *c, uint32_t pid)
 	while ((de = readdir(d))) {
 		uint32_t tid;
 
-		if (!is_number(de->d_name))
+		if (!rsp_is_decimal(de->d_name))
 			continue;
 		tid = (uint32_t)strtoul(de->d_name, NULL, 10);
 		if (tid == pid)
@@ -260,7 +251,7 @@ int rsp_synth_threads(struct rsp_synth_ctx *c)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (!is_number(de->d_name))
+		if (!rsp_is_decimal(de->d_name))
 			continue;
 		ret = synth_process(c, (uint32_t)strtoul(de->d_name, NULL, 10));
 		if (ret)
