@@ -3,6 +3,7 @@
 #include "runwind.h"
 
 #include "rsp-dwarf-regs.h"
+#include "rsp-dwfl.h"
 #include "rsp-hash.h"
 #include "rsp-perf-format.h"
 #include "rsp-time.h"
@@ -420,11 +421,7 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct rsp_runwind *rw = arg;
 
-	for (int r = 0; r < RSP_DWARF_IP; r++)
-		if ((rw->have & (1u << r)) && !dwfl_thread_state_registers(thread, r, 1, &rw->regs[r]))
-			return false;
-	dwfl_thread_state_register_pc(thread, rw->regs[RSP_DWARF_IP]);
-	return true;
+	return rsp_dwfl_set_registers(thread, rw->regs, rw->have);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -438,22 +435,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct rsp_runwind *rw = arg;
 	Dwarf_Addr pc;
-	Dwarf_Word sp;
 
-	if (!dwfl_frame_pc(state, &pc, NULL))
+	if (!rsp_dwfl_frame(state, rw->n, &rw->last_sp, &pc, &rw->ended_zero))
 		return DWARF_CB_ABORT;
-	if (rw->n) {
-		/* a caller's stack pointer lies above its callee's */
-		if (dwfl_frame_reg(state, RSP_DWARF_SP, &sp) == 0) {
-			if (sp <= rw->last_sp)
-				return DWARF_CB_ABORT;
-			rw->last_sp = sp;
-		}
-		if (pc == 0) {
-			rw->ended_zero = true; /* the outermost frame */
-			return DWARF_CB_ABORT;
-		}
-	}
 	/*
 	 * A frame outside every file: a map not known yet (an exec's first
 	 * samples), the vdso, or a return address the fallback unwinder (by

@@ -20,6 +20,7 @@
 #include "symbols/symbols-private.h"
 
 #include "rsp-dwarf-regs.h"
+#include "rsp-dwfl.h"
 
 /*
  * Unwinding the same call path again gives the same frames: a memo of recent
@@ -175,12 +176,7 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct _rsp_unwinder *u = arg;
 
-	for (int r = 0; r < RSP_DWARF_IP; r++)
-		if ((u->have & (1u << r)) &&
-		    !dwfl_thread_state_registers(thread, r, 1, &u->regs[r]))
-			return false;
-	dwfl_thread_state_register_pc(thread, u->regs[RSP_DWARF_IP]);
-	return true;
+	return rsp_dwfl_set_registers(thread, u->regs, u->have);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -194,21 +190,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct _rsp_unwinder *u = arg;
 	Dwarf_Addr pc;
-	Dwarf_Word sp;
+	bool outermost = false;
 
-	if (!dwfl_frame_pc(state, &pc, NULL))
+	if (!rsp_dwfl_frame(state, u->n, &u->last_sp, &pc, &outermost))
 		return DWARF_CB_ABORT;
-	if (u->n) {
-		/* a caller's stack pointer is above its callee's: anything else
-		 * is a loop in crafted (or corrupt) stack contents */
-		if (dwfl_frame_reg(state, RSP_DWARF_SP, &sp) == 0) {
-			if (sp <= u->last_sp)
-				return DWARF_CB_ABORT;
-			u->last_sp = sp;
-		}
-		if (pc == 0) /* outermost frame */
-			return DWARF_CB_ABORT;
-	}
 	u->ips[u->n++] = pc;
 	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
