@@ -13,6 +13,7 @@
 #include "rsp-perf-format.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -447,12 +448,37 @@ void _rsp_raise_priority(struct recorder *r)
  * bench/cost.sh's no-rt).  At normal priority the program's short runs go
  * first and the reader reads in the gaps; it is raised again when a pass finds
  * a ring RAISE_AT full (the BPF ring wakes it at a quarter) or records were
- * lost, or the pool was full or ftrace left unread, and lowered after CALM_NS
- * of passes that found every ring under CALM_AT.
+ * lost, or the pool was full or ftrace left unread, or more than BUSY_PER_CPU
+ * threads per CPU were runnable (its fair share then is too small to keep
+ * up: perf bench sched messaging's 200 processes, 0.45 M records lost before
+ * a pass found a ring half full), and lowered after CALM_NS of passes that
+ * found every ring under CALM_AT and the machine not so busy.
  */
 #define RAISE_AT 50
 #define CALM_AT 10
 #define CALM_NS RSP_NSEC_PER_SEC
+#define BUSY_PER_CPU 2
+
+/* The threads runnable on the machine now (/proc/loadavg's fourth field, the
+ * reader among them); 0 if unknown. */
+static unsigned runnable_now(struct recorder *r)
+{
+	char buf[128], *p;
+	ssize_t n;
+
+	if (r->loadavg_fd < 0)
+		return 0;
+	n = pread(r->loadavg_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = buf;
+	for (int field = 0; field < 3 && p; field++) {
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
+	}
+	return p ? (unsigned)strtoul(p, NULL, 10) : 0;
+}
 
 static uint64_t lost_so_far(const struct recorder *r)
 {
@@ -482,6 +508,8 @@ static void adjust_priority(struct recorder *r, uint64_t now)
 	r->lost_seen = lost;
 	if (r->o->no_rt || geteuid() != 0)
 		return;
+	if (!urgent)
+		urgent = runnable_now(r) > (unsigned)(BUSY_PER_CPU * r->st->nr_cpus);
 	if (urgent) {
 		r->calm_since = 0;
 		if (!r->reader_rt) {
@@ -522,7 +550,7 @@ static void wait_for_records(struct recorder *r, int ms)
 		poll(&pfd, 1, ms);
 }
 
-int _rsp_record_loop(struct recorder *r, uint64_t t0)
+static int record_loop(struct recorder *r, uint64_t t0)
 {
 	uint64_t deadline = r->o->duration > 0 ? t0 + (uint64_t)(r->o->duration * 1e9) : 0;
 	int ret;
@@ -565,4 +593,16 @@ int _rsp_record_loop(struct recorder *r, uint64_t t0)
 			return 0;
 		}
 	}
+}
+
+int _rsp_record_loop(struct recorder *r, uint64_t t0)
+{
+	int ret;
+
+	r->loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	ret = record_loop(r, t0);
+	if (r->loadavg_fd >= 0)
+		close(r->loadavg_fd);
+	r->loadavg_fd = -1;
+	return ret;
 }

@@ -135,6 +135,7 @@ struct recorder {
 	uint64_t rt_since; /* since when (ns), while reader_rt */
 	uint64_t calm_since; /* since when passes found every ring nearly empty (ns), 0: not */
 	uint64_t lost_seen; /* the records lost so far, when the last pass ended */
+	int loadavg_fd; /* /proc/loadavg, while the loop runs; -1: not open */
 	bool ftrace_more; /* the last pass left ftrace sub-buffers unread: poll without waiting */
 
 	/* shedding (shed.c) */
