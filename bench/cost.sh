@@ -16,6 +16,7 @@
 #   no-unwind     RSP_RECORD_UNWIND=0: the CPU samples' copies written as they are
 #   no-zstd       --compression-level 0: the records uncompressed
 #   no-rt         --no-rt: the reader at normal priority
+#   adaptive      RSP_RECORD_READER=adaptive: at normal priority while the rings keep up
 #   no-net-block  --no-net --no-block: no socket, no block events
 #   sched-only    the scheduler's events and CPU samples only (no irq, block, net)
 #   floor         an ftrace instance with the same tracepoints, nobody reading
@@ -33,7 +34,7 @@ WORKLOADS=${WORKLOADS:-pipe pgbench}
 
 awk '/^#/ || $1 == "sched" || $1 == "sampling"' "$here/../probes/events.conf" >"$W/sched-only.conf"
 
-VARIANTS="base floor perf perf-g rsp no-bpf no-copies no-samples no-unwind no-zstd no-rt no-net-block sched-only"
+VARIANTS="base floor perf perf-g rsp no-bpf no-copies no-samples no-unwind no-zstd no-rt adaptive no-net-block sched-only"
 variant() { # workload, variant, round
   case $2 in
   base | floor) run "$1" "$2" "$3" "$2" ;;
@@ -44,6 +45,7 @@ variant() { # workload, variant, round
   no-copies) run "$1" "$2" "$3" rsp --call-graph fp ;;
   no-samples) run "$1" "$2" "$3" rsp -F 0 ;;
   no-unwind) run "$1" "$2" "$3" rsp RSP_RECORD_UNWIND=0 ;;
+  adaptive) run "$1" "$2" "$3" rsp RSP_RECORD_READER=adaptive ;;
   no-zstd) run "$1" "$2" "$3" rsp --compression-level 0 ;;
   no-rt) run "$1" "$2" "$3" rsp --no-rt ;;
   no-net-block) run "$1" "$2" "$3" rsp --no-net --no-block ;;

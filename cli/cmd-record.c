@@ -50,8 +50,7 @@ static const char record_usage[] =
 	"      --no-net             no socket events\n"
 	"      --no-block           no block I/O events\n"
 	"      --probes FILE        event set to use instead of the built-in one\n"
-	"      --no-rt              never raise the reader to real-time priority (as root it\n"
-	"                           is, for the set-up and while the rings fill)\n"
+	"      --no-rt              do not run the reader at real-time priority\n"
 	"      --no-bpf             record switches and wakeups through perf, not rsp's BPF\n"
 	"                           program (which costs the workload less; rsp falls back\n"
 	"                           to perf by itself where the kernel refuses the program)\n"
@@ -328,6 +327,8 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 	fprintf(stderr, "  %zu threads alive at start, ", st->synthesized_threads);
 	if (!st->rt_reader)
 		fprintf(stderr, "reader at normal priority\n");
+	else if (!st->rt_lowered)
+		fprintf(stderr, "reader at real-time priority\n");
 	else if (!st->rt_raises)
 		fprintf(stderr, "reader at normal priority while the rings kept up (always)\n");
 	else

@@ -440,7 +440,9 @@ void _rsp_raise_priority(struct recorder *r)
 }
 
 /*
- * While recording, the reader's priority follows how full it finds the rings.
+ * With RSP_RECORD_READER=adaptive in the environment (bench/cost.sh's
+ * "adaptive"; the default keeps it at real-time priority throughout, see
+ * below), the reader's priority follows how full it finds the rings.
  * At real-time priority it takes the CPU from the recorded program whenever a
  * ring wakes it and holds it for its whole pass: on a switch-heavy program
  * that stalls both ends of every exchange (perf bench sched pipe: rsp's added
@@ -452,7 +454,11 @@ void _rsp_raise_priority(struct recorder *r)
  * threads per CPU were runnable (its fair share then is too small to keep
  * up: perf bench sched messaging's 200 processes, 0.45 M records lost before
  * a pass found a ring half full), and lowered after CALM_NS of passes that
- * found every ring under CALM_AT and the machine not so busy.
+ * found every ring under CALM_AT and the machine not so busy.  Not the default:
+ * a reader at normal priority when a load starts reads too late still
+ * (bench/record.sh's messaging row lost 0.64 M records in one of 6 runs with
+ * the check on runnable threads, 0.45 and 0.90 M in 2 of 2 without), where
+ * at real-time priority throughout it lost none.
  */
 #define RAISE_AT 50
 #define CALM_AT 10
@@ -496,6 +502,7 @@ static void lower_priority(struct recorder *r, uint64_t now)
 	if (!r->reader_rt || sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp))
 		return;
 	r->reader_rt = false;
+	r->st->rt_lowered = true;
 	r->st->rt_ns += now - r->rt_since;
 }
 
@@ -506,7 +513,7 @@ static void adjust_priority(struct recorder *r, uint64_t now)
 		      r->ftrace_more;
 
 	r->lost_seen = lost;
-	if (r->o->no_rt || geteuid() != 0)
+	if (!r->adaptive_reader || r->o->no_rt || geteuid() != 0)
 		return;
 	if (!urgent)
 		urgent = runnable_now(r) > (unsigned)(BUSY_PER_CPU * r->st->nr_cpus);
@@ -597,8 +604,10 @@ static int record_loop(struct recorder *r, uint64_t t0)
 
 int _rsp_record_loop(struct recorder *r, uint64_t t0)
 {
+	const char *env = getenv("RSP_RECORD_READER");
 	int ret;
 
+	r->adaptive_reader = env && !strcmp(env, "adaptive");
 	r->loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
 	ret = record_loop(r, t0);
 	if (r->loadavg_fd >= 0)

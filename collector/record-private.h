@@ -136,6 +136,7 @@ struct recorder {
 	uint64_t calm_since; /* since when passes found every ring nearly empty (ns), 0: not */
 	uint64_t lost_seen; /* the records lost so far, when the last pass ended */
 	int loadavg_fd; /* /proc/loadavg, while the loop runs; -1: not open */
+	bool adaptive_reader; /* RSP_RECORD_READER=adaptive: the priority follows the rings */
 	bool ftrace_more; /* the last pass left ftrace sub-buffers unread: poll without waiting */
 
 	/* shedding (shed.c) */

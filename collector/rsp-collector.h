@@ -116,6 +116,7 @@ struct rsp_record_stats {
 	bool exec_failed; /* -- COMMAND could not be executed */
 	int child_status; /* its wait status */
 	bool rt_reader; /* the reader ran at real-time priority */
+	bool rt_lowered; /* it was lowered to normal priority while recording */
 	unsigned rt_raises; /* the times it was raised to it while recording */
 	uint64_t rt_ns; /* the time it spent there while recording */
 	/* the memory ceiling */
