@@ -508,13 +508,14 @@ static void lower_priority(struct recorder *r, uint64_t now)
 
 static void adjust_priority(struct recorder *r, uint64_t now)
 {
-	uint64_t lost = lost_so_far(r);
-	bool urgent = r->pass_fill >= RAISE_AT || lost > r->lost_seen || r->starved ||
-		      r->ftrace_more;
+	uint64_t lost;
+	bool urgent;
 
+	if (!r->adaptive_reader)
+		return; /* the default: real-time throughout, nothing to follow */
+	lost = lost_so_far(r);
+	urgent = r->pass_fill >= RAISE_AT || lost > r->lost_seen || r->starved || r->ftrace_more;
 	r->lost_seen = lost;
-	if (!r->adaptive_reader || r->o->no_rt || geteuid() != 0)
-		return;
 	if (!urgent)
 		urgent = runnable_now(r) > (unsigned)(BUSY_PER_CPU * r->st->nr_cpus);
 	if (urgent) {
@@ -607,8 +608,9 @@ int _rsp_record_loop(struct recorder *r, uint64_t t0)
 	const char *env = getenv("RSP_RECORD_READER");
 	int ret;
 
-	r->adaptive_reader = env && !strcmp(env, "adaptive");
-	r->loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	/* as root and without --no-rt only: the priority is not ours to raise otherwise */
+	r->adaptive_reader = env && !strcmp(env, "adaptive") && !r->o->no_rt && geteuid() == 0;
+	r->loadavg_fd = r->adaptive_reader ? open("/proc/loadavg", O_RDONLY | O_CLOEXEC) : -1;
 	ret = record_loop(r, t0);
 	if (r->loadavg_fd >= 0)
 		close(r->loadavg_fd);
