@@ -157,6 +157,10 @@ struct rsp_analysis {
 	uint32_t *on_stack; /* per thread: frames of it on the walk's stack */
 	uint32_t *path_of_thread;
 	VEC(struct interval) *claims; /* per thread: time used inside others' sleeps */
+	/* per target thread: the windows its own control path lends to a thread of the
+	 * target that waited on it as its helper (helper_call() in analysis.c), sorted,
+	 * disjoint: walked there as a call, so not again in its own path */
+	VEC(struct interval) *lent;
 
 	/* labels: per (unwound stack, kernel?, pid), cached */
 	struct _rsp_u64map labels;
@@ -359,6 +363,8 @@ bool analysis_idle(struct rsp_analysis *an, uint32_t thread, uint32_t k, uint64_
 		   uint64_t hi, uint32_t parent, uint32_t depth);
 /* a target thread of which nothing was recorded where scheduling and samples were:
  * asleep all along; its leaf */
+/* sleep @k of @th idle as work handed to it by the target's tree (rule 2) */
+bool analysis_idle_handed_work(struct rsp_analysis *an, uint32_t th, uint32_t k);
 bool analysis_idle_silent(struct rsp_analysis *an, uint32_t thread);
 void analysis_idle_silent_leaf(struct rsp_analysis *an, uint32_t thread, uint64_t lo, uint64_t hi,
 			       uint32_t parent, uint32_t depth);

@@ -361,6 +361,75 @@ static bool timed_out_then_woken(struct rsp_analysis *an, struct frame *f, uint3
 }
 
 /*
+ * Did target thread @th, in sleep @k, wait on its own helper: another thread
+ * of the target (*@wp, its run *@rp woke @th) to which @th had handed the work
+ * it then waited for?  A daemon's main thread that queues a write for its
+ * fsync thread and waits for it: the helper's wait for work was ended by @th
+ * (a wakeup, or its birth: a thread created and joined), before @th began to
+ * wait, and since then the helper waited only for its own devices, timers
+ * and CPUs (its disk, not another thread's work) until the run that woke @th,
+ * which fits the wait (fits()).  Not a wait for work of @th's own, idle in a
+ * server (analysis_idle_handed_work(): its fsync thread's wait for the next
+ * write, ended by the main thread, which it had itself woken by releasing
+ * their lock).  The helper's wait for work is at another place than
+ * @th's: threads of one code path taking turns (a lock's waiters, each
+ * waking the next) are no helper of each other and stay control paths of
+ * their own.  A function of the trace alone: the roots lend the windows it
+ * finds before any is walked (lend_to_helpers()).
+ */
+static bool helper_call(struct rsp_analysis *an, uint32_t th, uint32_t k, uint32_t *wp,
+			const struct slice **rp)
+{
+	const struct slice *s = slice_at(an, th, k), *r;
+	const struct thread *h;
+	const struct link *l;
+	uint32_t w;
+	bool merged;
+
+	if (an->windows || !s || s->kind != SLICE_SLEEP || (s->flags & SL_PREEMPTED) ||
+	    s->link == RSP_NONE || !an->is_target[th])
+		return false;
+	l = &an->t->links.v[s->link];
+	w = l->waker;
+	if (l->kind != LINK_WAKEUP || w == RSP_NONE || w == th || w >= an->t->threads.n ||
+	    !an->is_target[w] || l->waker_slice == RSP_NONE)
+		return false;
+	r = slice_at(an, w, l->waker_slice);
+	if (!fits(an, r, defacto_start(an, th, k, &merged)) || analysis_idle_handed_work(an, th, k))
+		return false;
+	h = &an->t->threads.v[w];
+	for (uint32_t j = l->waker_slice; j-- > 0;) {
+		const struct slice *hs = &h->slices.v[j];
+		const struct link *hl;
+
+		if (hs->kind == SLICE_SLEEP && (hs->flags & SL_BORN)) {
+			/* its birth: a thread @th created for the job */
+			if (h->parent != th || hs->start > s->start)
+				return false;
+			*wp = w;
+			*rp = r;
+			return true;
+		}
+		if (hs->kind != SLICE_SLEEP || hs->link == RSP_NONE)
+			continue;
+		hl = &an->t->links.v[hs->link];
+		if (hl->kind == LINK_NET)
+			return false; /* data: work from whoever sent it */
+		if (hl->kind != LINK_WAKEUP)
+			continue; /* its own I/O, timers, preemptions */
+		if (hl->waker != th || !hs->wake || hs->wake > s->start)
+			return false;
+		if (hs->stack && s->stack &&
+		    analysis_stack_id(an, hs->stack) == analysis_stack_id(an, s->stack))
+			return false;
+		*wp = w;
+		*rp = r;
+		return true;
+	}
+	return false;
+}
+
+/*
  * Explain sleep @k of thread @th over [lo, hi] under node @parent.  Returns
  * true if a child frame must be walked first (filled into @child).
  */
@@ -410,6 +479,30 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 	wait_end = wake < lo ? lo : wake > hi ? hi : wake;
 	if (wait_end > hi)
 		wait_end = hi;
+	/* in its own control path: waiting on its own helper is a call into the
+	 * helper's work (its window lent, lend_to_helpers()), not idle */
+	if (wait_end > lo && f->depth == 0) {
+		const struct slice *r;
+		uint32_t w;
+
+		if (helper_call(an, f->thread, k, &w, &r)) {
+			l = &an->t->links.v[s->link];
+			if (d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes)) {
+				uint32_t n = analysis_leaf(an, RSP_NODE_UNACCOUNTED, RSP_CAT_UNACCOUNTED,
+							   lo, wait_end, node, (d + 1), RSP_NONE);
+
+				if (n != RSP_NONE)
+					analysis_node(an, n)->flags |= RSP_NODE_BOUNDED;
+				an->n_bounded++;
+				if (hi > wait_end)
+					analysis_runnable(an, f->thread, k, wait_end, hi, node, d + 1,
+							  false);
+				return false;
+			}
+			call_into(an, f, child, node, d, k, w, l, r, lo, wait_end, hi);
+			return true;
+		}
+	}
 	/* in its own control path: waiting with nothing to do is idle (idle.c) */
 	if (wait_end > lo && !(f->depth == 0 && analysis_idle(an, f->thread, k, lo, wait_end, node,
 							      d + 1))) {
@@ -785,6 +878,44 @@ static bool thread_span(struct rsp_analysis *an, uint32_t ti, uint64_t *a, uint6
 	return *b > *a;
 }
 
+/*
+ * Before the target's roots are walked: the windows each target thread lends
+ * to the threads that wait on it as their helper, [the wait's start, the
+ * wakeup] as explain_sleep() walks it at depth 0 of the waiter's own path.
+ */
+static int lend_to_helpers(struct rsp_analysis *an)
+{
+	for (uint32_t i = 0; i < an->t->threads.n; i++) {
+		const struct thread *th = &an->t->threads.v[i];
+		uint64_t a, b;
+
+		if (!an->is_target[i] || !thread_span(an, i, &a, &b))
+			continue;
+		for (uint32_t k = 0; k < th->slices.n; k++) {
+			const struct slice *s = &th->slices.v[k], *r;
+			uint64_t lo = s->start > a ? s->start : a, wake;
+			uint32_t w;
+
+			if (!helper_call(an, i, k, &w, &r))
+				continue;
+			wake = s->wake && s->wake <= s->end ? s->wake : s->end;
+			if (wake > b)
+				wake = b;
+			if (wake > lo && !vec_push(&an->lent[w], ((struct interval){ lo, wake })))
+				return -ENOMEM;
+		}
+	}
+	for (uint32_t i = 0; i < an->t->threads.n; i++) {
+		VEC(struct interval) *v = (void *)&an->lent[i];
+
+		if (v->n) {
+			analysis_sort_claims(v->v, v->n);
+			v->n = analysis_union_claims(v->v, v->n);
+		}
+	}
+	return 0;
+}
+
 static bool descends_from(const struct rsp_analysis *an, uint32_t ti, uint32_t ancestor)
 {
 	for (size_t hops = 0; ti != RSP_NONE && hops < 100000; hops++) {
@@ -892,32 +1023,36 @@ static int claim_descendants(struct rsp_analysis *an)
 	return an->nomem ? -ENOMEM : 0;
 }
 
-static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t parent_path)
+/*
+ * @ti's control path over [@a, @b] less the sorted, disjoint intervals @cut:
+ * one path of one or more segments, each walked as a root.  An async path of
+ * a thread the target forked, less the windows claimed by the target's walk;
+ * a target thread's own, less the windows it lent to the threads it was the
+ * helper of (lend_to_helpers()).
+ */
+static int explain_segments(struct rsp_analysis *an, uint32_t ti, uint64_t a, uint64_t b,
+			    const struct interval *cut, size_t n, bool async, uint32_t parent_path)
 {
-	VEC(struct interval) *cl = (void *)&an->claims[ti];
 	uint32_t path = RSP_NONE;
-	uint64_t a, b, cur;
+	uint64_t cur = a;
 	int ret = 0;
 
-	if (!thread_span(an, ti, &a, &b))
-		return 0;
-	if (cl->n)
-		analysis_sort_claims(cl->v, cl->n);
-	cur = a;
-	for (size_t i = 0; i <= cl->n && !ret; i++) {
-		uint64_t s = i < cl->n ? cl->v[i].s : b;
-		uint64_t e = i < cl->n ? cl->v[i].e : b;
+	for (size_t i = 0; i <= n && !ret; i++) {
+		uint64_t s = i < n ? cut[i].s : b;
+		uint64_t e = i < n ? cut[i].e : b;
 
 		if (s > b)
 			s = b;
 		if (s > cur) {
-			/* time of the target's tree not inside any of its sleeps: parallel work,
-			 * one control path per thread */
+			/* async: time of the target's tree not inside any of its sleeps:
+			 * parallel work, one control path per thread */
 			if (path == RSP_NONE) {
-				ret = add_path(an, ti, cur, s, true, parent_path);
+				ret = add_path(an, ti, cur, s, async, parent_path);
 				if (ret)
 					break;
 				path = an->cur_path;
+				if (!async)
+					an->path_of_thread[ti] = path;
 			} else {
 				an->cur_path = path;
 				an->paths.v[path].end = s;
@@ -929,6 +1064,18 @@ static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t par
 			cur = e;
 	}
 	return ret;
+}
+
+static int explain_descendant(struct rsp_analysis *an, uint32_t ti, uint32_t parent_path)
+{
+	VEC(struct interval) *cl = (void *)&an->claims[ti];
+	uint64_t a, b;
+
+	if (!thread_span(an, ti, &a, &b))
+		return 0;
+	if (cl->n)
+		analysis_sort_claims(cl->v, cl->n);
+	return explain_segments(an, ti, a, b, cl->v, cl->n, true, parent_path);
 }
 
 /* @ti is a target thread, or a thread of a process the target forked (any generation). */
@@ -1025,6 +1172,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 	an->on_stack = calloc(nt ? nt : 1, sizeof(*an->on_stack));
 	an->path_of_thread = calloc(nt ? nt : 1, sizeof(*an->path_of_thread));
 	an->claims = calloc(nt ? nt : 1, sizeof(*an->claims));
+	an->lent = calloc(nt ? nt : 1, sizeof(*an->lent));
 	an->thread_seen = calloc(nt ? nt : 1, 1);
 	an->swept = calloc(nt ? nt : 1, sizeof(*an->swept));
 	an->slice_hint = calloc(nt ? nt : 1, sizeof(*an->slice_hint)); /* NULL: no hints */
@@ -1032,7 +1180,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 		an->nodes.v = calloc(NODE_RING, sizeof(*an->nodes.v));
 		an->nodes.n = an->nodes.cap = an->nodes.warm = an->nodes.v ? NODE_RING : 0;
 	}
-	if (!an->is_target || !an->on_stack || !an->path_of_thread || !an->claims ||
+	if (!an->is_target || !an->on_stack || !an->path_of_thread || !an->claims || !an->lent ||
 	    !an->thread_seen || !an->swept || (an->summary && !an->nodes.v)) {
 		rsp_analysis_free(an);
 		return -ENOMEM;
@@ -1061,6 +1209,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 		goto done;
 	}
 	silent = silent_targets(an);
+	ret = lend_to_helpers(an);
 	for (uint32_t i = 0; i < nt && !ret; i++) {
 		uint64_t a, b;
 		bool quiet = false;
@@ -1077,17 +1226,18 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 			if (!quiet)
 				continue;
 		}
-		ret = add_path(an, i, a, b, false, RSP_NONE);
-		if (ret)
-			break;
-		an->path_of_thread[i] = an->cur_path;
 		if (!an->start || a < an->start)
 			an->start = a;
 		if (b > an->end)
 			an->end = b;
 		if (quiet) {
-			uint32_t root = analysis_add_node(an, RSP_NODE_ROOT, a, b, RSP_NONE, 0);
+			uint32_t root;
 
+			ret = add_path(an, i, a, b, false, RSP_NONE);
+			if (ret)
+				break;
+			an->path_of_thread[i] = an->cur_path;
+			root = analysis_add_node(an, RSP_NODE_ROOT, a, b, RSP_NONE, 0);
 			if (root == RSP_NONE) {
 				ret = -ENOMEM;
 				break;
@@ -1096,7 +1246,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 			analysis_idle_silent_leaf(an, i, a, b, root, 1);
 			continue;
 		}
-		ret = explain_root(an, i, a, b);
+		ret = explain_segments(an, i, a, b, an->lent[i].v, an->lent[i].n, false, RSP_NONE);
 	}
 	if (!ret && !an->paths.n) {
 		/* its threads are named (a comm, a fork) but nothing of them was recorded */
@@ -1147,6 +1297,10 @@ void rsp_analysis_free(struct rsp_analysis *an)
 		for (size_t i = 0; i < an->t->threads.n; i++)
 			vec_free(&an->claims[i]);
 	free(an->claims);
+	if (an->lent)
+		for (size_t i = 0; i < an->t->threads.n; i++)
+			vec_free(&an->lent[i]);
+	free(an->lent);
 	free(an->is_target);
 	free(an->on_stack);
 	free(an->path_of_thread);

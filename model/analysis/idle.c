@@ -489,6 +489,21 @@ static void idle_leaf(struct rsp_analysis *an, uint32_t th, const struct slice *
 	analysis_node(an, n)->label = analysis_with_comm(an, th, what);
 }
 
+/*
+ * Sleep @k of @th was ended by a thread of the target's tree that handed it
+ * work (rule 2): idle in its own path, so no wait on a helper
+ * (helper_call() in analysis.c asks; a fsync thread's wait for the next write
+ * is woken by the main thread, which it had itself woken before).
+ */
+bool analysis_idle_handed_work(struct rsp_analysis *an, uint32_t th, uint32_t k)
+{
+	const struct slice *s = &an->t->threads.v[th].slices.v[k];
+
+	return !an->windows && voluntary(s) && !(s->flags & SL_UNINTERRUPTIBLE) &&
+	       s->link != RSP_NONE && an->t->links.v[s->link].kind == LINK_WAKEUP &&
+	       new_work(an, th, s, &an->t->links.v[s->link]);
+}
+
 bool analysis_idle(struct rsp_analysis *an, uint32_t th, uint32_t k, uint64_t lo, uint64_t hi,
                    uint32_t parent, uint32_t depth)
 {

@@ -107,4 +107,24 @@ for w in truthserve2 truthserve2-udp truthpool2; do
   export TRUTH_STEAL=$(steal_since "$t0")
   judge $w
 done
+# a daemon whose main thread hands each request to its own fsync thread and waits for
+# it (issue 45), recorded as its users record a daemon: `rsp record -p` of it while a
+# truthclient sends 300 requests (the daemon exits at the client's stop request, and
+# the recording with it)
+w=truthfsyncd
+start_daemon $w "$T/$w.jsonl"
+dpid=$(pgrep -P "$server" -x truthfsyncd) || { kill $server; fail "$w: no daemon under timeout"; }
+t0=$(ticks)
+timeout --foreground 100 "$RSP" record -v -F 4999 --target-freq 9999 -p "$dpid" -o "$T/$w.data" \
+  >"$T/$w.rec" 2>&1 &
+rec=$!
+i=0
+while ! grep -q 'set up in' "$T/$w.rec" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+grep -q 'set up in' "$T/$w.rec" || { kill $server $rec; cat "$T/$w.rec"; fail "$w: rsp record -p did not start"; }
+RSP_TRUTH="$T/$w.jsonl" timeout 100 "$WL/truthclient" --stop "$T/port" 300 >"$T/client.out" 2>&1 ||
+  { kill $server $rec 2>/dev/null; cat "$T/client.out"; fail "$w: the client failed"; }
+wait $server || { cat "$T/serve.out"; kill $rec 2>/dev/null; fail "$w did not stop cleanly"; }
+wait $rec || { cat "$T/$w.rec"; fail "$w: rsp record failed"; }
+export TRUTH_STEAL=$(steal_since "$t0")
+judge $w
 exit $status
