@@ -4,6 +4,8 @@
 #include "rsp-document.h"
 
 #include "rsp-config.h"
+#include "rsp-renderer.h"
+#include "rsp-testlog.h"
 #include "rsp-viewer-resources.h"
 #include "rsp-window.h"
 
@@ -88,6 +90,9 @@ static void rsp_app_startup(GApplication *app)
 
 	rsp_viewer_register_resource();
 	G_APPLICATION_CLASS(rsp_app_parent_class)->startup(app);
+	/* before the first window: GTK reads GSK_RENDERER when it makes its first renderer */
+	rsp_viewer_renderer_why = rsp_renderer_choose();
+	g_debug("renderer: %s", rsp_viewer_renderer_why);
 	g_action_map_add_action_entries(G_ACTION_MAP(app), entries, G_N_ELEMENTS(entries), app);
 	for (size_t i = 0; i < G_N_ELEMENTS(accels); i++)
 		gtk_application_set_accels_for_action(GTK_APPLICATION(app), accels[i].action,

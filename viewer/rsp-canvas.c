@@ -729,6 +729,19 @@ static void after_paint(GdkFrameClock *clock, RspCanvas *c)
 	if (c->first_frame_done || !c->texture)
 		return;
 	c->first_frame_done = TRUE;
+	if (rsp_testlog_enabled()) {
+		/* test mode: where the view is in the window, for scripts to drag on its ruler */
+		GtkNative *native = gtk_widget_get_native(GTK_WIDGET(c));
+		graphene_point_t o = GRAPHENE_POINT_INIT(0, 0), out;
+		double tx = 0, ty = 0;
+
+		if (!native || !gtk_widget_compute_point(GTK_WIDGET(c), GTK_WIDGET(native), &o, &out))
+			out = o;
+		if (native)
+			gtk_native_get_surface_transform(native, &tx, &ty);
+		rsp_testlog("CANVAS %.0f %.0f %d %d", out.x + tx, out.y + ty,
+			    gtk_widget_get_width(GTK_WIDGET(c)), gtk_widget_get_height(GTK_WIDGET(c)));
+	}
 	if (!rsp_testlog_enabled())
 		g_signal_handlers_disconnect_by_func(clock, after_paint, c);
 	g_signal_emit(c, signals[SIG_FIRST_FRAME], 0);

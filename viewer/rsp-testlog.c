@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 gint64 rsp_viewer_start_time;
+const char *rsp_viewer_renderer_why = "";
 
 gboolean rsp_testlog_enabled(void)
 {

@@ -11,6 +11,8 @@
 
 /* When the viewer started (g_get_monotonic_time), for READY's time to the first frame. */
 extern gint64 rsp_viewer_start_time;
+/* Why the renderer is the one it is (rsp_renderer_choose()), for the log. */
+extern const char *rsp_viewer_renderer_why;
 
 gboolean rsp_testlog_enabled(void);
 void rsp_testlog(const char *fmt, ...) G_GNUC_PRINTF(1, 2);

@@ -4,6 +4,7 @@
 
 #include "rsp-flame-page.h"
 #include "rsp-load-page.h"
+#include "rsp-renderer.h"
 #include "rsp-running-page.h"
 #include "rsp-testlog.h"
 
@@ -203,6 +204,7 @@ static void on_first_frame(RspCanvas *c, RspRunningPage *rp)
 	rsp_testlog("READY %.1f ms (load %.1f ms, layout %.2f ms, render %.2f ms) %s",
 		    (g_get_monotonic_time() - rsp_viewer_start_time) / 1000.0,
 		    rsp_document_get_load_ms(doc), lm, rm, path ? path : "");
+	rsp_testlog("RENDERER %s (%s)", rsp_renderer_name(GTK_WIDGET(c)), rsp_viewer_renderer_why);
 	if (!rsp_testlog_enabled() || !w)
 		return;
 	for (size_t r = 0, n = rsp_running_n_rows(d, st); r < n && r < 40; r++) {
