@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rsp view: start the GTK viewer (a separate binary, so rsp needs no GTK),
- * after checking each file as the other verbs do and that there is a display.
+ * after checking each file (found as the other verbs find it, its header and
+ * first event description read, not its records: the viewer loads it once)
+ * and that there is a display.  The viewer's window shows what the file
+ * lacks (its warnings).
  */
 #include "args.h"
 #include "cli.h"
@@ -23,9 +26,9 @@ static const char view_usage[] =
 	"\n"
 	"Open each FILE (default rsp.data, else perf.data) in the viewer (rsp-viewer): the\n"
 	"process-running timeline, the chronological and consolidated flame views.  Each\n"
-	"file is read first, as the other verbs read it.  Without a display, draw the views\n"
-	"to files with `rsp export FILE --view running|flame|consolidated -o OUT.svg`\n"
-	"(or .png, .pdf).\n"
+	"file's start is checked here; the viewer reads the whole and shows what it lacks.\n"
+	"Without a display, draw the views to files with `rsp export FILE --view\n"
+	"running|flame|consolidated -o OUT.svg` (or .png, .pdf).\n"
 	"\n"
 	"Where the files the trace names are found (symbols):\n"
 	RSP_CLI_SYMBOL_HELP;
@@ -115,12 +118,12 @@ int rsp_cmd_view(int argc, char **argv)
 							   "input: save the stream first (`... > "
 							   "trace.data`)");
 			}
-			if (rsp_cli_input_open(&in, "view", file, NULL)) {
+			/* checked, not loaded: the viewer loads it (one read) */
+			if (rsp_cli_input_check(&in, "view", file)) {
 				free(args);
 				return 1;
 			}
 			args[1 + n++] = (char *)in.path; /* argv's, or the default's literal */
-			rsp_cli_input_close(&in);
 		}
 	}
 	if (!set("DISPLAY") && !set("WAYLAND_DISPLAY")) {

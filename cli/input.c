@@ -294,6 +294,19 @@ static void symbol_opts(struct rsp_cli_input *in, const char *verb, struct rsp_t
 		in->archive[0] = '\0';
 }
 
+/* "rsp VERB: FILE: what", the model's words; what to do for a file that is no trace */
+static void say_error(const struct rsp_cli_input *in, const char *verb, bool stream, int ret,
+		      const char *err)
+{
+	fprintf(stderr, "rsp %s: ", verb);
+	if (stream || !strstr(err, in->path))
+		fprintf(stderr, "%s: ", in->name);
+	fputs(err, stderr);
+	if (ret == -EINVAL && !strstr(err, "cut short"))
+		fputs(" (rsp reads the perf.data files of `rsp record` and `perf record`)", stderr);
+	fputc('\n', stderr);
+}
+
 int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *path,
 		       const struct rsp_trace_opts *opts)
 {
@@ -322,19 +335,37 @@ int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *p
 		ret = rsp_trace_open(in->path, &o, &in->t, err, sizeof(err));
 	}
 	if (ret) {
-		/* "FILE: what", the model's words; what to do for a file that is no trace */
-		fprintf(stderr, "rsp %s: ", verb);
-		if (fd >= 0 || !strstr(err, in->path))
-			fprintf(stderr, "%s: ", in->name);
-		fputs(err, stderr);
-		if (ret == -EINVAL && !strstr(err, "cut short"))
-			fputs(" (rsp reads the perf.data files of `rsp record` and `perf record`)",
-			      stderr);
-		fputc('\n', stderr);
+		say_error(in, verb, fd >= 0, ret, err);
 		rsp_cli_input_close(in);
 		return 1;
 	}
 	keep_warning(in, verb);
+	return 0;
+}
+
+int rsp_cli_input_check(struct rsp_cli_input *in, const char *verb, const char *path)
+{
+	struct stat st;
+	char err[512];
+	int fd, ret;
+
+	memset(in, 0, sizeof(*in));
+	/* before find() opens it: opening a FIFO waits for its writer */
+	if (path && stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		rsp_cli_error(verb, "%s is a pipe: the viewer reads files, not streams: save the "
+				    "stream first (`... > trace.data`)",
+			      path);
+		return 1;
+	}
+	if (find(in, verb, path, &fd))
+		return 1;
+	if (fd > 0)
+		close(fd);
+	ret = rsp_trace_check(in->path, err, sizeof(err));
+	if (ret) {
+		say_error(in, verb, false, ret, err);
+		return 1;
+	}
 	return 0;
 }
 

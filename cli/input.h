@@ -45,6 +45,14 @@ int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *p
 		       const struct rsp_trace_opts *opts);
 void rsp_cli_input_close(struct rsp_cli_input *in);
 /*
+ * For a verb that hands the file to another program (rsp view): found as
+ * rsp_cli_input_open() finds it, and its header and first event description
+ * checked (rsp_trace_check()), not loaded; the same errors.  A stream (a
+ * FIFO) is refused.  in->path is set, in->t stays NULL.  0, or 1 after one
+ * line on stderr.
+ */
+int rsp_cli_input_check(struct rsp_cli_input *in, const char *verb, const char *path);
+/*
  * The warning lines of the traces opened: said on stderr if @say (the verb
  * succeeded and its output was written), else dropped.  rsp's main() calls
  * it at exit; rsp view before it starts the viewer.

@@ -61,6 +61,14 @@ int rsp_trace_open(const char *path, const struct rsp_trace_opts *opts, struct r
 int rsp_trace_open_mem(const void *buf, size_t len, const struct rsp_trace_opts *opts,
 		       struct rsp_trace **out, char *err, size_t errlen);
 void rsp_trace_free(struct rsp_trace *t);
+/*
+ * Whether @path is a recording rsp_trace_open() can start to read: its
+ * header and its first event description, not its records (rsp view's check
+ * before the viewer loads the file).  0, or -errno with the line
+ * rsp_trace_open() would give in @err.  A file that passes may still fail
+ * later (records damaged past the start are read as rsp_trace_open() reads them).
+ */
+int rsp_trace_check(const char *path, char *err, size_t errlen);
 
 /* ---- what the file holds --------------------------------------------------------- */
 

@@ -29,6 +29,18 @@ static void check_completeness(struct rsp_trace *t);
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
+/* A reader that found no event description: why, in @err. */
+static void no_attrs(const struct rsp_reader_info *in, char *err, size_t errlen)
+{
+	if (in->truncated)
+		snprintf(err, errlen,
+			 "the file is cut short at byte %llu, before its first event "
+			 "description (the recorder stopped early, or the copy is incomplete)",
+			 (unsigned long long)in->truncated_at);
+	else
+		snprintf(err, errlen, "no event descriptions in the file: not a perf recording");
+}
+
 /* What the scan found the file lacks or holds wrongly; false (and @err) if it is no recording. */
 static bool scan_warnings(struct rsp_trace *t, char *err, size_t errlen)
 {
@@ -39,14 +51,7 @@ static bool scan_warnings(struct rsp_trace *t, char *err, size_t errlen)
 			      "compression (no HEADER_COMPRESSED feature)",
 			   (unsigned long long)in->compressed_skipped);
 	if (rsp_reader_n_attrs(t->reader) == 0) {
-		if (in->truncated)
-			snprintf(err, errlen,
-				 "the file is cut short at byte %llu, before its first event "
-				 "description (the recorder stopped early, or the copy is incomplete)",
-				 (unsigned long long)in->truncated_at);
-		else
-			snprintf(err, errlen,
-				 "no event descriptions in the file: not a perf recording");
+		no_attrs(in, err, errlen);
 		return false;
 	}
 	if (in->truncated)
@@ -57,6 +62,36 @@ static bool scan_warnings(struct rsp_trace *t, char *err, size_t errlen)
 		trace_warn(t, "perf record did not finish this file: its header is incomplete; "
 			      "read to the end of the data");
 	return true;
+}
+
+/* rsp_trace_check()'s scan: stop at the first record once an event description is known */
+static int check_record(void *ctx, const struct rsp_record *rec)
+{
+	return rsp_reader_n_attrs(ctx) > 0;
+}
+
+int rsp_trace_check(const char *path, char *err, size_t errlen)
+{
+	struct rsp_reader *r;
+	int ret = rsp_reader_open(path, &r, err, errlen);
+
+	if (ret)
+		return ret;
+	/* pipe mode: the descriptions are records at the start of the stream */
+	if (rsp_reader_n_attrs(r) == 0) {
+		ret = rsp_reader_scan(r, check_record, r, err, errlen);
+		if (ret < 0) {
+			rsp_reader_free(r);
+			return ret;
+		}
+	}
+	ret = 0;
+	if (rsp_reader_n_attrs(r) == 0) {
+		no_attrs(rsp_reader_info(r), err, errlen);
+		ret = -EINVAL;
+	}
+	rsp_reader_free(r);
+	return ret;
 }
 
 /* In one pass (one-pass.c), the scan and the walk at once: 0, -ERESTART (two passes), -errno. */
