@@ -56,7 +56,8 @@ RUN=E0442E SLEEP=3F74D6 GREY=A8A8A8 BOTH=9B4FD0 IO=2FA84F ESTIMATED=F3A08F
 
 waitfor READY
 grep READY "$log"
-win=$(xdotool search --sync --onlyvisible --class rsp-viewer | head -n1)
+# bounded: an app that died after READY (G_DEBUG=fatal-warnings) has no window to wait for
+win=$(timeout 20 xdotool search --sync --onlyvisible --class rsp-viewer | head -n1)
 [ -n "$win" ] || fail "no viewer window"
 xdotool mousemove 5 995 # park the pointer
 sleep 0.3
@@ -160,4 +161,9 @@ xdotool key Escape
 kill $vpid
 wait $vpid 2>/dev/null
 trap - EXIT
+# no GLib/GTK warning or critical on the way (G_DEBUG=fatal-warnings also stops the app at one)
+if grep -E -- '-(WARNING|CRITICAL) \*\*' "$log"; then
+	fail "the viewer printed the warnings above"
+fi
+echo "ok: no warning or critical in the viewer's output"
 echo "screenshots in $out"

@@ -8,17 +8,25 @@
 set -u
 viewer=$1 trace=$2
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 run() { # GSK_RENDERER's value ("" unset): the RENDERER line
 	if [ -n "$1" ]; then
 		GSK_RENDERER=$1 RSP_VIEWER_TEST=1 RSP_VIEWER_EXIT_AFTER_READY=1 \
-			timeout 60 "$viewer" "$trace" 2>&1
+			timeout 60 "$viewer" "$trace" >"$log" 2>&1
 	else
 		env -u GSK_RENDERER RSP_VIEWER_TEST=1 RSP_VIEWER_EXIT_AFTER_READY=1 \
-			timeout 60 "$viewer" "$trace" 2>&1
-	fi | grep '^RENDERER'
+			timeout 60 "$viewer" "$trace" >"$log" 2>&1
+	fi
+	# no GLib/GTK warning or critical, whichever renderer
+	if grep -E -- '-(WARNING|CRITICAL) \*\*' "$log" >&2; then
+		echo "FAIL: warnings above (GSK_RENDERER=$1)" >&2
+		exit 1
+	fi
+	grep '^RENDERER' "$log"
 }
 
-line=$(run "")
+line=$(run "") || exit 1
 echo "unset: $line"
 case $line in
 "RENDERER cairo (cairo: GL is "*"a software rasterizer)") ;;
@@ -27,7 +35,7 @@ case $line in
 	exit 77 ;;
 *) echo "FAIL: GSK_RENDERER unset, software GL: not cairo"; exit 1 ;;
 esac
-line=$(run gl)
+line=$(run gl) || exit 1
 echo "gl: $line"
 case $line in
 "RENDERER gl (gl: GSK_RENDERER is set)") ;;
