@@ -241,17 +241,19 @@ static int do_pprof(struct exp *e)
 #ifdef RSP_HAVE_RENDER
 static int do_view(struct exp *e)
 {
+	char err[512], note[256] = "";
 	struct rsp_render_opts ro = {
 		.width = (int)e->width,
 		.height = (int)e->height,
 		.show_sleeps = e->sleeps,
 		.target_chains_only = e->chains_only,
 		.merge_threads = e->merge_threads,
+		.note = note,
+		.note_size = sizeof(note),
 	};
 	struct rsp_output_opts oo = { .by_name = true };
 	struct rsp_output *out;
 	enum rsp_view_kind kind;
-	char err[512];
 	int ret;
 
 	if (!strcmp(e->view, "running"))
@@ -282,7 +284,11 @@ static int do_view(struct exp *e)
 		rsp_cli_error("export", "%s", err);
 		return 1;
 	}
-	return close_out(out);
+	ret = close_out(out);
+	/* the view did not fit the format as asked: what was done instead */
+	if (!ret && note[0])
+		fprintf(stderr, "rsp export: %s: %s\n", e->out, note);
+	return ret;
 }
 
 static bool has_ext(const char *p, const char *ext)

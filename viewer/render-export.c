@@ -11,12 +11,14 @@
 #include <cairo-pdf.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <string.h>
 #include <strings.h>
 
 #define DEFAULT_WIDTH 1600
-#define MAX_HEIGHT    16384
+#define MAX_HEIGHT    RSP_EXPORT_MAX_PX
 
 struct exported {
 	struct rsp_running_data *running;
@@ -86,17 +88,88 @@ static int prepare(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view_ki
 	return -EINVAL;
 }
 
+/* @v's layout @l onto @s at @scale (1: pixel for pixel) */
 static int draw_to(cairo_surface_t *s, const struct rsp_layout *l, const struct exported *e,
-		   const struct rsp_view *v)
+		   const struct rsp_view *v, double scale)
 {
 	cairo_t *cr = cairo_create(s);
 	cairo_status_t st;
 
+	if (scale != 1)
+		cairo_scale(cr, scale, scale);
 	rsp_layout_draw(l, e->ops, e->data, v, cr);
 	st = cairo_status(cr);
 	cairo_destroy(cr);
 	cairo_surface_flush(s);
 	return st == CAIRO_STATUS_SUCCESS ? 0 : -EIO;
+}
+
+static void note(const struct rsp_render_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(const struct rsp_render_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!o || !o->note || !o->note_size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->note, o->note_size, fmt, ap);
+	va_end(ap);
+}
+
+/* A view taller than a PNG holds: the whole, scaled down to MAX_HEIGHT px. */
+static int write_png(const char *path, struct rsp_layout *l, const struct exported *e,
+		     const struct rsp_view *v, const struct rsp_render_opts *o)
+{
+	double scale = v->height > MAX_HEIGHT ? (double)MAX_HEIGHT / v->height : 1;
+	int w = scale < 1 ? (int)ceil(v->width * scale) : v->width;
+	int h = scale < 1 ? MAX_HEIGHT : v->height;
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	int ret = cairo_surface_status(s) ? -ENOMEM : draw_to(s, l, e, v, scale);
+
+	if (!ret && cairo_surface_write_to_png(s, path) != CAIRO_STATUS_SUCCESS)
+		ret = -EIO;
+	cairo_surface_destroy(s);
+	if (!ret && scale < 1)
+		note(o, "the %s view is %d px tall, more than a PNG's %d: drawn whole at %.0f%% "
+			"(%dx%d; an .svg keeps its size, a .pdf puts it on pages)",
+		     e->ops->name, v->height, MAX_HEIGHT, floor(scale * 100), w, h);
+	return ret;
+}
+
+/* A view taller than a PDF page of MAX_HEIGHT: on several, scrolled down a page at a time. */
+static int write_pdf(const char *path, struct rsp_layout *l, const struct exported *e,
+		     const struct rsp_view *v, const struct rsp_render_opts *o)
+{
+	struct rsp_view page = *v;
+	int pages = 1, ret = 0;
+	cairo_surface_t *s;
+
+	if (v->height > MAX_HEIGHT) {
+		/* each page: the ruler, then the next MAX_HEIGHT - ruler px of the rows */
+		int step = MAX_HEIGHT - RSP_RULER_H;
+
+		pages = (v->height - RSP_RULER_H + step - 1) / step;
+		page.height = MAX_HEIGHT;
+	}
+	s = cairo_pdf_surface_create(path, page.width, page.height);
+	ret = cairo_surface_status(s) ? -EIO : 0;
+	for (int i = 0; i < pages && !ret; i++) {
+		page.scroll_y = (double)i * (MAX_HEIGHT - RSP_RULER_H);
+		if (pages > 1)
+			rsp_layout_update(l, e->ops, e->data, e->state, &page, true);
+		ret = draw_to(s, l, e, &page, 1);
+		if (!ret && i + 1 < pages)
+			cairo_surface_show_page(s);
+	}
+	cairo_surface_finish(s);
+	if (!ret && cairo_surface_status(s))
+		ret = -EIO;
+	cairo_surface_destroy(s);
+	if (!ret && pages > 1)
+		note(o, "the %s view is %d px tall, more than a page of %d: on %d pages",
+		     e->ops->name, v->height, MAX_HEIGHT, pages);
+	return ret;
 }
 
 int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view_kind view,
@@ -131,9 +204,10 @@ int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view
 	ch = e.ops->content_height(e.data, e.state);
 	if (view != RSP_VIEW_RUNNING) /* the flame views: their legend under them */
 		ch += ceil(rsp_legend_layout(NULL, v.width, 0, e.fs.legend_idle));
+	/* whole: a PNG taller than MAX_HEIGHT is scaled, a PDF paged (write_png, write_pdf) */
 	v.height = opts && opts->height > 0 ? opts->height : RSP_RULER_H + (int)ch + 1;
-	if (v.height > MAX_HEIGHT)
-		v.height = MAX_HEIGHT;
+	if (opts && opts->note && opts->note_size)
+		opts->note[0] = '\0';
 	rsp_layout_init(&l);
 	rsp_layout_update(&l, e.ops, e.data, e.state, &v, true);
 	if (!strcasecmp(ext, ".svg")) {
@@ -147,21 +221,9 @@ int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view
 				ret = -errno;
 		}
 	} else if (!strcasecmp(ext, ".png")) {
-		cairo_surface_t *s =
-		    cairo_image_surface_create(CAIRO_FORMAT_RGB24, v.width, v.height);
-
-		ret = cairo_surface_status(s) ? -ENOMEM : draw_to(s, &l, &e, &v);
-		if (!ret && cairo_surface_write_to_png(s, path) != CAIRO_STATUS_SUCCESS)
-			ret = -EIO;
-		cairo_surface_destroy(s);
+		ret = write_png(path, &l, &e, &v, opts);
 	} else {
-		cairo_surface_t *s = cairo_pdf_surface_create(path, v.width, v.height);
-
-		ret = cairo_surface_status(s) ? -EIO : draw_to(s, &l, &e, &v);
-		cairo_surface_finish(s);
-		if (!ret && cairo_surface_status(s))
-			ret = -EIO;
-		cairo_surface_destroy(s);
+		ret = write_pdf(path, &l, &e, &v, opts);
 	}
 	if (ret)
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));

@@ -31,12 +31,23 @@ struct rsp_render_opts {
 	bool show_sleeps; /* running view: sleeps as labelled blue boxes */
 	bool target_chains_only; /* running view: only the target and its chains */
 	bool merge_threads; /* consolidated view */
+	/*
+	 * Where the export could not hold the view as asked, one line saying
+	 * what it did instead (a PNG taller than MAX drawn scaled to fit; a PDF
+	 * on several pages), else ""; may be NULL.
+	 */
+	char *note;
+	size_t note_size;
 };
 
 /*
  * Render @view of the trace (and, for the flame views, of the analysis) to
- * @path: .svg, .png or .pdf by its extension.  -errno with one line in @err.
+ * @path: .svg, .png or .pdf by its extension, whole: an SVG at any height, a
+ * PDF taller than RSP_EXPORT_MAX_PX on pages of at most that (the ruler on
+ * each), a PNG taller than that scaled down to it (opts->note says so).
+ * -errno with one line in @err.
  */
+#define RSP_EXPORT_MAX_PX 16384
 int rsp_render_export(struct rsp_trace *t, struct rsp_analysis *a, enum rsp_view_kind view,
 		      const char *path, const struct rsp_render_opts *opts, char *err,
 		      size_t errlen);

@@ -75,6 +75,7 @@ void test_flame_guessed(gconstpointer name);
 
 /* test-render-files.c */
 void test_export(void);
+void test_export_tall(void);
 void test_table(void);
 void test_hostile(void);
 void test_progress_cancel(void);

@@ -7,6 +7,7 @@
 #include "render-test.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void check_svg(const char *path)
@@ -118,6 +119,91 @@ void test_export(void)
 			<, 0);
 	g_assert_nonnull(strstr(err, "/nonexistent/dir/x.png"));
 	fixture_close(&fx);
+}
+
+/*
+ * A running view taller than a PNG holds (1200 processes, ~24,000 px): the
+ * PNG is the whole view scaled down to RSP_EXPORT_MAX_PX, with a note saying
+ * so; the PDF is on pages, the SVG at full height.  Process i runs in the
+ * i-th of 1200 equal slots, so the last process's run is the view's
+ * bottom-right corner: drawn in the PNG (a cut image ended at row ~800, whose
+ * runs lie at two thirds of the width).
+ */
+void test_export_tall(void)
+{
+	enum { N = 1200 };
+	struct synth *sy = synth_new(&(struct synth_opts){0});
+	uint64_t t0 = 1000000000ull, slot = 100000;
+	struct rsp_trace_opts to = {.no_symbols = true};
+	struct rsp_trace *tr;
+	char err[256], note[256] = "", comm[16], prev_comm[16] = "swapper/0";
+	struct rsp_render_opts o = {.note = note, .note_size = sizeof(note)};
+	g_autofree char *png = g_strdup_printf("%s/export-tall.png", out_dir);
+	g_autofree char *svg = g_strdup_printf("%s/export-tall.svg", out_dir);
+	g_autofree char *pdf = g_strdup_printf("%s/export-tall.pdf", out_dir);
+	g_autofree char *text = NULL;
+	const void *buf;
+	size_t len, pages = 0;
+	cairo_surface_t *s;
+	int prev = 0, w, h, stride, found = 0;
+	const unsigned char *px;
+
+	for (int i = 0; i < N; i++) {
+		snprintf(comm, sizeof(comm), "p%d", 1000 + i);
+		synth_comm(sy, 0, 1000 + i, 1000 + i, comm, false);
+	}
+	for (int i = 0; i < N; i++) {
+		snprintf(comm, sizeof(comm), "p%d", 1000 + i);
+		synth_switch(sy, 0, t0 + i * slot, prev, prev_comm, 1, 1000 + i, comm);
+		prev = 1000 + i;
+		snprintf(prev_comm, sizeof(prev_comm), "%s", comm);
+	}
+	synth_switch(sy, 0, t0 + N * slot, prev, prev_comm, 1, 0, "swapper/0");
+	buf = synth_finish(sy, &len);
+	g_assert_cmpint(rsp_trace_open_mem(buf, len, &to, &tr, err, sizeof(err)), ==, 0);
+
+	g_assert_cmpint(rsp_render_export(tr, NULL, RSP_VIEW_RUNNING, png, &o, err, sizeof(err)),
+			==, 0);
+	g_test_message("png: %s", note);
+	g_assert_nonnull(strstr(note, "drawn whole at"));
+	s = cairo_image_surface_create_from_png(png);
+	g_assert_cmpint(cairo_surface_status(s), ==, CAIRO_STATUS_SUCCESS);
+	w = cairo_image_surface_get_width(s);
+	h = cairo_image_surface_get_height(s);
+	g_assert_cmpint(h, ==, RSP_EXPORT_MAX_PX);
+	g_assert_cmpint(w, <, 1600 * 0.8); /* 24,000 px tall scaled: < 0.7 */
+	/* the last process's run: a coloured (not grey, not white) pixel in the bottom-right */
+	cairo_surface_flush(s);
+	px = cairo_image_surface_get_data(s);
+	stride = cairo_image_surface_get_stride(s);
+	for (int y = h - h / 50; y < h && !found; y++)
+		for (int x = w - w / 20; x < w && !found; x++) {
+			uint32_t p = *(const uint32_t *)(px + (size_t)y * stride + 4 * (size_t)x);
+			int r = (p >> 16) & 255, g = (p >> 8) & 255, b = p & 255;
+
+			found = abs(r - g) > 60 || abs(g - b) > 60 || abs(r - b) > 60;
+		}
+	g_assert_true(found);
+	cairo_surface_destroy(s);
+
+	g_assert_cmpint(rsp_render_export(tr, NULL, RSP_VIEW_RUNNING, pdf, &o, err, sizeof(err)),
+			==, 0);
+	g_test_message("pdf: %s", note);
+	g_assert_nonnull(strstr(note, "pages"));
+	g_assert_true(g_file_get_contents(pdf, &text, &len, NULL));
+	/* the file holds binary streams: memmem, not strstr */
+	for (const char *at = text; (at = memmem(at, text + len - at, "/Type /Page", 11)); at++)
+		pages += at[11] != 's';
+	g_assert_cmpuint(pages, ==, 2);
+	g_clear_pointer(&text, g_free);
+
+	g_assert_cmpint(rsp_render_export(tr, NULL, RSP_VIEW_RUNNING, svg, &o, err, sizeof(err)),
+			==, 0);
+	g_assert_cmpstr(note, ==, "");
+	g_assert_true(g_file_get_contents(svg, &text, NULL, NULL));
+	g_assert_nonnull(strstr(text, ">p2199")); /* the last row's name */
+	rsp_trace_free(tr);
+	synth_free(sy);
 }
 
 void test_table(void)

@@ -226,6 +226,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/flame/merge-split", test_flame_merge_split);
 	g_test_add_func("/render/flame/highlight", test_flame_highlight);
 	g_test_add_func("/render/export", test_export);
+	g_test_add_func("/render/export/tall", test_export_tall);
 	g_test_add_func("/render/table", test_table);
 	g_test_add_func("/render/hostile", test_hostile);
 	g_test_add_func("/render/progress-cancel", test_progress_cancel);
