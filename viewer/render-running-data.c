@@ -476,6 +476,16 @@ static void build_links(struct rsp_running_data *d)
 	}
 	if (d->n_links > 1)
 		qsort(d->links, d->n_links, sizeof(*d->links), cmp_link);
+	d->chain_links = g_new(struct rlink, d->n_links + 1);
+	d->n_chain_links = 0;
+	for (size_t i = 0; i < d->n_links; i++) {
+		const struct rlink *l = &d->links[i];
+		bool from = l->from != NONE ? thread_in_chain(d, l->from)
+					    : l->from_lane >= 0 && d->lanes[l->from_lane].chain;
+
+		if (from && thread_in_chain(d, l->to))
+			d->chain_links[d->n_chain_links++] = *l;
+	}
 }
 
 int rsp_running_data_new_unlabelled(struct rsp_trace *t, struct rsp_analysis *a,
@@ -713,6 +723,7 @@ void rsp_running_data_free(struct rsp_running_data *d)
 	g_free(d->lanes);
 	g_free(d->sock_lane);
 	g_free(d->links);
+	g_free(d->chain_links);
 	g_free(d->lost);
 	_rsp_frames_clear(&d->fc);
 	_rsp_strtab_clear(&d->strs);

@@ -104,6 +104,10 @@ struct rsp_running_data {
 	size_t n_socks;
 	struct rlink *links;
 	size_t n_links;
+	/* of them, those within the target's chains (both ends in a chain process or lane),
+	 * in the same order: what a coarse zoom draws */
+	struct rlink *chain_links;
+	size_t n_chain_links;
 	struct rsp_lost_info *lost;
 	size_t n_lost;
 	uint64_t start, end;

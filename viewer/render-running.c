@@ -372,12 +372,6 @@ static void lay_rows(struct lay *L, const struct rows_view *rv, size_t r0, size_
 		struct rsp_row_info ri;
 
 		_rsp_running_row_info(d, rows[r], &ri);
-		if (ri.target && ri.kind <= RSP_ROW_THREAD)
-			rsp_scene_add(L->out, RSP_PRIM_RECT, RSP_CLS_ROW_TARGET, L->pxa, y, L->ncols,
-				      RSP_ROW_H);
-		else if (r & 1)
-			rsp_scene_add(L->out, RSP_PRIM_RECT, RSP_CLS_ROW_ALT, L->pxa, y, L->ncols,
-				      RSP_ROW_H);
 		if (rows[r].kind == RSP_ROW_PROCESS || rows[r].kind == RSP_ROW_THREAD) {
 			const uint32_t *ths;
 			size_t nth;
@@ -548,6 +542,88 @@ static void lay_all_rows(struct lay *L, const struct rows_view *rv, size_t r0, s
 	g_atomic_int_inc(&pp->n_split);
 }
 
+/*
+ * Under the rows' marks (rsp_scene_end_under): the rows' backgrounds, then
+ * the wakeup links, at most one per pixel column; at a coarse zoom (more
+ * than one link per RSP_LINKS_COARSE_PX columns in view) only the links
+ * within the target's chains, none when hidden.  A link passes under every
+ * row's marks it crosses: it never covers a disk request or a run.
+ */
+static void lay_under(struct lay *L, const struct rows_view *rv, size_t r0, size_t r1,
+		      double ya, double yb)
+{
+	const struct rsp_running_data *d = L->d;
+	const struct rsp_running_state *st = L->st;
+	const uint32_t *row_of_thread = rv->row_of_thread;
+	const int32_t *row_of_lane = rv->row_of_lane;
+	double xa = L->xa, xb = L->xb;
+
+	for (size_t r = r0; r < r1; r++) {
+		double y = (double)r * RSP_ROW_H;
+		struct rsp_row_info ri;
+
+		_rsp_running_row_info(d, rv->rows[r], &ri);
+		if (ri.target && ri.kind <= RSP_ROW_THREAD)
+			rsp_scene_add(L->out, RSP_PRIM_RECT, RSP_CLS_ROW_TARGET, L->pxa, y, L->ncols,
+				      RSP_ROW_H);
+		else if (r & 1)
+			rsp_scene_add(L->out, RSP_PRIM_RECT, RSP_CLS_ROW_ALT, L->pxa, y, L->ncols,
+				      RSP_ROW_H);
+	}
+	if (st && st->hide_links)
+		return;
+	{
+		const struct rlink *links = d->links;
+		size_t k, k1, n = d->n_links;
+		int last = -1;
+
+		RSP_LOWER_BOUND(links, n, t, xa, k);
+		RSP_LOWER_BOUND(links, n, t, xb, k1);
+		if ((double)(k1 - k) * RSP_LINKS_COARSE_PX > L->ncols) {
+			links = d->chain_links;
+			n = d->n_chain_links;
+			RSP_LOWER_BOUND(links, n, t, xa, k);
+		}
+		for (; k < n && (double)links[k].t < xb; k++) {
+			const struct rlink *l = &links[k];
+			int c = col_of(L, (double)l->t);
+			int32_t fr, tr;
+			double y0, y1;
+			struct rsp_scene_item *it;
+
+			if (c == last)
+				continue;
+			tr = row_of_thread[l->to] == NONE ? -1 : (int32_t)row_of_thread[l->to];
+			fr = l->from != NONE ? (row_of_thread[l->from] == NONE
+						    ? -1
+						    : (int32_t)row_of_thread[l->from])
+					     : (l->from_lane >= 0 ? row_of_lane[l->from_lane] : -1);
+			if (fr < 0 || tr < 0 || fr == tr)
+				continue;
+			y0 = fr * RSP_ROW_H + RSP_ROW_H / 2.0;
+			y1 = tr * RSP_ROW_H + RSP_ROW_H / 2.0;
+			if (fmax(y0, y1) < ya || fmin(y0, y1) > yb)
+				continue;
+			last = c;
+			it = rsp_scene_add(L->out, RSP_PRIM_LINE, RSP_CLS_LINK, px(L, (double)l->t),
+					   y0, px(L, (double)l->to_start) - px(L, (double)l->t),
+					   y1 - y0);
+			it->t0 = l->t;
+			it->t1 = l->to_start;
+			/* past the rest of this column's links (a wide zoom of a busy
+			 * recording: hundreds of thousands), to a hundredth of a pixel
+			 * before the next column: those between are this column's */
+			{
+				double before = col_time(L, c + 1) - 0.01 / L->scale;
+				size_t j;
+
+				RSP_GALLOP_BOUND(links, n, t, before, k + 1, j);
+				k = j - 1;
+			}
+		}
+	}
+}
+
 static void running_content(const void *data, const void *state, double lx0, double scale,
 			    double xa, double xb, double ya, double yb, struct rsp_scene *out)
 {
@@ -556,14 +632,10 @@ static void running_content(const void *data, const void *state, double lx0, dou
 	struct lay L = {d, st, out, lx0, scale, xa, xb, 0, 0, NULL};
 	size_t nrows, r0, r1;
 	struct rows_view rv;
-	const uint32_t *row_of_thread;
-	const int32_t *row_of_lane;
 	double full_h;
 
 	_rsp_running_rows(d, st, &rv);
 	nrows = rv.n;
-	row_of_thread = rv.row_of_thread;
-	row_of_lane = rv.row_of_lane;
 	full_h = (double)nrows * RSP_ROW_H;
 
 	L.pxa = floor(px(&L, xa));
@@ -573,6 +645,8 @@ static void running_content(const void *data, const void *state, double lx0, dou
 	lay_init(&L, out);
 	r0 = (size_t)fmax(0, floor(ya / RSP_ROW_H));
 	r1 = (size_t)fmin((double)nrows, ceil(yb / RSP_ROW_H));
+	lay_under(&L, &rv, r0 < r1 ? r0 : r1, r1, ya, yb);
+	rsp_scene_end_under(out);
 	if (r0 < r1)
 		lay_all_rows(&L, &rv, r0, r1);
 	/* lost-event spans: hatched across every row (the timeline is unknown
@@ -597,50 +671,6 @@ static void running_content(const void *data, const void *state, double lx0, dou
 		}
 		it->t0 = li->start_ns;
 		it->t1 = li->end_ns;
-	}
-	/* links: at most one per pixel column */
-	{
-		size_t k;
-		int last = -1;
-
-		RSP_LOWER_BOUND(d->links, d->n_links, t, xa, k);
-		for (; k < d->n_links && (double)d->links[k].t < xb; k++) {
-			const struct rlink *l = &d->links[k];
-			int c = col_of(&L, (double)l->t);
-			int32_t fr, tr;
-			double y0, y1;
-			struct rsp_scene_item *it;
-
-			if (c == last)
-				continue;
-			tr = row_of_thread[l->to] == NONE ? -1 : (int32_t)row_of_thread[l->to];
-			fr = l->from != NONE ? (row_of_thread[l->from] == NONE
-						    ? -1
-						    : (int32_t)row_of_thread[l->from])
-					     : (l->from_lane >= 0 ? row_of_lane[l->from_lane] : -1);
-			if (fr < 0 || tr < 0 || fr == tr)
-				continue;
-			y0 = fr * RSP_ROW_H + RSP_ROW_H / 2.0;
-			y1 = tr * RSP_ROW_H + RSP_ROW_H / 2.0;
-			if (fmax(y0, y1) < ya || fmin(y0, y1) > yb)
-				continue;
-			last = c;
-			it = rsp_scene_add(out, RSP_PRIM_LINE, RSP_CLS_LINK, px(&L, (double)l->t),
-					   y0, px(&L, (double)l->to_start) - px(&L, (double)l->t),
-					   y1 - y0);
-			it->t0 = l->t;
-			it->t1 = l->to_start;
-			/* past the rest of this column's links (a wide zoom of a busy
-			 * recording: hundreds of thousands), to a hundredth of a pixel
-			 * before the next column: those between are this column's */
-			{
-				double before = col_time(&L, c + 1) - 0.01 / L.scale;
-				size_t j;
-
-				RSP_GALLOP_BOUND(d->links, d->n_links, t, before, k + 1, j);
-				k = j - 1;
-			}
-		}
 	}
 	lay_clear(&L);
 }

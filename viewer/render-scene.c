@@ -12,6 +12,7 @@
 struct rsp_scene {
 	struct rsp_scene_item *v;
 	size_t n, cap;
+	size_t under; /* items [0, under) are drawn whole (every pass) before the rest */
 	GStringChunk *strings;
 	GPtrArray *taken; /* other scenes' strings, for their items moved here */
 	rsp_scene_title_fn title_fn;
@@ -42,6 +43,7 @@ void rsp_scene_free(struct rsp_scene *s)
 void rsp_scene_clear(struct rsp_scene *s)
 {
 	s->n = 0;
+	s->under = 0;
 	g_string_chunk_clear(s->strings);
 	if (s->taken)
 		g_ptr_array_set_size(s->taken, 0);
@@ -79,6 +81,16 @@ void rsp_scene_take(struct rsp_scene *s, struct rsp_scene *from)
 		s->taken = g_ptr_array_new_with_free_func((GDestroyNotify)g_string_chunk_free);
 	g_ptr_array_add(s->taken, from->strings);
 	from->strings = g_string_chunk_new(4096);
+}
+
+void rsp_scene_end_under(struct rsp_scene *s)
+{
+	s->under = s->n;
+}
+
+size_t rsp_scene_n_under(const struct rsp_scene *s)
+{
+	return s ? s->under : 0;
 }
 
 size_t rsp_scene_n_items(const struct rsp_scene *s)
@@ -366,21 +378,16 @@ void rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double c
 	(void)_rsp_scene_draw(s, cr, cx0, cy0, cx1, cy1, true);
 }
 
-size_t _rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double cy0, double cx1,
-		       double cy1, bool direct)
+/* Items [i0, i1) of @s in four passes (boxes, lines, text, outlines). */
+static void draw_range(const struct rsp_scene *s, cairo_t *cr, struct _rsp_direct *dp,
+		       bool raster, size_t i0, size_t i1, double cx0, double cy0, double cx1,
+		       double cy1)
 {
+	struct _rsp_direct d = *dp;
 	int key = -1;
-	bool raster;
-	struct _rsp_direct d = {0};
 
-	if (!s || !s->n)
-		return 0;
-	raster = cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE;
-	cairo_save(cr);
-	if (direct)
-		_rsp_direct_begin(&d, cr);
 	/* pass 1: boxes, one fill per run of the same class */
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = i0; i < i1; i++) {
 		const struct rsp_scene_item *it = &s->v[i];
 		int k;
 
@@ -426,7 +433,7 @@ size_t _rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, doubl
 	cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
 	for (int steep = raster ? 1 : 0; steep >= 0; steep--) {
 		key = -1;
-		for (size_t i = 0; i < s->n; i++) {
+		for (size_t i = i0; i < i1; i++) {
 			const struct rsp_scene_item *it = &s->v[i];
 			double x0 = it->x, y0 = it->y, dx = it->w, dy = it->h, t0 = 0, t1 = 1;
 			const double p[4] = {-dx, dx, -dy, dy};
@@ -490,7 +497,7 @@ size_t _rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, doubl
 	_rsp_direct_sync(&d);
 	cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
 	/* pass 3: labels and text */
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = i0; i < i1; i++) {
 		const struct rsp_scene_item *it = &s->v[i];
 
 		if (!it->label_len || !it->label || !visible(it, cx0, cy0, cx1, cy1))
@@ -513,7 +520,7 @@ size_t _rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, doubl
 	}
 	/* pass 4: highlight outlines */
 	key = 0;
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = i0; i < i1; i++) {
 		const struct rsp_scene_item *it = &s->v[i];
 
 		if (!(it->flags & RSP_ITEM_MARKED) || it->prim == RSP_PRIM_LINE ||
@@ -529,6 +536,25 @@ size_t _rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, doubl
 	}
 	if (key)
 		cairo_stroke(cr);
+	*dp = d;
+}
+
+size_t _rsp_scene_draw(const struct rsp_scene *s, cairo_t *cr, double cx0, double cy0, double cx1,
+		       double cy1, bool direct)
+{
+	bool raster;
+	struct _rsp_direct d = {0};
+
+	if (!s || !s->n)
+		return 0;
+	raster = cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE;
+	cairo_save(cr);
+	if (direct)
+		_rsp_direct_begin(&d, cr);
+	/* what lies under (the running view's row backgrounds and links), then the rest */
+	if (s->under)
+		draw_range(s, cr, &d, raster, 0, s->under, cx0, cy0, cx1, cy1);
+	draw_range(s, cr, &d, raster, s->under, s->n, cx0, cy0, cx1, cy1);
 	cairo_restore(cr);
 	return d.n_boxes;
 }

@@ -9,7 +9,7 @@
 struct _RspRunningPage {
 	RspPage parent_instance;
 	RspCanvas *canvas;
-	GtkWidget *sleeps, *chains;
+	GtkWidget *sleeps, *chains, *links;
 	struct rsp_running_state st;
 	uint8_t *expanded;
 	char *search;
@@ -55,7 +55,9 @@ static void on_toggle(GtkCheckButton *b, RspRunningPage *p)
 {
 	p->st.show_sleeps = gtk_check_button_get_active(GTK_CHECK_BUTTON(p->sleeps));
 	p->st.chains_only = gtk_check_button_get_active(GTK_CHECK_BUTTON(p->chains));
-	rsp_testlog("TOGGLE sleeps=%d chains=%d", p->st.show_sleeps, p->st.chains_only);
+	p->st.hide_links = !gtk_check_button_get_active(GTK_CHECK_BUTTON(p->links));
+	rsp_testlog("TOGGLE sleeps=%d chains=%d links=%d", p->st.show_sleeps, p->st.chains_only,
+		    !p->st.hide_links);
 	rsp_canvas_invalidate(p->canvas);
 }
 
@@ -125,10 +127,17 @@ GtkWidget *rsp_running_page_new(RspDocument *doc)
 	p->chains = gtk_check_button_new_with_mnemonic("Only the target's _chains");
 	gtk_widget_set_tooltip_text(p->chains, "Only the target and the processes in its "
 					       "pseudostacks, with their disks and sockets");
+	p->links = gtk_check_button_new_with_mnemonic("_Links");
+	gtk_check_button_set_active(GTK_CHECK_BUTTON(p->links), TRUE);
+	gtk_widget_set_tooltip_text(p->links,
+				    "Wakeup links (Alt+L), under the rows' marks; zoomed out "
+				    "(more than one link per 8 pixels), only the target's chains'");
 	g_signal_connect(p->sleeps, "toggled", G_CALLBACK(on_toggle), p);
 	g_signal_connect(p->chains, "toggled", G_CALLBACK(on_toggle), p);
+	g_signal_connect(p->links, "toggled", G_CALLBACK(on_toggle), p);
 	gtk_box_append(GTK_BOX(tb), p->sleeps);
 	gtk_box_append(GTK_BOX(tb), p->chains);
+	gtk_box_append(GTK_BOX(tb), p->links);
 	info = gtk_label_new(NULL);
 	gtk_widget_set_hexpand(info, TRUE);
 	gtk_label_set_xalign(GTK_LABEL(info), 1);
@@ -164,6 +173,11 @@ void rsp_running_page_set_show_sleeps(RspRunningPage *p, gboolean on)
 void rsp_running_page_set_chains_only(RspRunningPage *p, gboolean on)
 {
 	gtk_check_button_set_active(GTK_CHECK_BUTTON(p->chains), on);
+}
+
+void rsp_running_page_set_show_links(RspRunningPage *p, gboolean on)
+{
+	gtk_check_button_set_active(GTK_CHECK_BUTTON(p->links), on);
 }
 
 const struct rsp_running_state *rsp_running_page_get_state(RspRunningPage *p)

@@ -18,6 +18,7 @@ G_DECLARE_FINAL_TYPE(RspRunningPage, rsp_running_page, RSP, RUNNING_PAGE, RspPag
 GtkWidget *rsp_running_page_new(RspDocument *doc);
 void rsp_running_page_set_show_sleeps(RspRunningPage *p, gboolean on);
 void rsp_running_page_set_chains_only(RspRunningPage *p, gboolean on);
+void rsp_running_page_set_show_links(RspRunningPage *p, gboolean on);
 const struct rsp_running_state *rsp_running_page_get_state(RspRunningPage *p);
 /* Where row @row's name is drawn (widget coordinates of the canvas); FALSE if off screen. */
 gboolean rsp_running_page_row_position(RspRunningPage *p, size_t row, double *x, double *y);

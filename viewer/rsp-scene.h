@@ -94,6 +94,14 @@ void rsp_scene_clear(struct rsp_scene *s);
 
 /* @from's items appended to @s's (their strings now live as long as @s); @from left empty. */
 void rsp_scene_take(struct rsp_scene *s, struct rsp_scene *from);
+/*
+ * The items added so far lie under the rest: drawn whole (boxes, lines,
+ * text) before any later item, so a later box covers an earlier line (the
+ * running view's links pass under its rows' marks).  An SVG keeps the scene's
+ * order, which says the same.
+ */
+void rsp_scene_end_under(struct rsp_scene *s);
+size_t rsp_scene_n_under(const struct rsp_scene *s);
 
 size_t rsp_scene_n_items(const struct rsp_scene *s);
 const struct rsp_scene_item *rsp_scene_item(const struct rsp_scene *s, size_t i);

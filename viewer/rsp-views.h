@@ -124,7 +124,12 @@ struct rsp_running_state {
 	bool chains_only;        /* only the target's chains */
 	const uint8_t *expanded; /* per process (rsp_running_n_procs): its threads shown */
 	const char *search;      /* rows and sleeps whose name contains it are marked */
+	/* no wakeup links; else at most one a pixel column, under the rows' marks, and at
+	 * a coarse zoom (more than one link per RSP_LINKS_COARSE_PX columns in view) only
+	 * those within the target's chains */
+	bool hide_links;
 };
+#define RSP_LINKS_COARSE_PX 8
 
 /* @a: the target's analysis, for the order of rows (may be NULL). */
 int rsp_running_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_running_data **out,

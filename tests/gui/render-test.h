@@ -36,6 +36,8 @@ struct shot {
 void shot_take(struct shot *sh, const struct rsp_view_ops *ops, const void *data,
 	       const void *state, double x0, double x1, int w, int h, double scroll_y);
 void shot_free(struct shot *sh);
+/* The shot's pixel at (x, y), 0xRRGGBB. */
+uint32_t shot_pixel(struct shot *sh, double x, double y);
 void shot_save(struct shot *sh, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 /* An item of @cls, at least @min_w wide, fully on screen; NULL if none. */
@@ -60,6 +62,7 @@ void test_running_io_no_completion(void);
 void test_scene_steep_lines(void);
 void test_running_parallel(void);
 void test_running_links(void);
+void test_running_whole_legible(void);
 
 /* test-render-scene.c */
 void test_scene_direct(void);

@@ -940,7 +940,7 @@ void test_running_parallel(void)
 void test_running_links(void)
 {
 	static const char *const names[] = {"rpcchain.data", "pass.data", "pollwait.data", NULL};
-	size_t dense = 0;
+	size_t dense = 0, coarse = 0;
 
 	for (size_t f = 0; f < G_N_ELEMENTS(names); f++) {
 		struct fixture fx = {0};
@@ -954,15 +954,18 @@ void test_running_links(void)
 			fixture_open(&fx, names[f]);
 			trace = fx.t;
 		} else {
-			/* 20,000 wakeups of one by the other: some 16 a column of the whole */
+			/* 20,000 wakeups of one by the other: some 16 a column of the whole;
+			 * both targets, so a coarse zoom draws their links (the chains') */
 			struct rsp_trace_opts o = {.no_symbols = true};
 			uint64_t t = 1000000000ull;
 			size_t len;
 			const void *buf;
+			static const int both[] = {100, 200};
 
 			sy = synth_new(&(struct synth_opts){0});
 			synth_comm(sy, 0, 100, 100, "ping", false);
 			synth_comm(sy, 0, 200, 200, "pong", false);
+			synth_targets(sy, both, 2);
 			synth_switch(sy, 0, t, 0, "swapper/0", 0, 100, "ping");
 			for (int i = 0; i < 20000; i++) {
 				int a = i & 1 ? 200 : 100, b = i & 1 ? 100 : 200;
@@ -986,14 +989,34 @@ void test_running_links(void)
 			GString *want = g_string_new(NULL), *got = g_string_new(NULL);
 			double e0, e1, span, x0;
 			int last = -1, n_in_col = 0, max_in_col = 0;
+			const struct rlink *links;
+			size_t n_links;
 
 			rsp_running_ops.extent(d, &st, &e0, &e1);
 			span = (e1 - e0) / pow(4, zoom);
 			x0 = e0 + (e1 - e0 - span) / 3;
 			shot_take(&sh, &rsp_running_ops, d, &st, x0, x0 + span, 1200, 0, 0);
 			_rsp_running_rows(d, &st, &rv);
-			for (size_t k = 0; k < d->n_links; k++) {
-				const struct rlink *l = &d->links[k];
+			/* coarse (more than one link per RSP_LINKS_COARSE_PX columns laid
+			 * out): only the target's chains' links */
+			{
+				double pxa = floor((sh.l.xa - sh.l.lx0) * sh.l.scale);
+				int ncols = (int)ceil((sh.l.xb - sh.l.lx0) * sh.l.scale - pxa) + 1;
+				size_t in_view = 0;
+
+				for (size_t k = 0; k < d->n_links; k++)
+					in_view += (double)d->links[k].t >= sh.l.xa &&
+						   (double)d->links[k].t < sh.l.xb;
+				links = d->links;
+				n_links = d->n_links;
+				if ((double)in_view * RSP_LINKS_COARSE_PX > ncols) {
+					links = d->chain_links;
+					n_links = d->n_chain_links;
+					coarse++;
+				}
+			}
+			for (size_t k = 0; k < n_links; k++) {
+				const struct rlink *l = &links[k];
 				double px = ((double)l->t - sh.l.lx0) * sh.l.scale;
 				double pxa = floor((sh.l.xa - sh.l.lx0) * sh.l.scale);
 				int c = (int)floor(px - pxa);
@@ -1043,6 +1066,121 @@ void test_running_links(void)
 			synth_free(sy);
 		}
 	}
-	/* some views had columns of many links */
+	/* some views had columns of many links; some were coarse */
 	g_assert_cmpuint(dense, >=, 1);
+	g_assert_cmpuint(coarse, >=, 1);
+}
+
+/*
+ * The whole trace at 1600 px, as the viewer opens it and as an export draws
+ * it, on recordings with disk requests and sockets: every disk request's
+ * column is marked in its disk row (the request's colour, or its queue's),
+ * and no link covers a mark: the centre pixel of every disk, socket and run
+ * box of every row is that box's colour (links pass under the rows' marks).
+ * At this zoom the links are the target's chains' only; with the links
+ * hidden, none is drawn.
+ */
+void test_running_whole_legible(void)
+{
+	static const char *const names[] = {"rpcchain.data", "pollwait.data", "pass.data"};
+	size_t n_requests = 0, n_marks = 0, n_links_total = 0;
+
+	for (size_t f = 0; f < G_N_ELEMENTS(names); f++) {
+		struct fixture fx;
+		struct rsp_running_data *d;
+		struct rsp_running_state st = {.show_sleeps = true};
+		struct shot sh;
+		double dx, dy;
+		size_t n_links = 0, n_rows;
+		char err[256];
+
+		fixture_open(&fx, names[f]);
+		g_assert_cmpint(rsp_running_data_new(fx.t, fx.a, &d, err, sizeof(err)), ==, 0);
+		shot_take(&sh, &rsp_running_ops, d, &st, 0, 0, 1600, 0, 0);
+		shot_save(&sh, "whole-%s.png", names[f]);
+		rsp_layout_offsets(&sh.l, sh.ops, sh.data, &sh.v, &dx, &dy);
+		/* no link covers a mark */
+		for (size_t i = 0; i < rsp_scene_n_items(sh.l.content); i++) {
+			const struct rsp_scene_item *it = rsp_scene_item(sh.l.content, i);
+			double x = floor(it->x + dx) + 0.5, y = it->y + dy + it->h / 2;
+
+			if (it->prim == RSP_PRIM_LINE && it->cls == RSP_CLS_LINK) {
+				n_links++;
+				continue;
+			}
+			if (it->prim != RSP_PRIM_RECT || it->w < 1 || it->w > 4 ||
+			    (it->cls != RSP_CLS_IO && it->cls != RSP_CLS_NET &&
+			     it->cls != RSP_CLS_RUN) ||
+			    x < RSP_GUTTER_W || x >= sh.v.width || y < RSP_RULER_H ||
+			    y >= sh.v.height)
+				continue;
+			/* a later mark of the same row may lie over it (runs over sleeps): only
+			 * the last box at that pixel is judged */
+			{
+				bool covered = false;
+
+				for (size_t j = i + 1; j < rsp_scene_n_items(sh.l.content) && !covered;
+				     j++) {
+					const struct rsp_scene_item *o = rsp_scene_item(sh.l.content, j);
+
+					covered = o->prim == RSP_PRIM_RECT && o->x + dx <= x &&
+						  o->x + dx + fmax(1, o->w) > x && o->y + dy <= y &&
+						  o->y + dy + o->h > y;
+				}
+				if (covered)
+					continue;
+			}
+			n_marks++;
+			if (shot_pixel(&sh, x, y) != rsp_palette_rgb(it->cls))
+				g_error("%s: a %s mark at %.0f,%.0f is #%06x: covered", names[f],
+					rsp_palette_name(it->cls), x, y, shot_pixel(&sh, x, y));
+		}
+		/* every disk request's column marked in its disk row */
+		n_rows = rsp_running_n_rows(d, &st);
+		for (size_t r = 0; r < n_rows; r++) {
+			struct rsp_row_info ri;
+			double y = RSP_RULER_H + r * RSP_ROW_H + RSP_ROW_H / 2.0;
+
+			rsp_running_row(d, &st, r, &ri);
+			if (ri.kind != RSP_ROW_DISK || y >= sh.v.height)
+				continue;
+			for (size_t i = 0; i < rsp_trace_n_ios(fx.t); i++) {
+				struct rsp_io_info io;
+				uint64_t t;
+				double x;
+				uint32_t c;
+
+				rsp_trace_io(fx.t, i, &io);
+				t = io.issue_ns ? io.issue_ns : io.insert_ns;
+				if (!t)
+					continue;
+				x = floor(((double)t - sh.l.lx0) * sh.l.scale + dx) + 0.5;
+				if (x < RSP_GUTTER_W || x >= sh.v.width)
+					continue;
+				c = shot_pixel(&sh, x, y);
+				if (c != rsp_palette_rgb(RSP_CLS_IO) &&
+				    c != rsp_palette_rgb(RSP_CLS_IO_QUEUE))
+					g_error("%s: disk request %zu at column %.0f of the disk row: "
+						"#%06x",
+						names[f], i, x, c);
+				n_requests++;
+			}
+		}
+		g_test_message("%s: %zu links drawn at the whole trace", names[f], n_links);
+		n_links_total += n_links;
+		shot_free(&sh);
+		/* hidden: none */
+		st.hide_links = true;
+		shot_take(&sh, &rsp_running_ops, d, &st, 0, 0, 1600, 0, 0);
+		for (size_t i = 0; i < rsp_scene_n_items(sh.l.content); i++)
+			g_assert_cmpint(rsp_scene_item(sh.l.content, i)->prim, !=, RSP_PRIM_LINE);
+		shot_free(&sh);
+		rsp_running_data_free(d);
+		fixture_close(&fx);
+	}
+	g_test_message("%zu disk requests, %zu marks judged, %zu links", n_requests, n_marks,
+		       n_links_total);
+	g_assert_cmpuint(n_requests, >=, 1);
+	g_assert_cmpuint(n_marks, >=, 100);
+	g_assert_cmpuint(n_links_total, >=, 10);
 }

@@ -109,6 +109,11 @@ static uint32_t pixel(cairo_surface_t *s, double x, double y)
 	return v & 0xffffff;
 }
 
+uint32_t shot_pixel(struct shot *sh, double x, double y)
+{
+	return pixel(sh->s, x, y);
+}
+
 /* The content item's centre in image pixels. */
 static void centre(struct shot *sh, const struct rsp_scene_item *it, double *x, double *y)
 {
@@ -239,6 +244,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/scene/steep-lines", test_scene_steep_lines);
 	g_test_add_func("/render/running/parallel", test_running_parallel);
 	g_test_add_func("/render/running/links", test_running_links);
+	g_test_add_func("/render/running/whole-legible", test_running_whole_legible);
 	g_test_add_func("/render/scene/direct", test_scene_direct);
 	g_test_add_func("/render/running/deferred-labels", test_running_deferred_labels);
 	return g_test_run();

@@ -1024,6 +1024,21 @@ static void test_sleep_labels(void)
 	}
 	g_assert_cmpuint(sleeps, >, 10);
 	g_assert_cmpuint(labelled, >, 0);
+	/* the Links toggle (Alt+L): off, no link is laid out; on again, they are */
+	for (int on = 0; on < 2; on++) {
+		size_t lines = 0;
+
+		rsp_running_page_set_show_links(rp, on);
+		g_assert_true(rsp_running_page_get_state(rp)->hide_links == !on);
+		rsp_canvas_flush(c);
+		l = rsp_canvas_get_layout(c);
+		for (size_t i = 0; i < rsp_scene_n_items(l->content); i++)
+			lines += rsp_scene_item(l->content, i)->cls == RSP_CLS_LINK;
+		if (on)
+			g_assert_cmpuint(lines, >, 0);
+		else
+			g_assert_cmpuint(lines, ==, 0);
+	}
 	gtk_window_destroy(GTK_WINDOW(w));
 }
 
