@@ -15,6 +15,7 @@
 #include <gelf.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -85,7 +86,6 @@ struct space {
 	size_t n;
 	Dwfl *dwfl; /* NULL: nothing to unwind with */
 	uint64_t last_use;
-	struct rsp_runwind *rw;
 };
 
 struct id_entry {
@@ -129,16 +129,11 @@ struct rsp_runwind {
 	size_t cap_ent;
 	struct rsp_runwind_stats st;
 
-	/* the unwind in progress */
-	uint64_t regs[RSP_DWARF_REGS];
-	uint32_t have;
-	const unsigned char *stack;
-	uint64_t sp;
-	size_t len;
+	/* the unwind in progress: the copy, its frames (walked or replayed) */
+	struct rsp_dwfl_walk walk;
 	uint64_t ips[MAX_FRAMES];
 	size_t n;
-	uint64_t last_sp;
-	bool thread_given, oob, ended_zero, outside;
+	bool oob, outside;
 	/* the words the unwind in progress read (off from sp, value); more than
 	 * REPLAY_WORDS: n_read past it, not kept for replay */
 	uint32_t read_off[REPLAY_WORDS];
@@ -379,77 +374,42 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_debuginfo = no_debuginfo,
 };
 
-static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+static struct rsp_runwind *walk_rw(struct rsp_dwfl_walk *w)
 {
-	struct space *s = arg;
-
-	if (s->rw->thread_given)
-		return 0;
-	s->rw->thread_given = true;
-	*thread_argp = s->rw;
-	return 1;
+	return (struct rsp_runwind *)((char *)w - offsetof(struct rsp_runwind, walk));
 }
 
-static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+/* the words an unwind reads, for its replay; a failed read (outside the copy) ends it */
+static void on_read(struct rsp_dwfl_walk *w, uint64_t addr, uint64_t val, bool ok)
 {
-	struct space *s = arg;
+	struct rsp_runwind *rw = walk_rw(w);
 
-	*thread_argp = s->rw;
-	return true;
-}
-
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
-{
-	struct space *s = arg;
-	struct rsp_runwind *rw = s->rw;
-	uint64_t off = addr - rw->sp;
-
-	if (addr < rw->sp || off > rw->len || rw->len - off < 8) {
+	if (!ok) {
 		rw->oob = true;
-		return false;
+		return;
 	}
-	memcpy(result, rw->stack + off, 8);
 	if (rw->n_read < REPLAY_WORDS) {
-		rw->read_off[rw->n_read] = (uint32_t)off;
-		rw->read_val[rw->n_read] = *result;
+		rw->read_off[rw->n_read] = (uint32_t)(addr - w->sp);
+		rw->read_val[rw->n_read] = val;
 	}
 	rw->n_read++;
-	return true;
 }
 
-static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+static bool on_frame(struct rsp_dwfl_walk *w, Dwfl_Frame *state, uint64_t pc)
 {
-	struct rsp_runwind *rw = arg;
+	struct rsp_runwind *rw = walk_rw(w);
 
-	return rsp_dwfl_set_registers(thread, rw->regs, rw->have);
-}
-
-static const Dwfl_Thread_Callbacks thread_callbacks = {
-	.next_thread = next_thread,
-	.get_thread = get_thread,
-	.memory_read = memory_read,
-	.set_initial_registers = set_initial_registers,
-};
-
-static int frame_cb(Dwfl_Frame *state, void *arg)
-{
-	struct rsp_runwind *rw = arg;
-	Dwarf_Addr pc;
-
-	if (!rsp_dwfl_frame(state, rw->n, &rw->last_sp, &pc, &rw->ended_zero))
-		return DWARF_CB_ABORT;
 	/*
 	 * A frame outside every file: a map not known yet (an exec's first
 	 * samples), the vdso, or a return address the fallback unwinder (by
 	 * rbp, where the CFI has no entry) read off a register that holds data
 	 */
-	if (!dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), rw->n ? pc - 1 : pc)) {
+	if (!dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), w->n ? pc - 1 : pc)) {
 		rw->outside = true;
-		return DWARF_CB_ABORT;
+		return false;
 	}
 	rw->oob = false; /* a failed read before this frame did not stop the unwind */
-	rw->ips[rw->n++] = pc;
-	return rw->n < MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+	return true;
 }
 
 static void space_clear(struct space *s)
@@ -466,7 +426,6 @@ static void space_build(struct rsp_runwind *rw, struct space *s, struct rw_proc 
 	size_t reported = 0;
 	uint64_t prev_hi = 0;
 
-	s->rw = rw;
 	s->sig = maps_sig(p);
 	s->maps = malloc((p->n ? p->n : 1) * sizeof(*s->maps));
 	if (!s->maps)
@@ -506,7 +465,7 @@ static void space_build(struct rsp_runwind *rw, struct space *s, struct rw_proc 
 		reported++;
 	}
 	if (dwfl_report_end(s->dwfl, NULL, NULL) || !reported ||
-	    !dwfl_attach_state(s->dwfl, NULL, p->pid ? (pid_t)p->pid : 1, &thread_callbacks, s)) {
+	    !rsp_dwfl_attach(s->dwfl, p->pid ? (pid_t)p->pid : 1, &rw->walk)) {
 		dwfl_end(s->dwfl);
 		s->dwfl = NULL;
 	}
@@ -577,20 +536,20 @@ static struct replay *replay_slot(struct rsp_runwind *rw, uint64_t key)
 /* The frames of an unwind done before on this copy, or NULL. */
 static const struct replay *replay_find(struct rsp_runwind *rw, uint32_t pid, uint64_t sig)
 {
-	uint64_t sp = rw->regs[RSP_DWARF_SP], ip = rw->regs[RSP_DWARF_IP];
-	uint64_t bp = rw->regs[RSP_DWARF_BP];
+	uint64_t sp = rw->walk.regs[RSP_DWARF_SP], ip = rw->walk.regs[RSP_DWARF_IP];
+	uint64_t bp = rw->walk.regs[RSP_DWARF_BP];
 	const struct replay *r;
 
 	if (!rw->replay_cap)
 		return NULL;
-	r = replay_slot(rw, replay_key(pid, sig, ip, sp, bp, rw->len));
+	r = replay_slot(rw, replay_key(pid, sig, ip, sp, bp, rw->walk.len));
 	if (!r->key || r->pid != pid || r->sig != sig || r->ip != ip || r->sp != sp ||
-	    r->bp != bp || r->len != rw->len)
+	    r->bp != bp || r->len != rw->walk.len)
 		return NULL;
 	for (uint16_t i = 0; i < r->n_words; i++) {
 		uint64_t v;
 
-		memcpy(&v, rw->stack + r->off[i], 8);
+		memcpy(&v, rw->walk.stack + r->off[i], 8);
 		if (v != r->val[i])
 			return NULL;
 	}
@@ -600,13 +559,13 @@ static const struct replay *replay_find(struct rsp_runwind *rw, uint32_t pid, ui
 /* Keep the unwind just done (rw->ips, the words it read) for replay. */
 static void replay_keep(struct rsp_runwind *rw, uint32_t pid, uint64_t sig)
 {
-	uint64_t sp = rw->regs[RSP_DWARF_SP], ip = rw->regs[RSP_DWARF_IP];
-	uint64_t bp = rw->regs[RSP_DWARF_BP];
-	uint64_t key = replay_key(pid, sig, ip, sp, bp, rw->len);
+	uint64_t sp = rw->walk.regs[RSP_DWARF_SP], ip = rw->walk.regs[RSP_DWARF_IP];
+	uint64_t bp = rw->walk.regs[RSP_DWARF_BP];
+	uint64_t key = replay_key(pid, sig, ip, sp, bp, rw->walk.len);
 	struct replay *r;
 	unsigned char *mem;
 
-	if (rw->n_read > REPLAY_WORDS || !(rw->have & (1u << RSP_DWARF_BP)))
+	if (rw->n_read > REPLAY_WORDS || !(rw->walk.have & (1u << RSP_DWARF_BP)))
 		return;
 	if (!rw->replay_cap || (rw->n_replays + 1) * 4 > rw->replay_cap * 3) {
 		if (rw->replay_cap >= REPLAY_MAX * 2) {
@@ -638,7 +597,7 @@ static void replay_keep(struct rsp_runwind *rw, uint32_t pid, uint64_t sig)
 	if (!r->key)
 		rw->n_replays++;
 	*r = (struct replay){ .key = key, .sig = sig, .ip = ip, .sp = sp, .bp = bp,
-			      .len = rw->len, .pid = pid, .n_words = (uint16_t)rw->n_read,
+			      .len = rw->walk.len, .pid = pid, .n_words = (uint16_t)rw->n_read,
 			      .n_frames = (uint16_t)rw->n, .mem = mem };
 	r->val = (uint64_t *)mem;
 	r->frames = r->val + rw->n_read;
@@ -687,28 +646,28 @@ static size_t sample(struct rsp_runwind *rw, const unsigned char *rec, size_t si
 		rw->st.kept_no_maps++;
 		goto keep;
 	}
-	rw->have = rsp_dwarf_regs_from_perf(e->regs_mask, rec + loc.regs_off + 8, rw->regs);
-	if (!(rw->have & (1u << RSP_DWARF_IP)) || !(rw->have & (1u << RSP_DWARF_SP)))
+	rw->walk.have =
+		rsp_dwarf_regs_from_perf(e->regs_mask, rec + loc.regs_off + 8, rw->walk.regs);
+	if (!(rw->walk.have & (1u << RSP_DWARF_IP)) || !(rw->walk.have & (1u << RSP_DWARF_SP)))
 		goto keep;
 	s = space_get(rw, p);
 	if (!s->dwfl) {
 		rw->st.kept_no_files++;
 		goto keep;
 	}
-	rw->stack = rec + loc.size_off + 8;
-	rw->len = loc.dyn_size < loc.size ? loc.dyn_size : loc.size;
-	rw->sp = rw->regs[RSP_DWARF_SP];
+	rw->walk.stack = rec + loc.size_off + 8;
+	rw->walk.len = loc.dyn_size < loc.size ? loc.dyn_size : loc.size;
 	replayed = replay_find(rw, p->pid, s->sig);
 	if (replayed && !rw->verify) {
 		rw->n = replayed->n_frames;
 		memcpy(rw->ips, replayed->frames, rw->n * 8);
 		rw->st.replayed++;
 	} else {
-		rw->last_sp = rw->sp;
-		rw->n = 0;
 		rw->n_read = 0;
-		rw->thread_given = rw->oob = rw->ended_zero = rw->outside = false;
-		ret = dwfl_getthread_frames(s->dwfl, p->pid ? (pid_t)p->pid : 1, frame_cb, rw);
+		rw->oob = rw->outside = false;
+		ret = rsp_dwfl_walk(s->dwfl, p->pid ? (pid_t)p->pid : 1, &rw->walk, rw->ips,
+				    MAX_FRAMES);
+		rw->n = rw->walk.n;
 		/*
 		 * Clean: every frame in a known file, and the outermost frame
 		 * reached (0), a return address of 0, as many frames as kept, or
@@ -716,7 +675,7 @@ static size_t sample(struct rsp_runwind *rw, const unsigned char *rec, size_t si
 		 * address outside every known map, no CFI.
 		 */
 		if (rw->n < 2 || rw->outside ||
-		    !(ret == 0 || rw->ended_zero || rw->n >= MAX_FRAMES || rw->oob)) {
+		    !(ret == 0 || rw->walk.outermost || rw->n >= MAX_FRAMES || rw->oob)) {
 			rw->st.kept_unclean++;
 			if (replayed)
 				rw->st.replay_checked++, rw->st.replay_differ++;
@@ -1122,8 +1081,15 @@ size_t rsp_runwind_filter(void *arg, unsigned char *recs, size_t len)
 
 struct rsp_runwind *rsp_runwind_new(void)
 {
+	struct rsp_runwind *rw;
+
 	elf_version(EV_CURRENT);
-	return calloc(1, sizeof(struct rsp_runwind));
+	rw = calloc(1, sizeof(*rw));
+	if (rw) {
+		rw->walk.on_read = on_read;
+		rw->walk.on_frame = on_frame;
+	}
+	return rw;
 }
 
 int rsp_runwind_add_ids(struct rsp_runwind *rw, const uint64_t *ids, size_t n,

@@ -4,15 +4,16 @@
  * STACK_USER, x86-64) with libdwfl's frame API.
  *
  * An unwinder is a Dwfl holding a process's executable file maps at one time,
- * each reported at its load bias, plus dwfl_attach_state() callbacks that serve
- * the one thread: the sample's registers, and memory reads from the stack copy
- * only.  The set of maps of a process is constant over a window of time
+ * each reported at its load bias, attached to the one thread the copy stands
+ * for (format/rsp-dwfl.c: the sample's registers, and memory reads from the
+ * stack copy only).  The set of maps of a process is constant over a window of time
  * [from, until) (maps.c), so the Dwfl, its ELF handles and the CFI libdwfl
  * parses are kept and reused for every sample in the window; a change to the
  * process's maps shortens or drops the windows it affects.  A few unwinders are
  * kept, least recently used out.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -51,17 +52,8 @@ struct _rsp_unwinder {
 	uint64_t from, until; /* the maps do not change in [from, until) */
 	uint64_t last_use;
 
-	/* the unwind in progress */
-	uint64_t regs[RSP_DWARF_REGS];
-	uint32_t have; /* bit per DWARF register */
-	const unsigned char *stack;
-	uint64_t sp;
-	size_t len;
-	uint64_t *ips;
-	size_t max, n;
-	uint64_t last_sp;
-	bool thread_given;
-	/* the reads of the unwind in progress, for its memo entry */
+	/* the unwind in progress, and the reads it made, for its memo entry */
+	struct rsp_dwfl_walk walk;
 	struct memo rec;
 	bool rec_overflow;
 	/*
@@ -89,55 +81,25 @@ static const Dwfl_Callbacks uw_callbacks = {
 	.find_debuginfo = no_debuginfo,
 };
 
-static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+static struct _rsp_unwinder *walk_unwinder(struct rsp_dwfl_walk *w)
 {
-	struct _rsp_unwinder *u = arg;
-
-	if (u->thread_given)
-		return 0;
-	u->thread_given = true;
-	*thread_argp = u;
-	return u->proc->pid > 0 ? u->proc->pid : 1;
+	return (struct _rsp_unwinder *)((char *)w - offsetof(struct _rsp_unwinder, walk));
 }
 
-static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+/* each word an unwind reads, for its memo entry */
+static void on_read(struct rsp_dwfl_walk *w, uint64_t addr, uint64_t val, bool ok)
 {
-	*thread_argp = arg;
-	return true;
-}
-
-static bool read_word(const unsigned char *stack, uint64_t sp, size_t len, uint64_t addr,
-		      uint64_t *v)
-{
-	uint64_t off;
-
-	if (!stack || addr < sp)
-		return false;
-	off = addr - sp;
-	if (off > len || len - off < sizeof(*v))
-		return false;
-	memcpy(v, stack + off, sizeof(*v));
-	return true;
-}
-
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
-{
-	struct _rsp_unwinder *u = arg;
-	uint64_t v = 0;
-	bool ok = read_word(u->stack, u->sp, u->len, addr, &v);
+	struct _rsp_unwinder *u = walk_unwinder(w);
 
 	if (u->rec.nreads < MEMO_READS) {
 		u->rec.addr[u->rec.nreads] = addr;
-		u->rec.val[u->rec.nreads] = v;
+		u->rec.val[u->rec.nreads] = val;
 		if (!ok)
 			u->rec.absent |= 1ull << u->rec.nreads;
 		u->rec.nreads++;
 	} else {
 		u->rec_overflow = true;
 	}
-	if (ok)
-		*result = v;
-	return ok;
 }
 
 static size_t memo_slot(uint64_t ip, uint64_t sp, uint64_t bp)
@@ -163,39 +125,13 @@ static size_t memo_find(const struct _rsp_unwinder *u, const uint64_t *dregs,
 		return 0;
 	for (size_t i = 0; i < m->nreads; i++) {
 		uint64_t v;
-		bool ok = read_word(stack, sp, len, m->addr[i], &v);
+		bool ok = rsp_dwfl_copy_word(stack, sp, len, m->addr[i], &v);
 
 		if (ok != !(m->absent & (1ull << i)) || (ok && v != m->val[i]))
 			return 0;
 	}
 	memcpy(ips, m->ips, m->n * sizeof(*ips));
 	return m->n;
-}
-
-static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
-{
-	struct _rsp_unwinder *u = arg;
-
-	return rsp_dwfl_set_registers(thread, u->regs, u->have);
-}
-
-static const Dwfl_Thread_Callbacks thread_callbacks = {
-	.next_thread = next_thread,
-	.get_thread = get_thread,
-	.memory_read = memory_read,
-	.set_initial_registers = set_initial_registers,
-};
-
-static int frame_cb(Dwfl_Frame *state, void *arg)
-{
-	struct _rsp_unwinder *u = arg;
-	Dwarf_Addr pc;
-	bool outermost = false;
-
-	if (!rsp_dwfl_frame(state, u->n, &u->last_sp, &pc, &outermost))
-		return DWARF_CB_ABORT;
-	u->ips[u->n++] = pc;
-	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
 /* --- building and keeping unwinders ----------------------------------------------- */
@@ -270,6 +206,7 @@ static struct _rsp_unwinder *unwinder_new(struct rsp_sym *sym, struct _rsp_proc 
 		goto fail;
 	u->sym = sym;
 	u->proc = proc;
+	u->walk.on_read = on_read;
 	v = malloc((n + 1) * sizeof(*v));
 	if (!v)
 		goto fail;
@@ -294,8 +231,7 @@ static struct _rsp_unwinder *unwinder_new(struct rsp_sym *sym, struct _rsp_proc 
 			reported++;
 		}
 		if (dwfl_report_end(u->dwfl, NULL, NULL) || !reported ||
-		    !dwfl_attach_state(u->dwfl, NULL, proc->pid > 0 ? proc->pid : 1,
-				       &thread_callbacks, u)) {
+		    !rsp_dwfl_attach(u->dwfl, proc->pid > 0 ? proc->pid : 1, &u->walk)) {
 			dwfl_end(u->dwfl);
 			u->dwfl = NULL;
 		}
@@ -407,29 +343,21 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 			return (int)hit;
 		}
 	}
-	memcpy(u->regs, dregs, sizeof(dregs));
-	u->have = have;
-	/* what memory_read() adds to (the rest is written before it is read) */
+	memcpy(u->walk.regs, dregs, sizeof(dregs));
+	u->walk.have = have;
+	u->walk.stack = stack;
+	u->walk.len = stack ? stack_len : 0;
+	/* what on_read() adds to (the rest is written before it is read) */
 	u->rec.nreads = 0;
 	u->rec.absent = 0;
 	u->rec_overflow = false;
-	u->stack = stack;
-	u->len = stack ? stack_len : 0;
-	u->sp = dregs[RSP_DWARF_SP];
-	u->last_sp = u->sp;
-	u->ips = ips;
-	u->max = max;
-	u->n = 0;
-	u->thread_given = false;
-	dwfl_getthread_frames(u->dwfl, proc->pid > 0 ? proc->pid : 1, frame_cb, u);
-	u->stack = NULL;
-	u->ips = NULL;
+	rsp_dwfl_walk(u->dwfl, proc->pid > 0 ? proc->pid : 1, &u->walk, ips, max);
 
-	if (u->n >= 2) {
+	if (u->walk.n >= 2) {
 		sym->stats.unwinds_ok++;
-		sym->stats.unwind_frames += u->n;
+		sym->stats.unwind_frames += u->walk.n;
 		/* remember it, unless cut short by @max or its reads did not fit */
-		if (!u->rec_overflow && u->n < max && u->n <= MEMO_IPS &&
+		if (!u->rec_overflow && u->walk.n < max && u->walk.n <= MEMO_IPS &&
 		    (u->memo || (u->memo = malloc(MEMO_SLOTS * sizeof(*u->memo))))) {
 			size_t slot = memo_slot(dregs[RSP_DWARF_IP], dregs[RSP_DWARF_SP], dregs[6]);
 			struct memo *m = &u->memo[slot];
@@ -442,11 +370,11 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 			m->ip = dregs[RSP_DWARF_IP];
 			m->sp = dregs[RSP_DWARF_SP];
 			m->bp = dregs[6];
-			m->n = (uint8_t)u->n;
-			memcpy(m->ips, ips, u->n * sizeof(*ips));
+			m->n = (uint8_t)u->walk.n;
+			memcpy(m->ips, ips, u->walk.n * sizeof(*ips));
 			u->memo_valid |= 1ull << slot;
 		}
-		return (int)u->n;
+		return (int)u->walk.n;
 	}
 	ips[0] = dregs[RSP_DWARF_IP];
 	return dwfl_addrmodule(u->dwfl, dregs[RSP_DWARF_IP]) ? -EFAULT : -ENOENT;
