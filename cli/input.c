@@ -273,11 +273,25 @@ static void sym_progress(const char *msg, void *ctx)
 	fprintf(stderr, "rsp %s: %s\n", (const char *)ctx, msg);
 }
 
-/* Where the files the trace names are looked for (args.h): FILE.archive beside a file */
+/* @path@suffix into @buf (PATH_MAX) if it is there and of the type @type (S_IFREG,
+ * S_IFDIR): @buf, else NULL ("" in @buf) */
+static const char *beside(const char *path, const char *suffix, char *buf, size_t len,
+			  mode_t type)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") && snprintf(buf, len, "%s%s", path, suffix) < (int)len &&
+	    stat(buf, &st) == 0 && (st.st_mode & S_IFMT) == type)
+		return buf;
+	buf[0] = '\0';
+	return NULL;
+}
+
+/* Where the files the trace names are looked for (args.h): FILE.archive beside a
+ * file, and the JIT runtimes' symbol files rsp record copied into FILE.jit */
 static void symbol_opts(struct rsp_cli_input *in, const char *verb, struct rsp_trace_opts *o)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
-	struct stat st;
 
 	o->symfs = rsp_cli_symbols.symfs;
 	o->debug_dirs = rsp_cli_symbols.debug_dirs;
@@ -285,13 +299,10 @@ static void symbol_opts(struct rsp_cli_input *in, const char *verb, struct rsp_t
 	o->debuginfod = urls && *urls;
 	o->sym_progress = sym_progress;
 	o->sym_progress_ctx = (void *)verb;
-	if (!rsp_cli_symbols.no_archive && strcmp(in->path, "-") &&
-	    snprintf(in->archive, sizeof(in->archive), "%s.archive", in->path) <
-		    (int)sizeof(in->archive) &&
-	    stat(in->archive, &st) == 0 && S_ISREG(st.st_mode))
-		o->archive = in->archive;
-	else
-		in->archive[0] = '\0';
+	in->archive[0] = '\0';
+	if (!rsp_cli_symbols.no_archive)
+		o->archive = beside(in->path, ".archive", in->archive, sizeof(in->archive), S_IFREG);
+	o->jit_dir = beside(in->path, ".jit", in->jit_dir, sizeof(in->jit_dir), S_IFDIR);
 }
 
 /* "rsp VERB: FILE: what", the model's words; what to do for a file that is no trace */

@@ -33,13 +33,15 @@ struct rsp_cli_input {
 	void *buf; /* a stream's bytes, which the trace reads */
 	size_t len;
 	char archive[4096]; /* FILE.archive when read, else "" */
+	char jit_dir[4096]; /* FILE.jit when read, else "" */
 };
 
 /*
  * Open @path (NULL: the default) for @verb with @opts (NULL: none), and where
  * to find the files it names: the symbol options (args.h), @path.archive
- * when it is there, debuginfod when DEBUGINFOD_URLS is set (a line on stderr
- * per download).  0, or 1 after one line on stderr.
+ * and @path.jit (a directory) when they are there, debuginfod when
+ * DEBUGINFOD_URLS is set (a line on stderr per download).  0, or 1 after one
+ * line on stderr.
  */
 int rsp_cli_input_open(struct rsp_cli_input *in, const char *verb, const char *path,
 		       const struct rsp_trace_opts *opts);

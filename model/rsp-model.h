@@ -32,6 +32,9 @@ struct rsp_trace_opts {
 	const char *const *debug_dirs; /* searched before debug_dir */
 	size_t n_debug_dirs;
 	const char *archive; /* a symbol archive (`rsp archive`); NULL: none */
+	/* the JIT runtimes' perf-PID.map and jit-PID.dump files (the FILE.jit
+	 * directory `rsp record` writes); NULL: none */
+	const char *jit_dir;
 	bool debuginfod; /* ask the servers of DEBUGINFOD_URLS (elfutils' client) */
 	/* "debuginfod: fetching ..." before each download; may be NULL */
 	rsp_model_log_fn sym_progress;
@@ -109,6 +112,14 @@ const char *rsp_trace_cmdline(const struct rsp_trace *t, size_t i);
 /* The targets the recorder marked (thread map): pids. */
 size_t rsp_trace_n_targets(const struct rsp_trace *t);
 int rsp_trace_target(const struct rsp_trace *t, size_t i);
+/*
+ * Which names @pid's addresses have at @time: the same number at two times
+ * where every address of @pid has one name, another where a JIT runtime had
+ * reused addresses in between (its jitdump's loads and moves, FILE.jit); 0 for
+ * every process without any.  A cache of a stack's names per process keys on
+ * it too.
+ */
+uint32_t rsp_trace_names_epoch(struct rsp_trace *t, int pid, uint64_t time);
 size_t rsp_trace_n_warnings(const struct rsp_trace *t);
 const char *rsp_trace_warning(const struct rsp_trace *t, size_t i);
 

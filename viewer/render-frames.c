@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Interned strings and symbolized stacks, cached per (stack, process). */
+/* Interned strings and symbolized stacks, cached per (stack, process, names' epoch). */
 #include "render-private.h"
 
 #include <inttypes.h>
@@ -35,11 +35,13 @@ const char *_rsp_intern(struct _rsp_strtab *s, const char *str)
 	return k;
 }
 
-/* (stack << 32 | pid) keys: g_int64_hash folds the halves together, which
- * collides for stack ids and pids that share bits; mix all 64 bits */
+/* keys: (stack << 32 | pid, the names' epoch: rsp_trace_names_epoch(), 0 but
+ * where a JIT runtime reused addresses); g_int64_hash would fold the halves
+ * together, which collides for stack ids and pids that share bits: mix all bits */
 static guint key_hash(gconstpointer v)
 {
-	uint64_t x = *(const uint64_t *)v;
+	const uint64_t *k = v;
+	uint64_t x = k[0] ^ k[1] * 0x9e3779b97f4a7c15ull;
 
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdull;
@@ -49,11 +51,18 @@ static guint key_hash(gconstpointer v)
 	return (guint)x;
 }
 
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] == y[0] && x[1] == y[1];
+}
+
 void _rsp_frames_init(struct _rsp_frames *fc, struct rsp_trace *t, struct _rsp_strtab *strs)
 {
 	fc->t = t;
 	fc->strs = strs;
-	fc->map = g_hash_table_new(key_hash, g_int64_equal);
+	fc->map = g_hash_table_new(key_hash, key_equal);
 	fc->stacks = g_array_new(FALSE, FALSE, sizeof(struct _rsp_fstack));
 	fc->frames = g_ptr_array_new();
 	/* index 0: the empty stack */
@@ -86,7 +95,7 @@ static bool artefact(const char *name)
 struct _rsp_fstack _rsp_frames_get(struct _rsp_frames *fc, uint32_t stack, int pid, uint64_t time)
 {
 	struct _rsp_fstack fs = {(uint32_t)fc->frames->len, 0, 0};
-	gint64 key = (gint64)((uint64_t)stack << 32 | (uint32_t)pid);
+	uint64_t key[2] = { (uint64_t)stack << 32 | (uint32_t)pid, 0 };
 	gpointer v;
 	size_t n;
 	const char *names[512];
@@ -95,7 +104,8 @@ struct _rsp_fstack _rsp_frames_get(struct _rsp_frames *fc, uint32_t stack, int p
 
 	if (!stack)
 		return fs;
-	v = g_hash_table_lookup(fc->map, &key);
+	key[1] = rsp_trace_names_epoch(fc->t, pid, time);
+	v = g_hash_table_lookup(fc->map, key);
 	if (v)
 		return g_array_index(fc->stacks, struct _rsp_fstack, GPOINTER_TO_UINT(v) - 1);
 	n = rsp_stack_n_frames(fc->t, stack);
@@ -119,7 +129,7 @@ struct _rsp_fstack _rsp_frames_get(struct _rsp_frames *fc, uint32_t stack, int p
 	while (fs.n_user < k && !kern[k - 1 - fs.n_user])
 		fs.n_user++;
 	g_array_append_val(fc->stacks, fs);
-	g_hash_table_insert(fc->map, g_memdup2(&key, sizeof(key)),
+	g_hash_table_insert(fc->map, g_memdup2(key, sizeof(key)),
 			    GUINT_TO_POINTER(fc->stacks->len));
 	return fs;
 }

@@ -264,9 +264,9 @@ void rsp_document_get_symbol_paths(const char **symfs, const char *const **debug
 	*debug_dirs = symbol_debug_dirs;
 }
 
-/* The symbol options of every load (rsp_document_set_symbol_paths()); @archive: a
- * buffer for PATH.archive */
-static void symbol_opts(struct rsp_trace_opts *o, const char *path, char **archive)
+/* The symbol options of every load (rsp_document_set_symbol_paths()); @archive, @jit:
+ * buffers for PATH.archive and PATH.jit */
+static void symbol_opts(struct rsp_trace_opts *o, const char *path, char **archive, char **jit)
 {
 	const char *urls = g_getenv("DEBUGINFOD_URLS");
 
@@ -277,6 +277,9 @@ static void symbol_opts(struct rsp_trace_opts *o, const char *path, char **archi
 	*archive = g_strconcat(path, ".archive", NULL);
 	if (g_file_test(*archive, G_FILE_TEST_IS_REGULAR))
 		o->archive = *archive;
+	*jit = g_strconcat(path, ".jit", NULL);
+	if (g_file_test(*jit, G_FILE_TEST_IS_DIR))
+		o->jit_dir = *jit;
 }
 
 /* The files the target's stacks need and could not be read, as rsp's warning line says them */
@@ -307,6 +310,7 @@ static void load_thread(GTask *task, gpointer source, gpointer task_data, GCance
 	    .progress = model_progress, .progress_ctx = ld, .cancel = &ld->cancel};
 	g_autofree char *path = g_file_get_path(doc->file);
 	g_autofree char *archive = NULL;
+	g_autofree char *jit = NULL;
 	struct rsp_trace *t = NULL;
 	struct rsp_analysis *a = NULL;
 	char err[512];
@@ -319,7 +323,7 @@ static void load_thread(GTask *task, gpointer source, gpointer task_data, GCance
 					"%s: only local files can be opened", doc->name);
 		return;
 	}
-	symbol_opts(&o, path, &archive);
+	symbol_opts(&o, path, &archive, &jit);
 	g_mutex_lock(&doc->lock);
 	ret = rsp_trace_open(path, &o, &t, err, sizeof(err));
 	if (ret) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Stacks as names for the aggregations (causes, off-CPU, folded stacks):
- * each (stack, process) is symbolized once.
+ * each (stack, process) is symbolized once (once per epoch of a JIT runtime's
+ * reused addresses, rsp_trace_names_epoch()).
  */
 #include "aggregate/frames-private.h"
 
@@ -15,11 +16,13 @@
 struct named {
 	struct rsp_named_frame *f;
 	uint32_t n;
+	uint32_t epoch; /* rsp_trace_names_epoch() it was named at */
+	uint32_t next; /* entry + 1 of the same (stack, pid) at another epoch; 0: none */
 };
 
 struct _rsp_namecache {
 	struct rsp_trace *t;
-	struct _rsp_u64map index; /* (resolved stack << 32 | pid) -> entry + 1 */
+	struct _rsp_u64map index; /* (resolved stack << 32 | pid) -> entry (its first epoch) */
 	VEC(struct named) entries;
 	struct rsp_strmap pool; /* "file+0xADDR" names: the keys are the strings */
 	VEC(char *) pool_strs;
@@ -79,7 +82,7 @@ static const char *frame_name(struct _rsp_namecache *c, const struct rsp_frame_i
 int _rsp_namecache_get(struct _rsp_namecache *c, uint32_t stack, int pid, uint64_t time,
 		       struct _rsp_names *out, uint32_t *id)
 {
-	uint32_t resolved = stack ? trace_stack_resolve(c->t, stack) : 0, e;
+	uint32_t resolved = stack ? trace_stack_resolve(c->t, stack) : 0, e, chain = 0;
 	uint64_t key;
 	struct named nm = { 0 };
 	size_t n;
@@ -90,11 +93,18 @@ int _rsp_namecache_get(struct _rsp_namecache *c, uint32_t stack, int pid, uint64
 	if (!resolved)
 		return 0;
 	key = (uint64_t)resolved << 32 | (uint32_t)pid;
+	/* a JIT runtime's reused addresses: the names of the epoch (0 elsewhere) */
+	nm.epoch = rsp_trace_names_epoch(c->t, pid, time);
 	if (_rsp_u64map_get(&c->index, key, &e)) {
-		out->f = c->entries.v[e].f;
-		out->n = c->entries.v[e].n;
-		*id = e + 1;
-		return 0;
+		while (c->entries.v[e].epoch != nm.epoch && c->entries.v[e].next)
+			e = c->entries.v[e].next - 1;
+		if (c->entries.v[e].epoch == nm.epoch) {
+			out->f = c->entries.v[e].f;
+			out->n = c->entries.v[e].n;
+			*id = e + 1;
+			return 0;
+		}
+		chain = e + 1;
 	}
 	n = rsp_stack_n_frames(c->t, resolved);
 	if (n) {
@@ -123,7 +133,9 @@ int _rsp_namecache_get(struct _rsp_namecache *c, uint32_t stack, int pid, uint64
 		return -ENOMEM;
 	}
 	e = (uint32_t)(c->entries.n - 1);
-	if (_rsp_u64map_put(&c->index, key, e))
+	if (chain)
+		c->entries.v[chain - 1].next = e + 1;
+	else if (_rsp_u64map_put(&c->index, key, e))
 		return -ENOMEM;
 	out->f = nm.f;
 	out->n = nm.n;

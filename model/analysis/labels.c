@@ -61,7 +61,8 @@ uint32_t analysis_cached_label(struct rsp_analysis *an, uint32_t stack, int pid,
 	uint32_t label;
 
 	stack = analysis_stack_id(an, stack);
-	if (!stack || (stack & RSP_STACK_PENDING))
+	/* a JIT runtime's reused addresses (rsp_trace_names_epoch()): named at each use */
+	if (!stack || (stack & RSP_STACK_PENDING) || rsp_trace_names_epoch(an->t, pid, time))
 		return stack ? stack_label(an, stack, pid, time, kernel) : 0;
 	key = (uint64_t)(stack | (kernel ? RSP_STACK_PENDING : 0)) << 32 | (uint32_t)pid;
 	if (_rsp_u64map_get(&an->labels, key, &label))

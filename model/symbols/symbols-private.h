@@ -11,6 +11,7 @@
  *   dso-symbols.c    functions in ELF files: libdwfl, a sorted table, the cache
  *   dso.c            ELF files: which file stands for a map, build ids, PT_LOADs
  *   maps.c           per-process address-space history
+ *   jit.c            JIT-compiled functions: perf-PID.map and jitdump files
  *   unwind.c         DWARF unwinding of user-stack copies
  *   symbols.c        the object, lookups, what the trace says changes, stats
  */
@@ -249,6 +250,11 @@ struct rsp_sym {
 	size_t n_dso_dwfls;
 	uint64_t tick; /* for LRU */
 	struct _rsp_unwinder *unwinders[_RSP_UNWINDERS];
+	struct _rsp_jit *jits; /* a process each whose JIT files were read (jit.c) */
+	size_t n_jits;
+	uint32_t jit_seq; /* functions read so far: the order of the files' lines and records */
+	char **warnings; /* what could not be read, a line each */
+	size_t n_warnings;
 	struct rsp_sym_stats stats;
 	/* kernel addresses looked up lately (direct-mapped; kallsyms' answer depends on the
 	 * address alone): the same few thousand return addresses, asked again and again */
@@ -257,6 +263,40 @@ struct rsp_sym {
 		struct rsp_sym_frame f;
 	} kcache[_RSP_KCACHE];
 };
+
+/* --- jit.c ---------------------------------------------------------------------- */
+
+struct _rsp_jit_func {
+	uint64_t start, end; /* [start, end) */
+	uint64_t from, until; /* valid in [from, until): a jitdump's times; a map's: always */
+	uint64_t code_index; /* the jitdump's, for its moves */
+	uint32_t seq; /* order read: of two loaded at the same time, the later names */
+	const char *name; /* interned, as the runtime wrote it */
+	const char *source; /* "perf-PID.map", "jit-PID.dump": a frame's dso */
+};
+
+struct _rsp_jit {
+	int pid;
+	struct _rsp_jit_func *v; /* sorted by start, then seq, once max_end is made */
+	size_t n, cap;
+	uint64_t *max_end; /* [i]: the largest end of v[0..i]; NULL: not sorted since an add */
+	/* the times from which an address's name changes (a load over named
+	 * addresses, a move), sorted, once: made with max_end */
+	uint64_t *changes;
+	size_t n_changes;
+};
+
+/* Every perf-PID.map and jit-PID.dump in @dir (a recording's FILE.jit); a
+ * damaged file gives a warning.  0 or -ENOMEM. */
+int _rsp_jit_load_dir(struct rsp_sym *sym, const char *dir);
+/* Fills func, dso, offset, rel_addr of @out for a JIT function of @pid that
+ * covers @addr at @time; false if none. */
+bool _rsp_jit_lookup(struct rsp_sym *sym, int pid, uint64_t time, uint64_t addr,
+		     struct rsp_sym_frame *out);
+/* How many times before @time (inclusive) a JIT function of @pid took over
+ * addresses another had named: 0 for most processes (jit.c). */
+uint32_t _rsp_jit_epoch(struct rsp_sym *sym, int pid, uint64_t time);
+void _rsp_jit_free(struct rsp_sym *sym);
 
 /* --- names.c -------------------------------------------------------------------- */
 

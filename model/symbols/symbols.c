@@ -57,6 +57,8 @@ int rsp_sym_new(struct rsp_sym **out, const struct rsp_sym_opts *opts)
 		if (!err && !(sym->archive_path = strdup(opts->archive)))
 			goto nomem;
 	}
+	if (opts && opts->jit_dir && _rsp_jit_load_dir(sym, opts->jit_dir))
+		goto nomem;
 	if (opts) {
 		sym->debuginfod = opts->debuginfod;
 		sym->progress = opts->progress;
@@ -74,6 +76,7 @@ void rsp_sym_free(struct rsp_sym *sym)
 	if (!sym)
 		return;
 	_rsp_unwind_reset(sym);
+	_rsp_jit_free(sym);
 	_rsp_dsos_free(sym);
 	_rsp_procs_free(sym);
 	_rsp_names_free(sym);
@@ -217,6 +220,12 @@ void rsp_sym_lookup(struct rsp_sym *sym, int pid, uint64_t time, uint64_t addr, 
 	}
 	p = _rsp_proc_get(sym, pid);
 	m = p ? _rsp_proc_find_map(p, addr, time) : NULL;
+	/* code a runtime compiled: in anonymous memory, or where no map was recorded */
+	if (sym->n_jits && (!m || m->dso->anon || !m->dso->openable) &&
+	    _rsp_jit_lookup(sym, pid, time, addr, out)) {
+		out->file = m ? m->dso->index + 1 : 0;
+		return;
+	}
 	if (!m)
 		return;
 	d = m->dso;
@@ -227,6 +236,11 @@ void rsp_sym_lookup(struct rsp_sym *sym, int pid, uint64_t time, uint64_t addr, 
 		return;
 	out->rel_addr = addr - bias;
 	_rsp_dso_symbolize(sym, d, addr - bias, out);
+}
+
+uint32_t rsp_sym_names_epoch(struct rsp_sym *sym, int pid, uint64_t time)
+{
+	return sym ? _rsp_jit_epoch(sym, pid, time) : 0;
 }
 
 void rsp_sym_stats(const struct rsp_sym *sym, struct rsp_sym_stats *out)

@@ -49,6 +49,9 @@ struct rsp_sym_opts {
 	size_t n_debug_dirs;
 	const char *sysroot; /* NULL: "/"; prefix for mapped file paths (--symfs) */
 	const char *archive; /* a symbol archive (archive.c); NULL: none */
+	/* a directory of the JIT runtimes' perf-PID.map and jit-PID.dump files
+	 * (the recording's FILE.jit, jit.c); NULL: none */
+	const char *jit_dir;
 	bool debuginfod; /* ask debuginfod servers (DEBUGINFOD_URLS) for missing files */
 	/* A line before a debuginfod download may take time ("fetching ..."); may be NULL. */
 	void (*progress)(const char *msg, void *ctx);
@@ -107,6 +110,29 @@ struct rsp_sym_frame {
 void rsp_sym_lookup(struct rsp_sym *sym, int pid, uint64_t time, uint64_t addr, bool kernel,
 		    struct rsp_sym_frame *out);
 
+/*
+ * Names of JIT-compiled code of process @pid (jit.c): a perf-PID.map's text and
+ * a jitdump file's bytes, @path naming the file in warnings and frames.  They
+ * name addresses that no file's map covers (anonymous memory, or no map);
+ * a jitdump's names from their load times.  Returns the functions added; a
+ * damaged file adds those before the damage and a warning; -ENOMEM, -EINVAL.
+ */
+int rsp_sym_add_perf_map(struct rsp_sym *sym, int pid, const char *text, size_t len,
+			 const char *path);
+int rsp_sym_add_jitdump(struct rsp_sym *sym, int pid, const void *data, size_t len,
+			const char *path);
+/*
+ * The names of @pid's addresses as at @time: the same number for two times
+ * where every address of @pid has the same name, another where a JIT runtime
+ * had reused addresses in between (a jitdump's loads and moves); 0 before the
+ * first reuse and for every process without any.  Caches of names by stack
+ * key on it.
+ */
+uint32_t rsp_sym_names_epoch(struct rsp_sym *sym, int pid, uint64_t time);
+/* What could not be read (a JIT file missing or damaged), a line each. */
+size_t rsp_sym_n_warnings(const struct rsp_sym *sym);
+const char *rsp_sym_warning(const struct rsp_sym *sym, size_t i);
+
 /* perf's x86-64 user register numbers (perf_regs.h), for regs_mask. */
 enum rsp_perf_reg {
 	RSP_PERF_REG_AX = 0,
@@ -126,7 +152,8 @@ enum rsp_perf_reg {
  * regs: values in the order of the set bits of regs_mask (perf's layout).  IP and
  * SP must be present.  stack: the copied bytes starting at regs[SP].  Writes up
  * to max user addresses, ips[0] = IP, then return addresses as found on the
- * stack (not minus one), and returns how many (>= 2; 1 only when max is 1).
+ * stack (not minus one), and returns how many (>= 2; 1 only when max is 1, or
+ * when IP is in JIT code a runtime's files name and nothing past it unwinds).
  * Returns -errno when nothing past IP could be unwound: -EINVAL (no IP/SP, max
  * 0), -ESRCH (no map was ever added for pid), -ENOENT (no readable x86-64 file
  * maps IP at @time), -EFAULT (the unwinder stopped at the first frame); ips[0]

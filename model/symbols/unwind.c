@@ -304,9 +304,8 @@ void _rsp_unwind_reset(struct rsp_sym *sym)
 
 /* --- the entry point ---------------------------------------------------------------- */
 
-int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *regs,
-		   uint64_t regs_mask, const void *stack, size_t stack_len, uint64_t *ips,
-		   size_t max)
+static int unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *regs,
+		  uint64_t regs_mask, const void *stack, size_t stack_len, uint64_t *ips, size_t max)
 {
 	uint64_t dregs[RSP_DWARF_REGS] = { 0 };
 	struct _rsp_unwinder *u;
@@ -378,4 +377,24 @@ int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *
 	}
 	ips[0] = dregs[RSP_DWARF_IP];
 	return dwfl_addrmodule(u->dwfl, dregs[RSP_DWARF_IP]) ? -EFAULT : -ENOENT;
+}
+
+int rsp_sym_unwind(struct rsp_sym *sym, int pid, uint64_t time, const uint64_t *regs,
+		   uint64_t regs_mask, const void *stack, size_t stack_len, uint64_t *ips,
+		   size_t max)
+{
+	int n = unwind(sym, pid, time, regs, regs_mask, stack, stack_len, ips, max);
+	struct rsp_sym_frame f;
+
+	/*
+	 * JIT code without frame pointers (no CFI either): its function, the
+	 * runtime's name for it, is the stack rather than none
+	 */
+	if ((n == -ENOENT || n == -EFAULT || n == -ESRCH) && sym->n_jits &&
+	    _rsp_jit_lookup(sym, pid, time, ips[0], &f)) {
+		sym->stats.unwinds_ok++;
+		sym->stats.unwind_frames++;
+		return 1;
+	}
+	return n;
 }

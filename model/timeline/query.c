@@ -472,6 +472,11 @@ void rsp_stack_frame(struct rsp_trace *t, uint32_t stack, size_t i, int pid, uin
 	trace_stack_frame_sym(t, e, i, pid, time, o, &f);
 }
 
+uint32_t rsp_trace_names_epoch(struct rsp_trace *t, int pid, uint64_t time)
+{
+	return t->sym ? rsp_sym_names_epoch(t->sym, pid, time) : 0;
+}
+
 void trace_stack_frame_sym(struct rsp_trace *t, const struct stack_entry *e, size_t i, int pid,
 			   uint64_t time, struct rsp_frame_info *o, struct rsp_sym_frame *f)
 {

@@ -83,6 +83,7 @@ static void setup_early(struct setup *su)
 			.n_debug_dirs = o->n_debug_dirs,
 			.sysroot = o->symfs,
 			.archive = o->archive,
+			.jit_dir = o->jit_dir,
 			.debuginfod = o->debuginfod,
 			.progress = o->sym_progress,
 			.progress_ctx = o->sym_progress_ctx,
@@ -121,6 +122,8 @@ int _rsp_setup_finish(struct setup *su)
 		trace_warn(t, "%s: tracepoint fields cannot be decoded", su->terr);
 	if (su->ret || !t->sym)
 		return su->ret;
+	for (size_t i = 0; i < rsp_sym_n_warnings(t->sym); i++) /* JIT files (jit.c) */
+		trace_warn(t, "%s", rsp_sym_warning(t->sym, i));
 	if (t->td.kallsyms && t->td.kallsyms_len) {
 		/* set by the early part */
 	} else if ((ks_archive = rsp_sym_archive_kallsyms(t->sym, &ks_len)) &&
