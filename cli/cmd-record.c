@@ -249,6 +249,10 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 				st->raw_bytes / 1e6, st->z_bytes / 1e6);
 	}
 	fputc('\n', stderr);
+	if (st->jit_files)
+		fprintf(stderr, "rsp record: %u JIT symbol file%s (perf-PID.map, jit-PID.dump) copied "
+			"into %s.jit: move it with the file\n",
+			st->jit_files, st->jit_files > 1 ? "s" : "", out);
 	fprintf(stderr, "  %-28s %10s %10s %10s %10s %10s %8s\n", "event", "kernel", "recorded",
 		"perf", "target", "ftrace", "missing");
 	for (size_t i = 0; i < st->n_events; i++) {

@@ -6,6 +6,7 @@
  * before exec, or -p processes) and the teardown; the steps are in the files
  * record-private.h lists.
  */
+#include "jitmaps.h"
 #include "record-private.h"
 
 #include "records.h"
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -534,6 +536,21 @@ out:
 			r.cmd.pid = -1;
 		}
 		rsp_cmd_abort(&r.cmd);
+	}
+	if (r.w && !st->write_error && !st->aborted) {
+		struct stat fst;
+
+		/* a recording in a file: the JIT runtimes' maps beside it (jitmaps.h) */
+		if (stat(out, &fst) == 0 && S_ISREG(fst.st_mode)) {
+			char jerr[512];
+			int jret = rsp_jitmaps_copy(out, "/tmp", &r.tids, &r.paths, jerr,
+						    sizeof(jerr));
+
+			if (jret > 0)
+				st->jit_files = (unsigned)jret;
+			if (jerr[0])
+				_rsp_record_log(&r, RSP_LOG_WARN, "%s", jerr);
+		}
 	}
 	teardown(&r);
 	free(tps.v);

@@ -130,6 +130,7 @@ struct rsp_record_stats {
 	uint64_t complete_ns; /* from the stop (deadline, signal, exit) to the file closed */
 	bool aborted; /* a second stop request: queued records were dropped */
 	uint64_t dropped_bytes; /* bytes of records dropped by that abort */
+	unsigned jit_files; /* JIT symbol files copied into FILE.jit (jitmaps.h) */
 };
 
 #define RSP_DEFAULT_MAX_MEMORY (256ull << 20)

@@ -4,6 +4,7 @@
  * notes, and the writer's record framing (read back byte by byte).
  */
 #include "rsp-buildid.h"
+#include "jitmaps.h"
 #include "pathset.h"
 #include "records.h"
 #include "runwind.h"
@@ -544,6 +545,100 @@ static void writer_frames(void)
 	unlink(path);
 }
 
+/* ---- jitmaps: the JIT runtimes' symbol files beside a recording ------------------------- */
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f && fputs(text, f) >= 0 && !fclose(f), "write %s", path);
+}
+
+static bool same_file(const char *path, const char *text)
+{
+	char buf[256] = { 0 };
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	return f && n == strlen(text) && !memcmp(buf, text, n);
+}
+
+static void jitmaps(void)
+{
+	char root[] = "/tmp/rsp-test-jitmaps-XXXXXX", tmp[4200], out[4200], jit[4200], p[4300];
+	char err[512], dumps[4200];
+	struct rsp_tidmap tids = { 0 };
+	struct rsp_pathset paths = { 0 };
+	struct stat st;
+
+	if (!mkdtemp(root)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/tmp", root);
+	snprintf(dumps, sizeof(dumps), "%s/cwd", root);
+	snprintf(out, sizeof(out), "%s/rec.data", root);
+	snprintf(jit, sizeof(jit), "%s/rec.data.jit", root);
+	CHECK(!mkdir(tmp, 0700) && !mkdir(dumps, 0700), "mkdir");
+	/* processes 300 (threads 300, 301) and 400 (401) have maps; 500 was not recorded */
+	snprintf(p, sizeof(p), "%s/perf-300.map", tmp);
+	put_file(p, "1000 10 a\n");
+	snprintf(p, sizeof(p), "%s/perf-400.map", tmp);
+	put_file(p, "2000 10 b\n");
+	snprintf(p, sizeof(p), "%s/perf-500.map", tmp);
+	put_file(p, "3000 10 c\n");
+	snprintf(p, sizeof(p), "%s/jit-300.dump", dumps);
+	put_file(p, "JiTD...");
+	rsp_tidmap_set(&tids, 300, 300);
+	rsp_tidmap_set(&tids, 301, 300);
+	rsp_tidmap_set(&tids, 401, 400); /* a process known by a thread of it */
+	rsp_pathset_add(&paths, p);
+	rsp_pathset_add(&paths, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	rsp_pathset_add(&paths, "/nonexistent/jit-9.dump");
+	put_file(out, "recording");
+	CHECK_EQ_U64(rsp_jitmaps_copy(out, tmp, &tids, &paths, err, sizeof(err)), 3,
+		     "jitmaps: two maps and a dump copied");
+	CHECK(!err[0], "jitmaps: no message: %s", err);
+	snprintf(p, sizeof(p), "%s/perf-300.map", jit);
+	CHECK(same_file(p, "1000 10 a\n"), "jitmaps: perf-300.map copied");
+	snprintf(p, sizeof(p), "%s/perf-400.map", jit);
+	CHECK(same_file(p, "2000 10 b\n"), "jitmaps: perf-400.map copied");
+	snprintf(p, sizeof(p), "%s/jit-300.dump", jit);
+	CHECK(same_file(p, "JiTD..."), "jitmaps: jit-300.dump copied by its mmap's path");
+	snprintf(p, sizeof(p), "%s/perf-500.map", jit);
+	CHECK(stat(p, &st) != 0, "jitmaps: a process not recorded: its map not copied");
+	CHECK(stat(jit, &st) == 0 && (st.st_mode & 0777) == 0700, "jitmaps: FILE.jit is 0700");
+
+	/* a second recording to the same file replaces the directory */
+	rsp_tidmap_free(&tids);
+	memset(&tids, 0, sizeof(tids));
+	rsp_tidmap_set(&tids, 400, 400);
+	CHECK_EQ_U64(rsp_jitmaps_copy(out, tmp, &tids, NULL, err, sizeof(err)), 1,
+		     "jitmaps: again, one map");
+	snprintf(p, sizeof(p), "%s/perf-300.map", jit);
+	CHECK(stat(p, &st) != 0, "jitmaps: the older recording's maps gone");
+	/* one with nothing to copy removes it */
+	rsp_tidmap_free(&tids);
+	memset(&tids, 0, sizeof(tids));
+	CHECK_EQ_U64(rsp_jitmaps_copy(out, tmp, &tids, NULL, err, sizeof(err)), 0,
+		     "jitmaps: nothing to copy");
+	CHECK(stat(jit, &st) != 0, "jitmaps: the older recording's directory removed");
+	/* but not a directory holding what rsp did not write */
+	CHECK(!mkdir(jit, 0700), "mkdir FILE.jit");
+	snprintf(p, sizeof(p), "%s/notes.txt", jit);
+	put_file(p, "mine");
+	CHECK_EQ_U64(rsp_jitmaps_copy(out, tmp, &tids, NULL, err, sizeof(err)),
+		     (uint64_t)-ENOTEMPTY, "jitmaps: a user's directory left alone");
+	CHECK(strstr(err, "holds files rsp did not write there"), "jitmaps: said: %s", err);
+	CHECK(same_file(p, "mine"), "jitmaps: the user's file kept");
+	rsp_tidmap_free(&tids);
+	rsp_pathset_free(&paths);
+	snprintf(p, sizeof(p), "rm -rf %s", root);
+	CHECK(system(p) == 0, "rm");
+}
+
 /* ---- runwind: this process's own stack, unwound as the recorder would ---------------- */
 
 #define RW_ID 77
@@ -774,5 +869,6 @@ int main(int argc, char **argv)
 	TAP_RUN("writer_framing", writer_framing());
 	TAP_RUN("writer_frames", writer_frames());
 	TAP_RUN("runwind", runwind());
+	TAP_RUN("jitmaps", jitmaps());
 	return tap_done();
 }
