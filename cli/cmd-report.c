@@ -345,6 +345,11 @@ static void print_text(const struct report *r, bool threads)
 		printf("  %zu calls ran on for %.3f ms after waking their caller, while its CPU "
 		       "woke from idle: not counted in total\n",
 		       e.n_overflow, e.overflow_ns / 1e6);
+	if (e.recorder_ns)
+		printf("  the recorder (rsp record) held a CPU the target waited for: %.3f ms, %.1f%% "
+		       "of the time not idle,\n  the recording's own cost (accounted, in the lines "
+		       "that name it)\n",
+		       e.recorder_ns / 1e6, rsp_pct(e.recorder_ns, rsp_explanation_not_idle(&e)));
 	if (e.n_queued)
 		print_queued(r, &e);
 	if (e.n_bounded)
@@ -604,6 +609,7 @@ static void print_json(const struct report *r, bool threads)
 		json_end_object(&j);
 	}
 	json_end_array(&j);
+	json_u64(&j, "recorder_ns", e.recorder_ns);
 	json_u64(&j, "bounded_links", e.n_bounded);
 	json_expl(&j, r, &e, true);
 	json_begin_array(&j, "warnings");

@@ -108,6 +108,10 @@ struct rsp_explanation {
 	 * the server's CPU, its disk...); the whole target only */
 	uint64_t queued_ns;
 	size_t n_queued; /* the connections it queued behind: rsp_analysis_queued() */
+	/* of the time not idle: waits for a CPU that the recorder's own threads held
+	 * ("the recorder (rsp record)" in the sched and involuntary contributors),
+	 * the time the recording took from the program; in a file rsp record wrote */
+	uint64_t recorder_ns;
 };
 
 /* The time not idle (total_ns less RSP_CAT_IDLE's): what percents are of. */

@@ -125,6 +125,10 @@ struct rsp_analysis {
 	uint64_t tol;
 	size_t max_nodes, max_depth;
 	bool started_by_rsp;
+	/* the file was written by rsp record: its threads (rsp-record, rsp-writer,
+	 * rsp-ustack) are in it, named as the recorder (analysis_is_recorder()) */
+	bool by_rsp;
+	uint64_t recorder_ns; /* the target's waits for a CPU the recorder held */
 
 	VEC(struct anode) nodes; /* summary: a ring of NODE_RING, node i at i % NODE_RING */
 	bool summary;
@@ -258,6 +262,9 @@ void analysis_explained_ns(struct rsp_analysis *an, uint64_t ns);
 /* --- labels.c --------------------------------------------------------------------- */
 
 const char *analysis_thread_comm(const struct rsp_analysis *an, uint32_t th);
+/* @th is a thread of the recorder that wrote the file (rsp record's, by its names) */
+bool analysis_is_recorder(const struct rsp_analysis *an, uint32_t th);
+#define RSP_RECORDER_WORDS "the recorder (rsp record)"
 /* "caller > function" of @stack in @pid at @time (kernel: its first non-scheduler
  * function), cached; 0 if it names nothing */
 uint32_t analysis_cached_label(struct rsp_analysis *an, uint32_t stack, int pid, uint64_t time,

@@ -828,11 +828,18 @@ static int explain_root(struct rsp_analysis *an, uint32_t thread, uint64_t a, ui
 
 /* ---- roots ------------------------------------------------------------------------------ */
 
+static bool written_by_rsp(const struct rsp_trace *t)
+{
+	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
+
+	return in->version && !strncmp(in->version, "rsp ", 4);
+}
+
 static bool started_by_rsp(const struct rsp_trace *t)
 {
 	const struct rsp_reader_info *in = rsp_reader_info(t->reader);
 
-	if (!in->version || strncmp(in->version, "rsp ", 4))
+	if (!written_by_rsp(t))
 		return false;
 	for (size_t i = 0; i < in->n_cmdline; i++)
 		if (!strcmp(in->cmdline[i], "--"))
@@ -1186,6 +1193,7 @@ int rsp_analyze(struct rsp_trace *t, const int *pids, size_t n_pids, int tid,
 		return -ENOMEM;
 	}
 	an->started_by_rsp = started_by_rsp(t);
+	an->by_rsp = written_by_rsp(t);
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &t->threads.v[i];
 		bool match = tid > 0 ? (int)th->tid == tid : false;

@@ -77,7 +77,9 @@ static uint32_t wait_label(struct rsp_analysis *an, uint32_t thread, uint32_t by
 			 analysis_thread_comm(an, thread));
 	else
 		snprintf(buf, sizeof(buf), "%s: runnable while %s ran",
-			 analysis_thread_comm(an, thread), analysis_thread_comm(an, by));
+			 analysis_thread_comm(an, thread),
+			 analysis_is_recorder(an, by) ? RSP_RECORDER_WORDS :
+							analysis_thread_comm(an, by));
 	l = trace_intern(an->t, buf);
 	_rsp_u64map_put(&an->sched_labels, key, l); /* no room: made again next time */
 	return l;
@@ -98,6 +100,8 @@ static void piece(struct rsp_analysis *an, uint32_t thread, uint64_t s, uint64_t
 	analysis_node(an, n)->other = by;
 	analysis_claim_holder(an, by, s, e);
 	analysis_explained_ns(an, e - s);
+	if (analysis_is_recorder(an, by))
+		an->recorder_ns += e - s;
 }
 
 /*

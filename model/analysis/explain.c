@@ -246,6 +246,7 @@ void rsp_analysis_explanation(const struct rsp_analysis *an, struct rsp_explanat
 	o->explained_ns = an->explained_ns;
 	o->queued_ns = an->queued_ns;
 	o->n_queued = an->queued.n;
+	o->recorder_ns = an->recorder_ns;
 }
 
 size_t rsp_analysis_n_queued_what(const struct rsp_analysis *an, size_t i)

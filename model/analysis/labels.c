@@ -17,6 +17,28 @@ const char *analysis_thread_comm(const struct rsp_analysis *an, uint32_t th)
 	return *c ? c : "?";
 }
 
+/*
+ * The recorder's own threads, in a file rsp record wrote: where they held a
+ * CPU the target waited for, the report says it was the recorder (the time
+ * the recording took from the program: it stays accounted, as contention).
+ * By their names (cli/cmd-record.c names them); the file does not hold the
+ * recorder's pid, so another rsp record running at the same time reads as
+ * the recorder too.
+ */
+bool analysis_is_recorder(const struct rsp_analysis *an, uint32_t th)
+{
+	static const char *const names[] = { "rsp-record", "rsp-writer", "rsp-ustack" };
+	const char *comm;
+
+	if (!an->by_rsp || th >= an->t->threads.n)
+		return false;
+	comm = analysis_thread_comm(an, th);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(comm, names[i]))
+			return true;
+	return false;
+}
+
 static int thread_pid(const struct rsp_analysis *an, uint32_t th)
 {
 	return th < an->t->threads.n ? (int)an->t->threads.v[th].pid : -1;
@@ -249,6 +271,8 @@ static const char *other_words(struct rsp_analysis *an, uint32_t thread, uint32_
 {
 	const char *me = analysis_thread_comm(an, thread), *o = analysis_thread_comm(an, other);
 
+	if (analysis_is_recorder(an, other))
+		return RSP_RECORDER_WORDS;
 	if (strcmp(me, o))
 		return o;
 	if (an->t->threads.v[thread].pid == an->t->threads.v[other].pid)
@@ -289,6 +313,8 @@ void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t t
 	}
 	analysis_node(an, node)->label = l;
 	analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
+	if (analysis_is_recorder(an, by))
+		an->recorder_ns += analysis_node(an, node)->end - analysis_node(an, node)->start;
 }
 
 /* "comm: preempted, while X ran": a preemption after its preemptor left the CPU. */
@@ -310,6 +336,8 @@ void analysis_label_preempted_while(struct rsp_analysis *an, uint32_t node, uint
 	}
 	analysis_node(an, node)->label = l;
 	analysis_explained_ns(an, analysis_node(an, node)->end - analysis_node(an, node)->start);
+	if (analysis_is_recorder(an, holder))
+		an->recorder_ns += analysis_node(an, node)->end - analysis_node(an, node)->start;
 }
 
 /* The other thread of the same process that ran most during [lo, hi]. */

@@ -14,7 +14,9 @@ Checks, each printed with its numbers (TAP):
     share is judged only where other processes left the CPUs alone: under other
     load a thread's wait for a CPU held by many others is named by the thread
     alone, past the 16 holders a wait names);
-  - no polling advice: waits that timed out under 5% of the time not idle.
+  - no polling advice: waits that timed out under 5% of the time not idle;
+  - the recorder's threads, where the daemon waited for a CPU they held, named as
+    the recorder (rsp record), their cost the header's and JSON's recorder_ns.
 """
 import json
 import sys
@@ -105,6 +107,20 @@ def main():
                'idle (the machine was busy)' % (others / MS, busy_time / MS))
     else:
         t.check(r['percent_explained'] >= 95, what)
+    # the recorder's own threads named as the recorder where the daemon waited for a CPU
+    # they held, and that cost said in the header (accounted: it is time the program lost)
+    mine = [k for key in ('sched', 'involuntary') for k in cats.get(key, {}).get('contributors', [])
+            if 'the recorder (rsp record)' in k['what']]
+    by_name = [k['what'] for key in ('sched', 'involuntary')
+               for k in cats.get(key, {}).get('contributors', [])
+               if any(n in k['what'] for n in ('rsp-record', 'rsp-writer', 'rsp-ustack'))]
+    cost = r.get('recorder_ns', 0)
+    said = [l for l in text if l.startswith('  the recorder (rsp record) held a CPU')]
+    t.check(not by_name and cost == sum(k['ns'] for k in mine) and bool(said) == (cost > 0),
+            'the recorder\'s cost %.3f ms, %.1f%% of the time not idle, named as the recorder '
+            '(%d lines; by its threads\' names: %s) and said in the header: %s'
+            % (cost / MS, 100.0 * cost / busy_time if busy_time else 0, len(mine),
+               '; '.join(by_name[:3]) or 'none', 'yes' if said else 'no'))
     timeout = cats.get('timeout', {}).get('ns', 0)
     t.check(timeout * 20 < busy_time and not any('curl bug' in l for l in text),
             'waits that timed out %.3f ms, %.2f%% of the time not idle (< 5: no polling advice)'

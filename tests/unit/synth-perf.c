@@ -374,6 +374,22 @@ struct synth *synth_new(const struct synth_opts *o)
 		put(&s->head, &h, sizeof(h));
 		put(&s->head, &f, sizeof(f));
 		put(&s->head, nr, 8);
+		if (s->o.version) {
+			/* a string feature: its length (NUL and padding included: the record
+			 * a multiple of 8 bytes), then it */
+			uint32_t len = (uint32_t)(((4 + strlen(s->o.version) + 1 + 7) & ~(size_t)7) - 4);
+			struct rsp_pf_feature_rec v = { { RSP_PF_RECORD_HEADER_FEATURE, 0,
+							  (uint16_t)(sizeof(v) + 4 + len) },
+							RSP_PF_FEAT_VERSION };
+			char str[64] = { 0 };
+
+			if (len > sizeof(str))
+				abort();
+			memcpy(str, s->o.version, strlen(s->o.version));
+			put(&s->head, &v, sizeof(v));
+			put(&s->head, &len, 4);
+			put(&s->head, str, len);
+		}
 	}
 	n = all_attrs(s, attrs, ids);
 	for (size_t i = 0; i < n; i++) {

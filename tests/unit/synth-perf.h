@@ -60,6 +60,9 @@ struct synth_opts {
 	/* cpu-clock: the sampling period in ns (0: 1 ms), or with clock_freq the frequency */
 	uint64_t clock_period;
 	bool clock_freq;
+	/* the recorder's version feature ("rsp 0.1": a file rsp record wrote), pipe mode;
+	 * NULL: none */
+	const char *version;
 };
 
 struct synth *synth_new(const struct synth_opts *o);

@@ -40,6 +40,66 @@ static void test_preempted_by_namesake(void)
 }
 
 /*
+ * The recorder's own threads (issue 45): app (600) runs [1000,1300] on CPU 0,
+ * preempted [1100,1150] by rsp-writer (tid 901 of the recorder, pid 900);
+ * waits from 1300 until its timer at 1400, while rsp-record (900) holds CPU 0
+ * [1350,1450]; runs [1450,1500].  CPU 100 + 150 + 50, involuntary 50, timeout
+ * 100, runnable 50: 500.  In a file rsp record wrote (@by_rsp: its version
+ * feature) the preemption and the wait for the CPU name "the recorder (rsp
+ * record)", and the 100 us are its cost (recorder_ns); in any other file the
+ * threads are named as they are, and no cost is said.
+ */
+static void test_recorder(bool by_rsp)
+{
+	struct synth_opts o = { .version = by_rsp ? "rsp 0.1" : NULL };
+	struct synth *s = synth_new(&o);
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+	struct expect want[] = { { RSP_CAT_CPU_UNSAMPLED, 300 },
+				 { RSP_CAT_INVOLUNTARY, 50 },
+				 { RSP_CAT_TIMEOUT, 100 },
+				 { RSP_CAT_SCHED, 50 } };
+	const char *what = by_rsp ? "a file rsp record wrote" : "a file of another recorder";
+
+	existing(s, 600, 600, "app");
+	existing(s, 900, 900, "rsp-record");
+	existing(s, 900, 901, "rsp-writer");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 600, "app");
+	synth_switch(s, 0, US(1100), 600, "app", 0, 901, "rsp-writer");
+	synth_switch(s, 0, US(1150), 901, "rsp-writer", S_INT, 600, "app");
+	synth_switch(s, 0, US(1300), 600, "app", S_INT, 0, "swapper/0");
+	synth_switch(s, 0, US(1350), 0, "swapper/0", 0, 900, "rsp-record");
+	synth_waking(s, 0, US(1400), 900, SYN_HARDIRQ, 600, "app", 0, false, NULL, 0);
+	synth_switch(s, 0, US(1450), 900, "rsp-record", S_INT, 600, "app");
+	synth_switch(s, 0, US(1500), 600, "app", S_INT, 0, "swapper/0");
+	t = open_synth(s);
+	a = t ? analyze(t, 600, 100) : NULL;
+	if (a) {
+		struct rsp_explanation e;
+
+		check_table(a, what, 500, want, 4);
+		rsp_analysis_explanation(a, &e);
+		CHECK(has_contributor(a, RSP_CAT_INVOLUNTARY,
+				      by_rsp ? "app preempted by the recorder (rsp record)" :
+					       "app preempted by rsp-writer",
+				      NULL),
+		      "%s: the preemption names %s", what,
+		      by_rsp ? "the recorder" : "the thread");
+		CHECK(has_contributor(a, RSP_CAT_SCHED,
+				      by_rsp ? "app: runnable while the recorder (rsp record) ran" :
+					       "app: runnable while rsp-record ran",
+				      NULL),
+		      "%s: the wait for the CPU names %s", what,
+		      by_rsp ? "the recorder" : "the thread");
+		CHECK(e.recorder_ns == NS(by_rsp ? 100 : 0), "%s: the recorder's cost %.3f us", what,
+		      e.recorder_ns / 1e3);
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * Labels of different stacks in different processes never mix, even where
  * (stack, pid) pairs hash alike: a and b each run with one CPU sample whose
  * kernel stack names a different function; their pids are chosen so that the
@@ -147,5 +207,7 @@ int main(int argc, char **argv)
 	tap_init(argc, argv);
 	TAP_RUN("preempted_by_namesake", test_preempted_by_namesake());
 	TAP_RUN("label_collision", test_label_collision());
+	TAP_RUN("recorder/rsp", test_recorder(true));
+	TAP_RUN("recorder/other", test_recorder(false));
 	return tap_done();
 }
