@@ -93,6 +93,34 @@ for run in "truthserve 1" "truthserve 2" "truthpool 1" "truthserve 1 --udp" "tru
   "$RSP" report "$d/s.data" --requests >"$d/req.txt" || fail "rsp report --requests (text) failed"
   note "$daemon${opt:+ $opt}, $clients client(s)${early:+, connected before the recording}${veth:+, over a veth pair from another network namespace}:"
   sed -n '1,20p' "$d/req.txt" | sed 's/^/#   /'
+  # the plain report's paragraph of requests (issue 45): only for a process known to
+  # serve in the recording (it accepted a connection, or its client was seen
+  # connecting): the TCP daemons here (a UDP server accepts nothing: not known, no
+  # paragraph yet); not one whose connections all predate the recording (early), nor
+  # their client: a client's connection made before the recording looks served (its
+  # first call a send answering nothing seen, then a reply received and the next
+  # request sent), 399 "requests" without the rule
+  "$RSP" report "$d/s.data" >"$d/plain.txt" || fail "rsp report (plain) failed"
+  "$RSP" report "$d/s.data" --format json --top 0 >"$d/plain.json" || fail "rsp report --format json failed"
+  if [ -n "$early" ]; then
+    cpid=$(python3 -c 'import json, sys
+print(next(json.loads(l)["pid"] for l in open(sys.argv[1]) if "stats" not in l))' "$d/client.jsonl") ||
+      fail "no truthclient line in the side file"
+    "$RSP" report "$d/s.data" --target "$cpid" >"$d/client.txt" || fail "rsp report --target $cpid failed"
+    "$RSP" report "$d/s.data" --target "$cpid" --format json --top 0 >"$d/client.json" ||
+      fail "rsp report --target $cpid --format json failed"
+    for f in plain client; do
+      who="the server"
+      [ $f = plain ] || who="its client"
+      ! grep -q '^  A server:' "$d/$f.txt" && ! grep -q '"requests": *{' "$d/$f.json" ||
+        { sed -n '1,6p' "$d/$f.txt"; fail "a requests paragraph in the plain report of $who, connected before the recording"; }
+    done
+    note "no requests paragraph in the plain reports of the server and its client, connected before the recording"
+  elif [ -z "$opt" ]; then
+    grep -q '^  A server:' "$d/plain.txt" && grep -q '"requests": *{' "$d/plain.json" ||
+      { sed -n '1,6p' "$d/plain.txt"; fail "no requests paragraph in the server's plain report"; }
+    note "$(grep '^  A server:' "$d/plain.txt" | sed 's/^ *//')"
+  fi
   "$RSP" export "$d/s.data" --folded pseudo -o "$d/s.folded" || fail "rsp export failed"
   python3 "$(dirname "$0")/requests.py" "$d/req.json" "$d/s.folded" "$d/serve.jsonl" \
     "$d/client.jsonl" $((N * clients)) $clients $daemon ${opt#--} || status=1
