@@ -5,6 +5,7 @@
 #
 #   bench/cost.sh [BUILD_DIR] [ROUNDS]          (defaults: build, 5)
 #   WORKLOADS="pipe pgbench" by default (bench/record.sh lists the others)
+#   VARIANTS="base perf-g rsp rt": only these (base and perf-g are needed)
 #
 # Each variant's added time over the program alone, and the share of rsp's own
 # added time the mechanism it switches off accounts for: (rsp - variant) / rsp.
@@ -15,8 +16,8 @@
 #   no-samples    -F 0: no CPU samples
 #   no-unwind     RSP_RECORD_UNWIND=0: the CPU samples' copies written as they are
 #   no-zstd       --compression-level 0: the records uncompressed
-#   no-rt         --no-rt: the reader at normal priority
-#   adaptive      RSP_RECORD_READER=adaptive: at normal priority while the rings keep up
+#   no-rt         --no-rt: the reader at normal priority throughout
+#   rt            RSP_RECORD_READER=rt: the reader at real-time priority throughout
 #   no-net-block  --no-net --no-block: no socket, no block events
 #   sched-only    the scheduler's events and CPU samples only (no irq, block, net)
 #   floor         an ftrace instance with the same tracepoints, nobody reading
@@ -34,7 +35,7 @@ WORKLOADS=${WORKLOADS:-pipe pgbench}
 
 awk '/^#/ || $1 == "sched" || $1 == "sampling"' "$here/../probes/events.conf" >"$W/sched-only.conf"
 
-VARIANTS="base floor perf perf-g rsp no-bpf no-copies no-samples no-unwind no-zstd no-rt adaptive no-net-block sched-only"
+VARIANTS=${VARIANTS:-"base floor perf perf-g rsp no-bpf no-copies no-samples no-unwind no-zstd no-rt rt no-net-block sched-only"}
 variant() { # workload, variant, round
   case $2 in
   base | floor) run "$1" "$2" "$3" "$2" ;;
@@ -45,7 +46,7 @@ variant() { # workload, variant, round
   no-copies) run "$1" "$2" "$3" rsp --call-graph fp ;;
   no-samples) run "$1" "$2" "$3" rsp -F 0 ;;
   no-unwind) run "$1" "$2" "$3" rsp RSP_RECORD_UNWIND=0 ;;
-  adaptive) run "$1" "$2" "$3" rsp RSP_RECORD_READER=adaptive ;;
+  rt) run "$1" "$2" "$3" rsp RSP_RECORD_READER=rt ;;
   no-zstd) run "$1" "$2" "$3" rsp --compression-level 0 ;;
   no-rt) run "$1" "$2" "$3" rsp --no-rt ;;
   no-net-block) run "$1" "$2" "$3" rsp --no-net --no-block ;;

@@ -338,8 +338,8 @@ static void print_summary(const struct rsp_record_opts *o, const struct rsp_reco
 	else
 		fprintf(stderr,
 			"reader at normal priority while the rings kept up, raised to real-time "
-			"%u times for %.2f s\n",
-			st->rt_raises, st->rt_ns / 1e9);
+			"%u times (%u by its watch: rings filling or the CPUs crowded) for %.2f s\n",
+			st->rt_raises, st->rt_watch_raises, st->rt_ns / 1e9);
 	if (st->ustack_bytes_trimmed)
 		fprintf(stderr, "  user-stack copies cut to the live stack: %.1f MB not written\n",
 			st->ustack_bytes_trimmed / 1e6);

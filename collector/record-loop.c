@@ -422,126 +422,6 @@ static bool targets_exited(struct recorder *r)
 	return true;
 }
 
-void _rsp_raise_priority(struct recorder *r)
-{
-	struct sched_param sp = { .sched_priority = 10 };
-
-	if (r->o->no_rt || geteuid() != 0 || r->reader_rt)
-		return;
-	/* from the start: on a saturated machine a normal thread takes seconds to
-	 * set up; RESET_ON_FORK keeps it from the command and the writer thread */
-	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0) {
-		r->st->rt_reader = true;
-		r->reader_rt = true;
-		r->rt_since = _rsp_now_ns();
-	} else {
-		_rsp_record_log(r, RSP_LOG_WARN, "cannot raise the reader to real-time priority");
-	}
-}
-
-/*
- * With RSP_RECORD_READER=adaptive in the environment (bench/cost.sh's
- * "adaptive"; the default keeps it at real-time priority throughout, see
- * below), the reader's priority follows how full it finds the rings.
- * At real-time priority it takes the CPU from the recorded program whenever a
- * ring wakes it and holds it for its whole pass: on a switch-heavy program
- * that stalls both ends of every exchange (perf bench sched pipe: rsp's added
- * time 74% of the program's, 7% with the reader at normal priority,
- * bench/cost.sh's no-rt).  At normal priority the program's short runs go
- * first and the reader reads in the gaps; it is raised again when a pass finds
- * a ring RAISE_AT full (the BPF ring wakes it at a quarter) or records were
- * lost, or the pool was full or ftrace left unread, or more than BUSY_PER_CPU
- * threads per CPU were runnable (its fair share then is too small to keep
- * up: perf bench sched messaging's 200 processes, 0.45 M records lost before
- * a pass found a ring half full), and lowered after CALM_NS of passes that
- * found every ring under CALM_AT and the machine not so busy.  Not the default:
- * a reader at normal priority when a load starts reads too late still
- * (bench/record.sh's messaging row lost 0.64 M records in one of 6 runs with
- * the check on runnable threads, 0.45 and 0.90 M in 2 of 2 without), where
- * at real-time priority throughout it lost none.
- */
-#define RAISE_AT 50
-#define CALM_AT 10
-#define CALM_NS RSP_NSEC_PER_SEC
-#define BUSY_PER_CPU 2
-
-/* The threads runnable on the machine now (/proc/loadavg's fourth field, the
- * reader among them); 0 if unknown. */
-static unsigned runnable_now(struct recorder *r)
-{
-	char buf[128], *p;
-	ssize_t n;
-
-	if (r->loadavg_fd < 0)
-		return 0;
-	n = pread(r->loadavg_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = buf;
-	for (int field = 0; field < 3 && p; field++) {
-		p = strchr(p, ' ');
-		p = p ? p + 1 : NULL;
-	}
-	return p ? (unsigned)strtoul(p, NULL, 10) : 0;
-}
-
-static uint64_t lost_so_far(const struct recorder *r)
-{
-	uint64_t n = 0;
-
-	for (int c = 0; c < r->st->nr_cpus; c++)
-		n += r->st->lost_perf[c] + r->st->lost_ftrace[c] + r->st->lost_bpf[c];
-	return n;
-}
-
-static void lower_priority(struct recorder *r, uint64_t now)
-{
-	struct sched_param sp = { 0 };
-
-	if (!r->reader_rt || sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp))
-		return;
-	r->reader_rt = false;
-	r->st->rt_lowered = true;
-	r->st->rt_ns += now - r->rt_since;
-}
-
-static void adjust_priority(struct recorder *r, uint64_t now)
-{
-	uint64_t lost;
-	bool urgent;
-
-	if (!r->adaptive_reader)
-		return; /* the default: real-time throughout, nothing to follow */
-	lost = lost_so_far(r);
-	urgent = r->pass_fill >= RAISE_AT || lost > r->lost_seen || r->starved || r->ftrace_more;
-	r->lost_seen = lost;
-	if (!urgent)
-		urgent = runnable_now(r) > (unsigned)(BUSY_PER_CPU * r->st->nr_cpus);
-	if (urgent) {
-		r->calm_since = 0;
-		if (!r->reader_rt) {
-			_rsp_raise_priority(r);
-			r->st->rt_raises++;
-		}
-		return;
-	}
-	if (r->pass_fill >= CALM_AT) {
-		r->calm_since = 0;
-		return;
-	}
-	if (!r->calm_since)
-		r->calm_since = now;
-	if (now - r->calm_since >= CALM_NS || !r->st->rt_raises)
-		lower_priority(r, now);
-}
-
-void _rsp_reader_done(struct recorder *r)
-{
-	if (r->reader_rt)
-		r->st->rt_ns += _rsp_now_ns() - r->rt_since;
-}
-
 /*
  * Until records wait or @ms pass.  With the BPF program the scheduler's
  * events and their stacks fill its ring, which wakes the reader when a
@@ -576,7 +456,7 @@ static int record_loop(struct recorder *r, uint64_t t0)
 		if (ret)
 			return _rsp_record_fail(r, ret, "out of memory buffering events");
 		now = _rsp_now_ns();
-		adjust_priority(r, now);
+		_rsp_adjust_priority(r, now);
 		_rsp_shed_update(r, now);
 		if (now - r->last_flush >= FLUSH_NS) {
 			rsp_writer_flush(r->w);
@@ -605,15 +485,10 @@ static int record_loop(struct recorder *r, uint64_t t0)
 
 int _rsp_record_loop(struct recorder *r, uint64_t t0)
 {
-	const char *env = getenv("RSP_RECORD_READER");
 	int ret;
 
-	/* as root and without --no-rt only: the priority is not ours to raise otherwise */
-	r->adaptive_reader = env && !strcmp(env, "adaptive") && !r->o->no_rt && geteuid() == 0;
-	r->loadavg_fd = r->adaptive_reader ? open("/proc/loadavg", O_RDONLY | O_CLOEXEC) : -1;
+	_rsp_prio_start(r);
 	ret = record_loop(r, t0);
-	if (r->loadavg_fd >= 0)
-		close(r->loadavg_fd);
-	r->loadavg_fd = -1;
+	_rsp_prio_stop(r);
 	return ret;
 }

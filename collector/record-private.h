@@ -28,6 +28,9 @@
 #include "target.h"
 #include "tidmap.h"
 #include "tracing-data.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
 #include "ustack.h"
 #include "writer.h"
 
@@ -131,12 +134,18 @@ struct recorder {
 	bool starved; /* the last drain stopped: no room in the writer's pool */
 	uint64_t sys_ring_bytes, target_ring_bytes; /* one CPU's perf ring, of each evlist */
 	unsigned pass_fill; /* the fullest ring the last pass found, percent of its size */
+	/* the reader's priority (reader-prio.c) */
+	pthread_mutex_t prio_lock; /* reader_rt, rt_since, calm_since, st->rt_*: reader and watch */
+	pid_t reader_tid;
 	bool reader_rt; /* the reader at real-time priority now */
 	uint64_t rt_since; /* since when (ns), while reader_rt */
 	uint64_t calm_since; /* since when passes found every ring nearly empty (ns), 0: not */
 	uint64_t lost_seen; /* the records lost so far, when the last pass ended */
 	int loadavg_fd; /* /proc/loadavg, while the loop runs; -1: not open */
-	bool adaptive_reader; /* RSP_RECORD_READER=adaptive: the priority follows the rings */
+	bool adaptive_reader; /* the priority follows the rings (not RSP_RECORD_READER=rt) */
+	pthread_t watch; /* raises the reader when it falls behind unseen */
+	bool watching;
+	atomic_bool watch_stop;
 	bool ftrace_more; /* the last pass left ftrace sub-buffers unread: poll without waiting */
 
 	/* shedding (shed.c) */
@@ -229,13 +238,21 @@ void _rsp_bpf_close(struct recorder *r);
 /* One pass over every ring (@all: the ftrace rings to their end, at the stop), then
  * end a round; -ENOMEM.  r->pass_fill: the fullest ring it found. */
 int _rsp_drain_all(struct recorder *r, bool all);
+/* Until the targets exit, a signal, the duration or a write error (r->st->stop). */
+int _rsp_record_loop(struct recorder *r, uint64_t t0);
+
+/* ---- reader-prio.c ------------------------------------------------------------------------ */
+
 /* The reader at real-time priority, when root and not --no-rt: for the set-up
  * and the last drain; the loop lowers it while the rings keep up. */
 void _rsp_raise_priority(struct recorder *r);
+/* For the loop: the watch thread started, and stopped. */
+void _rsp_prio_start(struct recorder *r);
+void _rsp_prio_stop(struct recorder *r);
+/* After a pass (its fill, losses, starving in r): raise, or lower when calm. */
+void _rsp_adjust_priority(struct recorder *r, uint64_t now);
 /* The reader's time at real-time priority counted up to now (r->st->rt_ns). */
 void _rsp_reader_done(struct recorder *r);
-/* Until the targets exit, a signal, the duration or a write error (r->st->stop). */
-int _rsp_record_loop(struct recorder *r, uint64_t t0);
 
 /* ---- shed.c ------------------------------------------------------------------------------ */
 

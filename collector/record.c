@@ -264,7 +264,7 @@ void rsp_record_stats_clear(struct rsp_record_stats *st)
 int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, char *err,
 	       size_t errlen)
 {
-	struct recorder r = { .o = opts, .st = st, .err = err, .errlen = errlen };
+	struct recorder r = { .o = opts, .st = st, .err = err, .errlen = errlen, .loadavg_fd = -1 };
 	struct tp_list tps = { 0 };
 	const char *out = opts->output ? opts->output : DEFAULT_OUTPUT;
 	char perr[256];
@@ -275,6 +275,7 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 	err[0] = '\0';
 	_rsp_record_stop_requested = 0;
 	_rsp_record_abort = 0;
+	pthread_mutex_init(&r.prio_lock, NULL);
 	libperf_init(silent_libperf);
 
 	if (!opts->argv && !opts->n_pids && !opts->system_wide)

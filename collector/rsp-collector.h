@@ -118,6 +118,7 @@ struct rsp_record_stats {
 	bool rt_reader; /* the reader ran at real-time priority */
 	bool rt_lowered; /* it was lowered to normal priority while recording */
 	unsigned rt_raises; /* the times it was raised to it while recording */
+	unsigned rt_watch_raises; /* of them, by the watch thread (it was not reading) */
 	uint64_t rt_ns; /* the time it spent there while recording */
 	/* the memory ceiling */
 	uint64_t max_memory; /* the ceiling */

@@ -30,10 +30,14 @@
  * The writer thread's priority follows how full the chunk pool is (in
  * percent of the limit): SCHED_IDLE below NORMAL_AT, SCHED_OTHER from there,
  * SCHED_FIFO (below the reader) from FIFO_AT; each falls back HYSTERESIS
- * points lower.  Without a limit the pool's size is QUEUE_LIMIT.
+ * points lower.  Without a limit the pool's size is QUEUE_LIMIT.  FIFO_AT
+ * leaves room under the first shed class (shed.c's SHED_AT): from 65%, perf
+ * bench sched messaging's queue peaked at 70-75% of the pool (every record of
+ * its 200 processes' first 0.2 s waiting), and sock events were shed; from
+ * 45%, 48-54% in four runs.
  */
-#define NORMAL_AT 40
-#define FIFO_AT 65
+#define NORMAL_AT 25
+#define FIFO_AT 45
 #define HYSTERESIS 15
 /*
  * And at least SCHED_OTHER while the oldest queued chunk has waited LAG_NS:
