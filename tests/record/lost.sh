@@ -12,3 +12,24 @@ total=$(sed -n 's/.*LOST records[^:]*://p' "$T/sum" | grep -oE 'cpu[0-9]+ [0-9]+
 n=$(perf script -D -i "$T/l.data" 2>/dev/null | grep -c 'PERF_RECORD_LOST' || true)
 [ "$n" -gt 0 ] || fail "no PERF_RECORD_LOST in the file"
 note "ok: $total lost records reported, $n LOST records in the file"
+
+# With the default rings, the reader at normal priority while the machine is
+# quiet must be raised when a load crowds the CPUs (its watch, or its own pass),
+# and nothing may be lost: a second of sleep, then 200 processes of messaging.
+"$RSP" record -v -o "$T/w.data" -- sh -c 'sleep 1; perf bench sched messaging -g 10 -l 100' \
+  >/dev/null 2>"$T/wsum" || fail "rsp record exited $?"
+line=$(grep 'reader at' "$T/wsum" || true)
+note "$line"
+grep -q 'lost: none' "$T/wsum" || { cat "$T/wsum"; fail "records lost with the default rings"; }
+if grep -q 'reader at normal priority$' "$T/wsum"; then
+  note "ok: no real-time priority here (--no-rt or not permitted)"
+  exit 0
+fi
+case $line in
+*"raised to real-time "[1-9]*) ;;
+*"reader at real-time priority") # never lowered: other work crowded the CPUs all along
+  note "ok: nothing lost; the reader was never lowered (the machine was busy: $(cat /proc/loadavg))"
+  exit 0 ;;
+*) cat "$T/wsum"; fail "the reader was lowered in the quiet second but not raised under the load" ;;
+esac
+note "ok: lowered while quiet, raised under 200 processes, nothing lost"
