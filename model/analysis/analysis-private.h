@@ -126,7 +126,7 @@ struct rsp_analysis {
 	size_t max_nodes, max_depth;
 	bool started_by_rsp;
 	/* the file was written by rsp record: its threads (rsp-record, rsp-writer,
-	 * rsp-ustack) are in it, named as the recorder (analysis_is_recorder()) */
+	 * rsp-ustack, rsp-watch) are in it, named as the recorder (analysis_is_recorder()) */
 	bool by_rsp;
 	uint64_t recorder_ns; /* the target's waits for a CPU the recorder held */
 

@@ -27,7 +27,8 @@ const char *analysis_thread_comm(const struct rsp_analysis *an, uint32_t th)
  */
 bool analysis_is_recorder(const struct rsp_analysis *an, uint32_t th)
 {
-	static const char *const names[] = { "rsp-record", "rsp-writer", "rsp-ustack" };
+	static const char *const names[] = { "rsp-record", "rsp-writer", "rsp-ustack",
+						     "rsp-watch" };
 	const char *comm;
 
 	if (!an->by_rsp || th >= an->t->threads.n)
