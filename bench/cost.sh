@@ -24,12 +24,6 @@
 #   perf          perf record -a (no stacks), perf-g: perf record -a -g
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-B=$(cd "${1:-$here/../build}" && pwd)
-ROUNDS=${2:-5}
-RSP=$B/cli/rsp
-TCP=$B/bench/tcp-pingpong
-[ "$(id -u)" -eq 0 ] || { echo "cost.sh: run as root (the recorders trace system-wide)" >&2; exit 1; }
-[ -x "$RSP" ] && [ -x "$TCP" ] || { echo "cost.sh: build first: ./setup.sh" >&2; exit 1; }
 WORKLOADS=${WORKLOADS:-pipe pgbench}
 . "$here/lib.sh"
 

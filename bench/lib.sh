@@ -1,6 +1,15 @@
-# Shared by bench/record.sh and bench/cost.sh: a scratch directory (W) and its
-# cleanup, the event set, the floor, the servers, the workloads' commands and
-# their figures.  Sourced after `here` (bench/) and TCP (bench/tcp-pingpong) are set.
+# Shared by bench/record.sh and bench/cost.sh: their arguments (BUILD_DIR,
+# ROUNDS) and checks, a scratch directory (W) and its cleanup, the event set,
+# the floor, the servers, the workloads' commands and their figures.  Sourced
+# with the script's arguments after `here` (bench/) and WORKLOADS are set.
+me=$(basename "$0")
+B=$(cd "${1:-$here/../build}" && pwd)
+ROUNDS=${2:-5}
+RSP=$B/cli/rsp
+TCP=$B/bench/tcp-pingpong
+[ "$(id -u)" -eq 0 ] || { echo "$me: run as root (the recorders trace system-wide)" >&2; exit 1; }
+[ -x "$RSP" ] && [ -x "$TCP" ] || { echo "$me: build first: ./setup.sh" >&2; exit 1; }
+command -v perf >/dev/null || { echo "$me: perf not found: apt-get install linux-perf" >&2; exit 1; }
 TRACEFS=/sys/kernel/tracing
 [ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS
 

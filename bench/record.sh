@@ -35,13 +35,6 @@
 # kernel-count check; goal 0), bytes per record (goal: rsp <= perf).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-B=$(cd "${1:-$here/../build}" && pwd)
-ROUNDS=${2:-5}
-RSP=$B/cli/rsp
-TCP=$B/bench/tcp-pingpong
-[ "$(id -u)" -eq 0 ] || { echo "record.sh: run as root (the recorders trace system-wide)" >&2; exit 1; }
-[ -x "$RSP" ] && [ -x "$TCP" ] || { echo "record.sh: build first: ./setup.sh" >&2; exit 1; }
-command -v perf >/dev/null || { echo "record.sh: perf not found: apt-get install linux-perf" >&2; exit 1; }
 WORKLOADS=${WORKLOADS:-pipe tcp dd messaging make pgbench nginx pgbench-p nginx-p}
 . "$here/lib.sh"
 prepare "$WORKLOADS"
