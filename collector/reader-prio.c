@@ -124,11 +124,6 @@ static bool too_many(const struct recorder *r, unsigned runnable)
 	return runnable > (unsigned)(BUSY_PER_CPU * r->st->nr_cpus + RECORDER_THREADS);
 }
 
-static bool machine_busy(const struct recorder *r)
-{
-	return too_many(r, runnable_now(r));
-}
-
 static uint64_t lost_so_far(const struct recorder *r)
 {
 	uint64_t n = 0;
@@ -148,8 +143,8 @@ void _rsp_adjust_priority(struct recorder *r, uint64_t now)
 	lost = lost_so_far(r);
 	urgent = r->pass_fill >= RAISE_AT || lost > r->lost_seen || r->starved || r->ftrace_more;
 	r->lost_seen = lost;
-	if (!urgent && r->pass_fill < CALM_AT)
-		urgent = machine_busy(r);
+	if (!urgent && r->pass_fill < CALM_AT) /* the watch's last look: no read of our own */
+		urgent = atomic_load_explicit(&r->crowded, memory_order_relaxed);
 	pthread_mutex_lock(&r->prio_lock);
 	if (urgent) {
 		r->calm_since = 0;
@@ -180,7 +175,7 @@ static void *watch_thread(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!atomic_load_explicit(&r->watch_stop, memory_order_relaxed)) {
 		unsigned fill, runnable;
-		bool rt;
+		bool crowded;
 
 		next.tv_nsec += (long)WATCH_NS;
 		if (next.tv_nsec >= 1000000000L) {
@@ -189,14 +184,11 @@ static void *watch_thread(void *arg)
 		}
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
-		pthread_mutex_lock(&r->prio_lock);
-		rt = r->reader_rt;
-		pthread_mutex_unlock(&r->prio_lock);
-		if (rt)
-			continue;
 		fill = _rsp_bpf_fill(r);
-		runnable = fill >= WATCH_AT ? 0 : runnable_now(r);
-		if (fill < WATCH_AT && !too_many(r, runnable))
+		runnable = runnable_now(r);
+		crowded = too_many(r, runnable);
+		atomic_store_explicit(&r->crowded, crowded, memory_order_relaxed);
+		if (fill < WATCH_AT && !crowded)
 			continue;
 		pthread_mutex_lock(&r->prio_lock);
 		if (!r->reader_rt) {

@@ -146,6 +146,7 @@ struct recorder {
 	pthread_t watch; /* raises the reader when it falls behind unseen */
 	bool watching;
 	atomic_bool watch_stop;
+	atomic_bool crowded; /* the watch's last look at /proc/loadavg (too many runnable) */
 	bool ftrace_more; /* the last pass left ftrace sub-buffers unread: poll without waiting */
 
 	/* shedding (shed.c) */
