@@ -27,9 +27,12 @@ struct _RspCanvas {
 	struct rsp_layout layout;
 	gboolean fitted, need_layout, force_layout;
 	guint tick_id;
-	GdkTexture *texture;
+	/* the rendered view: one cairo node kept from frame to frame, so that GTK
+	 * repaints only what the hover and the selection change over it (GTK 4.8's
+	 * cairo renderer converts a texture's every pixel on every frame) */
+	GskRenderNode *backdrop;
 
-	/* hover and selection, drawn over the texture */
+	/* hover and selection, drawn over the backdrop */
 	gboolean hover;
 	graphene_rect_t hover_rect;
 	gboolean has_sel;
@@ -127,10 +130,9 @@ static void render(RspCanvas *c)
 	int w = c->v.width, h = c->v.height;
 	cairo_surface_t *s;
 	cairo_t *cr;
-	GBytes *bytes;
 	gint64 t0 = g_get_monotonic_time();
 
-	g_clear_object(&c->texture);
+	g_clear_pointer(&c->backdrop, gsk_render_node_unref);
 	if (w <= 0 || h <= 0 || !c->ops)
 		return;
 	s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w * scale, h * scale);
@@ -139,13 +141,13 @@ static void render(RspCanvas *c)
 	rsp_layout_draw(&c->layout, c->ops, c->data, &c->v, cr);
 	cairo_destroy(cr);
 	cairo_surface_flush(s);
-	/* the texture takes the surface's pixels, no copy: the surface lives as long as they do */
-	bytes = g_bytes_new_with_free_func(cairo_image_surface_get_data(s),
-					   (gsize)cairo_image_surface_get_stride(s) * h * scale,
-					   (GDestroyNotify)cairo_surface_destroy, s);
-	c->texture = gdk_memory_texture_new(w * scale, h * scale, GDK_MEMORY_DEFAULT, bytes,
-					    cairo_image_surface_get_stride(s));
-	g_bytes_unref(bytes);
+	c->backdrop = gsk_cairo_node_new(&GRAPHENE_RECT_INIT(0, 0, w, h));
+	cr = gsk_cairo_node_get_draw_context(c->backdrop);
+	cairo_set_source_surface(cr, s, 0, 0);
+	cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
 	c->render_ms = (g_get_monotonic_time() - t0) / 1000.0;
 }
 
@@ -726,7 +728,7 @@ static void after_paint(GdkFrameClock *clock, RspCanvas *c)
 			    c->hover ? " hover" : "");
 		c->drawn = FALSE;
 	}
-	if (c->first_frame_done || !c->texture)
+	if (c->first_frame_done || !c->backdrop)
 		return;
 	c->first_frame_done = TRUE;
 	if (rsp_testlog_enabled()) {
@@ -754,14 +756,13 @@ static void rsp_canvas_snapshot(GtkWidget *w, GtkSnapshot *s)
 	int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
 	graphene_rect_t all = GRAPHENE_RECT_INIT(0, 0, width, height);
 
-	if (!c->texture) {
+	if (!c->backdrop) {
 		GdkRGBA white = {1, 1, 1, 1};
 
 		gtk_snapshot_append_color(s, &white, &all);
 		return;
 	}
-	gtk_snapshot_append_texture(s, c->texture,
-				    &GRAPHENE_RECT_INIT(0, 0, c->v.width, c->v.height));
+	gtk_snapshot_append_node(s, c->backdrop);
 	if (c->selected_visible) {
 		GdkRGBA col = {0, 0, 0, 1};
 		float bw[4] = {2, 2, 2, 2};
@@ -815,7 +816,7 @@ static void rsp_canvas_size_allocate(GtkWidget *w, int width, int height, int ba
 {
 	RspCanvas *c = RSP_CANVAS(w);
 
-	if (width == c->v.width && height == c->v.height && c->texture)
+	if (width == c->v.width && height == c->v.height && c->backdrop)
 		return;
 	c->v.width = width;
 	c->v.height = height;
@@ -870,7 +871,7 @@ static void rsp_canvas_dispose(GObject *obj)
 {
 	RspCanvas *c = RSP_CANVAS(obj);
 
-	g_clear_object(&c->texture);
+	g_clear_pointer(&c->backdrop, gsk_render_node_unref);
 	g_clear_object(&c->doc);
 	G_OBJECT_CLASS(rsp_canvas_parent_class)->dispose(obj);
 }

@@ -5,10 +5,12 @@
  * drag-select a time range (Shift+drag, or drag on the ruler), hover
  * tooltips, clicks on items.
  *
- * Drawing: the view is laid out and rendered into a texture when the zoom,
+ * Drawing: the view is laid out and rendered into an image when the zoom,
  * the size or the view's state change (in the event handlers and once per
- * frame clock tick, never in the draw callback); the draw callback blits the
- * texture and draws the hover and the selection on top.
+ * frame clock tick, never in the draw callback), kept as one render node; the
+ * draw callback appends that node and draws the hover and the selection on
+ * top, so that a hover or a selection frame repaints only what it changes
+ * (GTK repaints the difference between a frame's nodes and the last one's).
  */
 #ifndef RSP_CANVAS_H
 #define RSP_CANVAS_H

@@ -158,6 +158,8 @@ drive() { # VIEW
 		stats "zoom: whole frame (REBUILD+PAINT)" '^SUM'
 	section pan hover | stats "pan: render (REBUILD)" '^REBUILD'
 	section pan hover | stats "pan: frame (PAINT)" '^PAINT'
+	section pan hover | awk '/^REBUILD/ { r = $2 } /^PAINT/ { print "SUM", r + $2; r = 0 }' |
+		stats "pan: whole frame (REBUILD+PAINT)" '^SUM'
 	section hover drag | stats "hover: frame (PAINT)" '^PAINT'
 	section drag end | stats "selection drag: frame (PAINT)" '^PAINT'
 	section zoom end | grep '^REBUILD' | sort -t' ' -k2 -n | tail -n1 | sed 's/^/  slowest: /'

@@ -280,6 +280,99 @@ static void test_zoom(void)
 	gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* The view's pixels in @n: the cairo node as large as the canvas, or NULL. */
+static GskRenderNode *backdrop_in(GskRenderNode *n, int width, int height)
+{
+	graphene_rect_t b;
+
+	switch (gsk_render_node_get_node_type(n)) {
+	case GSK_CAIRO_NODE:
+		gsk_render_node_get_bounds(n, &b);
+		return b.size.width == width && b.size.height == height ? n : NULL;
+	case GSK_CONTAINER_NODE:
+		for (guint i = 0; i < gsk_container_node_get_n_children(n); i++) {
+			GskRenderNode *f =
+			    backdrop_in(gsk_container_node_get_child(n, i), width, height);
+
+			if (f)
+				return f;
+		}
+		return NULL;
+	case GSK_TRANSFORM_NODE:
+		return backdrop_in(gsk_transform_node_get_child(n), width, height);
+	case GSK_CLIP_NODE:
+		return backdrop_in(gsk_clip_node_get_child(n), width, height);
+	case GSK_DEBUG_NODE:
+		return backdrop_in(gsk_debug_node_get_child(n), width, height);
+	default:
+		return NULL;
+	}
+}
+
+/* The canvas's last frame's backdrop, referenced (the widget's own render node). */
+static GskRenderNode *canvas_backdrop(RspCanvas *c)
+{
+	GtkWidget *w = GTK_WIDGET(c);
+	GdkPaintable *p = gtk_widget_paintable_new(w);
+	GtkSnapshot *s = gtk_snapshot_new();
+	GskRenderNode *node, *b;
+
+	gtk_test_widget_wait_for_draw(w);
+	while (g_main_context_pending(NULL))
+		g_main_context_iteration(NULL, FALSE);
+	gdk_paintable_snapshot(p, s, gtk_widget_get_width(w), gtk_widget_get_height(w));
+	node = gtk_snapshot_free_to_node(s);
+	g_assert_nonnull(node);
+	b = backdrop_in(node, gtk_widget_get_width(w), gtk_widget_get_height(w));
+	if (b)
+		gsk_render_node_ref(b);
+	gsk_render_node_unref(node);
+	g_object_unref(p);
+	return b;
+}
+
+/*
+ * Hover and selection frames repaint only what they change: the rendered view
+ * is one render node kept from frame to frame (GTK diffs a frame's nodes
+ * against the last one's and repaints the difference); a pan renders anew.
+ */
+static void test_repaint(void)
+{
+	RspWindow *w = window_with("rpcchain.data");
+	RspCanvas *c = rsp_page_get_canvas(RSP_PAGE(running_page(w)));
+	GtkEventController *drag = rsp_canvas_get_controller(c, "drag");
+	GskRenderNode *b0, *b1, *b2;
+	gboolean handled = FALSE;
+	double x, y;
+
+	settle(c);
+	b0 = canvas_backdrop(c);
+	g_assert_nonnull(b0);
+	g_assert_nonnull(visible_item(c, 0, RSP_HIT_SLICE, 4, &x, &y));
+	g_signal_emit_by_name(rsp_canvas_get_controller(c, "motion"), "motion", x, y);
+	b1 = canvas_backdrop(c);
+	g_assert_true(b1 == b0);
+	/* a selection dragged on the ruler */
+	g_signal_emit_by_name(drag, "drag-begin", 400.0, 5.0);
+	g_signal_emit_by_name(drag, "drag-update", 120.0, 0.0);
+	gsk_render_node_unref(b1);
+	b1 = canvas_backdrop(c);
+	g_assert_true(b1 == b0);
+	g_assert_true(rsp_canvas_get_selection(c, NULL, NULL));
+	g_signal_emit_by_name(drag, "drag-end", 120.0, 0.0);
+	/* a pan draws a new one */
+	g_signal_emit_by_name(rsp_canvas_get_controller(c, "key"), "key-pressed", GDK_KEY_Right, 0,
+			      0, &handled);
+	rsp_canvas_flush(c);
+	b2 = canvas_backdrop(c);
+	g_assert_nonnull(b2);
+	g_assert_true(b2 != b0);
+	gsk_render_node_unref(b0);
+	gsk_render_node_unref(b1);
+	gsk_render_node_unref(b2);
+	gtk_window_destroy(GTK_WINDOW(w));
+}
+
 static gboolean all_settled(gpointer data);
 
 /* A loaded recording is a recent file of the viewer's; the recent menu's action opens one. */
@@ -1315,6 +1408,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/widgets/zoom", test_zoom);
 	g_test_add_func("/widgets/recent", test_recent);
 	g_test_add_func("/widgets/pan", test_pan);
+	g_test_add_func("/widgets/repaint", test_repaint);
 	g_test_add_func("/widgets/select", test_select);
 	g_test_add_func("/widgets/click-process-opens-tab", test_click_process);
 	g_test_add_func("/widgets/click-category-highlights", test_click_category);
