@@ -224,8 +224,13 @@ static void print_text(const char *path, struct rsp_trace *t, size_t len)
 	printf("            %" PRIu64 " switch-ins inferred (not recorded by the kernel), %" PRIu64
 	       " broken state chains, %" PRIu64 " samples dropped\n",
 	       s.inferred_switches, s.broken_chains, s.dropped_samples);
-	printf("            %" PRIu64 " wakeups, %" PRIu64 " without a recorded cause\n",
-	       s.wakeups, s.wakeups_unlinked);
+	printf("            %" PRIu64 " wakeups, %" PRIu64 " without a recorded cause", s.wakeups,
+	       s.wakeups_unlinked);
+	if (s.wakeups_unlinked_lost)
+		printf(" (%" PRIu64 " of them where records were lost)", s.wakeups_unlinked_lost);
+	if (s.wakeups_raced)
+		printf(", %" PRIu64 " woken by a waking that raced their sleep", s.wakeups_raced);
+	putchar('\n');
 	printf("            kernel symbols: %s\n",
 	       s.kallsyms_in_file		 ? "from the file" :
 	       s.kallsyms_from_archive	 ? "from the archive (FILE.archive)" :
@@ -343,6 +348,8 @@ static void print_json(const char *path, struct rsp_trace *t)
 	json_u64(&j, "merged_copies", s.merged_copies);
 	json_u64(&j, "wakeups", s.wakeups);
 	json_u64(&j, "wakeups_unlinked", s.wakeups_unlinked);
+	json_u64(&j, "wakeups_unlinked_lost", s.wakeups_unlinked_lost);
+	json_u64(&j, "wakeups_raced", s.wakeups_raced);
 	json_bool(&j, "kallsyms_in_file", s.kallsyms_in_file);
 	json_bool(&j, "kallsyms_from_running_kernel", s.kallsyms_from_running_kernel);
 	json_bool(&j, "kallsyms_from_archive", s.kallsyms_from_archive);

@@ -91,6 +91,9 @@ struct rsp_trace_summary {
 	uint64_t broken_chains; /* switch records disagreeing with the CPU's state */
 	uint64_t lost_events;
 	uint64_t wakeups, wakeups_unlinked; /* voluntary sleeps ended; without a recorded cause */
+	/* of wakeups_unlinked: in spans of lost records; of wakeups: woken by a waking
+	 * recorded while the thread still ran (a wake that raced its sleep) */
+	uint64_t wakeups_unlinked_lost, wakeups_raced;
 	size_t n_threads, n_processes;
 	/* a stream compressed in frames: frames, and frames inflated so far (reading's cost) */
 	size_t segments;

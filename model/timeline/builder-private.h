@@ -33,6 +33,16 @@ enum thread_state {
 /* a sample this long after its thread left the CPU still belongs to that run
  * (the paper's 20 us: the sampler's interrupt lands late) */
 #define SAMPLE_SLACK_NS 20000
+/*
+ * A waking recorded while its thread still ran, at most this long before the
+ * thread's switch-out asleep, is that sleep's waking when the kernel completes
+ * the wakeup after the switch (docs/ANALYSIS.md, "Wakes that race the sleep"):
+ * the waker found the thread already dequeued but still on its CPU, so the
+ * switch's record follows the waking by the rest of __schedule() (the next
+ * task's pick, whose new-idle balancing stops once it spends the CPU's average
+ * idle time, which the kernel caps at 2 x sched_migration_cost, 1 ms by default)
+ */
+#define RACE_WINDOW_NS 1000000
 /* an I/O completion or data arrival and the wakeup it causes */
 #define CAUSE_WINDOW_NS 200000
 
@@ -65,6 +75,10 @@ struct io_slot {
 	uint32_t op; /* RSP_NONE: empty; RSP_NONE - 1: tombstone */
 };
 
+struct span {
+	uint64_t from, to;
+};
+
 /* The builder's per-thread state, beside struct thread. */
 struct bthread {
 	/* the CPU its current sleep was woken for (for inferring a missing switch-in) */
@@ -79,7 +93,17 @@ struct bthread {
 	 * (builder-net.c): net index + 1, 0 none */
 	uint32_t pend_net;
 	uint64_t pend_time;
+	/*
+	 * A wake that raced the sleep (builder.c, on_waking()): the link the last
+	 * waking of this thread while it still ran would make; RACE_RUNNING until it
+	 * switches out asleep (then RACE_ASLEEP, race_sleep its sleep's index), the
+	 * sleep's completing sched_wakeup taking it as the sleep's link
+	 */
+	struct link race;
+	uint32_t race_sleep;
+	uint8_t race_state;
 };
+enum { RACE_NONE, RACE_RUNNING, RACE_ASLEEP };
 
 struct builder {
 	struct rsp_trace *t;
@@ -101,6 +125,9 @@ struct builder {
 	 * spans that last to it (t->lost's indexes) are ended then */
 	bool end_later;
 	VEC(uint32_t) at_end;
+	/* the sleeps a wakeup without a waking ended (builder_finish() counts the
+	 * ones a span of lost records overlaps) */
+	VEC(struct span) unlinked;
 };
 
 static inline struct thread *TH(struct builder *b, uint32_t i)

@@ -55,7 +55,11 @@ void _rsp_open_run(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t start,
 	if (s && s->kind == SLICE_SLEEP && !(s->flags & (SL_PREEMPTED | SL_UNKNOWN_START)) &&
 	    !(flags & SL_EXEC)) {
 		b->t->n_wakeups++;
-		b->t->n_wakeups_unlinked += link == RSP_NONE;
+		if (link == RSP_NONE) {
+			/* whether records were lost meanwhile is known at the end */
+			b->t->n_wakeups_unlinked++;
+			vec_push(&b->unlinked, ((struct span){ s->start, start }));
+		}
 	}
 	_rsp_close_slice(th, start);
 	s = _rsp_push_slice(th, SLICE_RUN, start, (uint16_t)cpu, flags);
@@ -68,6 +72,7 @@ void _rsp_open_run(struct builder *b, uint32_t ti, uint32_t cpu, uint64_t start,
 	th->st = TS_RUNNING;
 	th->cpu = (uint16_t)cpu;
 	th->pending_link = RSP_NONE;
+	b->bt.v[ti].race_state = RACE_NONE;
 	b->bt.v[ti].wake_cpu = -1;
 	b->bt.v[ti].run_acc = 0;
 	b->bt.v[ti].first_ev = start;
@@ -93,6 +98,7 @@ void _rsp_open_sleep(struct builder *b, uint32_t ti, uint64_t start, uint8_t fla
 	th->st = TS_SLEEPING;
 	th->pending_link = RSP_NONE;
 	b->bt.v[ti].wake_cpu = -1;
+	b->bt.v[ti].race_state = RACE_NONE; /* on_switch() sets it after */
 }
 
 void _rsp_open_unknown(struct builder *b, uint32_t ti, uint64_t start, bool lost)
@@ -103,6 +109,7 @@ void _rsp_open_unknown(struct builder *b, uint32_t ti, uint64_t start, bool lost
 	_rsp_push_slice(th, SLICE_UNKNOWN, start, th->cpu, lost ? SL_LOST : 0);
 	th->st = TS_UNKNOWN;
 	th->pending_link = RSP_NONE;
+	b->bt.v[ti].race_state = RACE_NONE;
 }
 
 /* The thread is seen before any state: it existed before the trace. */

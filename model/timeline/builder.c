@@ -80,10 +80,19 @@ static void on_switch(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 			if (!th->death || th->death > t)
 				th->death = t;
 		} else {
+			struct bthread *bt = &b->bt.v[p];
+			bool raced = bt->race_state == RACE_RUNNING && !(flags & SL_PREEMPTED) &&
+				     t - bt->race.time <= RACE_WINDOW_NS;
+
 			_rsp_open_sleep(b, p, t, flags, stack);
 			b->last = (struct product){ 1, p, (uint32_t)(th->slices.n - 1) };
 			if (flags & SL_PREEMPTED)
 				preempted = (uint32_t)(th->slices.n - 1);
+			if (raced) {
+				/* its last waking may have raced this sleep (on_wakeup()) */
+				bt->race_state = RACE_ASLEEP;
+				bt->race_sleep = (uint32_t)(th->slices.n - 1);
+			}
 		}
 	} else if (cs->cur != CPU_IDLE && cs->cur != CPU_UNKNOWN) {
 		/* idle -> next, but a thread was current here */
@@ -157,6 +166,26 @@ static uint8_t classify(struct builder *b, uint32_t cpu, uint8_t ctx, uint64_t t
 	}
 }
 
+/* @l becomes the link of @w's current sleep @s, woken (runnable) at @wake on @wake_cpu. */
+static void link_sleep(struct builder *b, uint32_t w, struct slice *s, const struct link *l,
+		       uint64_t wake, int32_t wake_cpu)
+{
+	struct thread *wt = TH(b, w);
+
+	if (!vec_push(&b->t->links, *l))
+		return;
+	if (!s->wake)
+		s->wake = wake;
+	s->link = (uint32_t)(b->t->links.n - 1);
+	wt->pending_link = s->link;
+	b->bt.v[w].wake_cpu = wake_cpu;
+	if (l->kind == LINK_IO && l->extra < b->t->ios.n)
+		b->t->ios.v[l->extra].woke = s->link;
+	if (l->kind == LINK_NET && l->extra < b->t->nets.n)
+		b->t->nets.v[l->extra].woke = s->link;
+	b->last = (struct product){ 2, w, s->link };
+}
+
 static void on_waking(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev,
 		      uint32_t stack, bool is_waking)
 {
@@ -165,6 +194,7 @@ static void on_waking(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	struct thread *wt;
 	struct slice *s;
 	struct link l;
+	bool race;
 
 	if (w == RSP_NONE)
 		return;
@@ -180,9 +210,11 @@ static void on_waking(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	if (wt->st == TS_NEW)
 		_rsp_first_sight_sleeping(b, w);
 	s = cur_slice(wt);
-	if (wt->st != TS_SLEEPING || !s || s->kind != SLICE_SLEEP)
+	/* still running: the waking of the sleep it may be entering (on_switch()) */
+	race = is_waking && wt->st == TS_RUNNING && waker != w;
+	if (!race && (wt->st != TS_SLEEPING || !s || s->kind != SLICE_SLEEP))
 		return; /* already running: nothing to wake */
-	if (s->wake && !(s->flags & SL_PREEMPTED) && wt->pending_link != RSP_NONE)
+	if (!race && s->wake && !(s->flags & SL_PREEMPTED) && wt->pending_link != RSP_NONE)
 		return; /* the first waking of this sleep counts */
 	memset(&l, 0, sizeof(l));
 	l.time = t;
@@ -197,35 +229,41 @@ static void on_waking(struct builder *b, uint64_t t, uint32_t cpu, const struct 
 	l.wakee = w;
 	l.wakee_slice = RSP_NONE;
 	l.stack = stack;
-	if (!vec_push(&b->t->links, l))
+	if (race) {
+		/* the last waking before its switch-out counts */
+		b->bt.v[w].race = l;
+		b->bt.v[w].race_state = RACE_RUNNING;
+		b->last = (struct product){ 0, 0, 0 };
 		return;
-	if (!s->wake)
-		s->wake = t;
-	s->link = (uint32_t)(b->t->links.n - 1);
-	wt->pending_link = s->link;
-	b->bt.v[w].wake_cpu = ev->u.wake.target_cpu >= 0 ? ev->u.wake.target_cpu : (int32_t)cpu;
-	if (l.kind == LINK_IO && extra < b->t->ios.n)
-		b->t->ios.v[extra].woke = s->link;
-	if (l.kind == LINK_NET && extra < b->t->nets.n)
-		b->t->nets.v[extra].woke = s->link;
-	b->last = (struct product){ 2, w, s->link };
+	}
+	link_sleep(b, w, s, &l, t,
+		   ev->u.wake.target_cpu >= 0 ? ev->u.wake.target_cpu : (int32_t)cpu);
 }
 
 static void on_wakeup(struct builder *b, uint64_t t, uint32_t cpu, const struct rsp_dev *ev)
 {
 	uint32_t w = _rsp_builder_thread(b, ev->u.wake.pid, 0, t);
+	struct bthread *bt;
 	struct thread *wt;
 	struct slice *s;
 
 	if (w == RSP_NONE)
 		return;
 	wt = TH(b, w);
+	bt = &b->bt.v[w];
 	s = cur_slice(wt);
+	if (wt->st == TS_RUNNING)
+		bt->race_state = RACE_NONE; /* the waking completed while it ran */
 	if (wt->st == TS_SLEEPING && s && s->kind == SLICE_SLEEP && !s->wake) {
-		if (b->t->have_waking) {
+		if (bt->race_state == RACE_ASLEEP && bt->race_sleep == wt->slices.n - 1) {
+			/* the waking that raced its switch-out, completed now */
+			bt->race_state = RACE_NONE;
+			b->t->n_wakeups_raced++;
+			link_sleep(b, w, s, &bt->race, t, ev->u.wake.target_cpu);
+		} else if (b->t->have_waking) {
 			/* its waking was lost: runnable from here, cause unknown */
 			s->wake = t;
-			b->bt.v[w].wake_cpu = ev->u.wake.target_cpu;
+			bt->wake_cpu = ev->u.wake.target_cpu;
 		} else {
 			on_waking(b, t, cpu, ev, 0, true);
 		}
@@ -402,6 +440,7 @@ void builder_free(struct builder *b)
 	vec_free(&b->bt);
 	vec_free(&b->flushes);
 	vec_free(&b->at_end);
+	vec_free(&b->unlinked);
 	free(b);
 }
 
@@ -859,6 +898,21 @@ static void unknown_in_lost_spans(struct rsp_trace *t)
 	free(sp);
 }
 
+/* Might a sched_waking have been lost in @sp (a span where every event of a
+ * CPU, or that event type, was lost or shed)? */
+static bool waking_lost_in(const struct rsp_trace *t, const struct span *sp)
+{
+	for (size_t i = 0; i < t->lost.n; i++) {
+		const struct lost_span *l = &t->lost.v[i];
+
+		if (l->ring || l->start > sp->to || l->end < sp->from)
+			continue;
+		if (l->attr < 0 || t->dec[l->attr].kind == TP_WAKING)
+			return true;
+	}
+	return false;
+}
+
 void builder_finish(struct builder *b)
 {
 	uint64_t end = b->t->t_end;
@@ -902,5 +956,7 @@ void builder_finish(struct builder *b)
 		vec_shrink(&th->samples);
 	}
 	unknown_in_lost_spans(b->t);
+	for (size_t i = 0; i < b->unlinked.n; i++)
+		b->t->n_wakeups_unlinked_lost += waking_lost_in(b->t, &b->unlinked.v[i]);
 	vec_shrink(&b->t->links);
 }

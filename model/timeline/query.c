@@ -48,6 +48,8 @@ void rsp_trace_get_summary(const struct rsp_trace *t, struct rsp_trace_summary *
 	o->broken_chains = t->n_broken_chains;
 	o->wakeups = t->n_wakeups;
 	o->wakeups_unlinked = t->n_wakeups_unlinked;
+	o->wakeups_unlinked_lost = t->n_wakeups_unlinked_lost;
+	o->wakeups_raced = t->n_wakeups_raced;
 	for (size_t i = 0; i < t->lost.n; i++)
 		if (t->lost.v[i].attr < 0)
 			o->lost_events += t->lost.v[i].lost;

@@ -309,6 +309,8 @@ struct rsp_trace {
 	uint64_t n_runs_placed; /* inferred runs placed by the CPU time sched_stat_runtime gave */
 	uint64_t n_broken_chains;
 	uint64_t n_wakeups, n_wakeups_unlinked; /* voluntary sleeps ended; of them without a waking */
+	uint64_t n_wakeups_unlinked_lost; /* of those, the sleeps a span of lost wakings overlaps */
+	uint64_t n_wakeups_raced; /* linked to a waking recorded before their sleep began */
 	VEC(char *) warnings;
 	bool have_irq, have_block, have_net, have_waking;
 	bool recorded[TP__COUNT]; /* the file has an attr for the tracepoint (it may not have fired) */

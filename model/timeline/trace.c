@@ -161,6 +161,42 @@ out:
 	return ret;
 }
 
+/*
+ * More than 10% of wakeups without a waking: what the file lacks.  Those in
+ * spans of lost records are the recorder's own count of what it missed; the
+ * rest perf drops (interrupt-context sched_waking on idle CPUs), or, in a file
+ * rsp record wrote (which keeps those) with nothing lost there, the waking was
+ * not traced or not recognised: said as such, not blamed on the recorder.
+ */
+static void warn_unlinked(struct rsp_trace *t)
+{
+	const char *version = rsp_reader_info(t->reader)->version;
+	unsigned long long n = t->n_wakeups_unlinked, all = t->n_wakeups,
+			   lost = t->n_wakeups_unlinked_lost, rest = n - lost;
+	char in_lost[160] = "";
+
+	if (lost)
+		snprintf(in_lost, sizeof(in_lost),
+			 "%llu in spans where records were lost (`rsp info` lists them)%s", lost,
+			 rest ? ", " : "");
+	if (!rest)
+		trace_warn(t, "%llu of %llu wakeups have no recorded waking: %s: their causes are "
+			      "unknown", n, all, in_lost);
+	else if (version && !strncmp(version, "rsp", 3))
+		trace_warn(t,
+			   "%llu of %llu wakeups have no recorded waking: %s%llu with nothing lost "
+			   "around them (the recorder kept every sched_waking it was given: the "
+			   "kernel traced none for them, or rsp did not match it): their causes are "
+			   "unknown",
+			   n, all, in_lost, rest);
+	else
+		trace_warn(t,
+			   "%llu of %llu wakeups have no recorded waking: %s%llu with nothing lost "
+			   "around them (interrupt-context sched_waking dropped, as perf does on idle "
+			   "CPUs; rsp record keeps them): their causes are unknown",
+			   n, all, in_lost, rest);
+}
+
 /* What a recording from a kernel that drops events lacks, told plainly. */
 static void check_completeness(struct rsp_trace *t)
 {
@@ -234,11 +270,7 @@ static void check_completeness(struct rsp_trace *t)
 			   "sched:sched_stat_runtime (recorded by this rsp record) places them",
 			   (unsigned long long)t->n_inferred);
 	if (t->n_wakeups >= 50 && t->n_wakeups_unlinked * 10 > t->n_wakeups)
-		trace_warn(t,
-			   "%llu of %llu wakeups have no recorded waking (interrupt-context "
-			   "sched_waking lost, e.g. perf on an idle CPU): their causes are unknown",
-			   (unsigned long long)t->n_wakeups_unlinked,
-			   (unsigned long long)t->n_wakeups);
+		warn_unlinked(t);
 }
 
 static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o, uint64_t size,

@@ -415,6 +415,132 @@ static bool warns(struct rsp_trace *t, const char *what)
 }
 
 /*
+ * Wakes that race the sleep.  w (10) runs on cpu0 throughout; v (20) on cpu1.
+ * Round kinds, each starting at b (us, rounds 2000 apart):
+ *  - race: w's waking of v at b while v still runs; v switches out asleep at
+ *    b+35; the wakeup completes from cpu1's wake list at b+40, v runs at b+45:
+ *    the sleep b+35..b+45 is woken at b+40 by the waking at b (w's);
+ *  - completed: the waking at b is completed by a wakeup at b+2 while v runs
+ *    (the kernel's ttwu_runnable): v's sleep at b+35 is a new one, its waking
+ *    lost (only a wakeup at b+140): unlinked;
+ *  - preempted: v is preempted at b+10 (by 30) and runs again at b+20 before
+ *    it sleeps at b+35: the waking at b was not this sleep's: unlinked;
+ *  - late: v sleeps 1100 us after the waking (past RACE_WINDOW_NS): unlinked;
+ *  - again: a second waking at b+38, after the switch-out: the sleep's own
+ *    waking, as any waking of a sleeping thread (linked at b+38, not raced);
+ *  - lost: v sleeps at b+35; cpu0 loses 5 records at b+100 (the span from
+ *    cpu0's last record); the wakeup at b+140 has no waking: unlinked, where
+ *    records were lost.
+ * 40 race, 4 completed, 4 preempted, 4 late, 2 again, 1 lost: 55 wakeups,
+ * 13 without a waking (1 where records were lost), 40 raced.  Before the rule
+ * 53 of the 55 were unlinked (the 2 "again" linked).
+ */
+enum race_round { RR_RACE, RR_COMPLETED, RR_PREEMPTED, RR_LATE, RR_AGAIN, RR_LOST };
+
+static void race_round(struct synth *s, uint64_t b, enum race_round k)
+{
+	uint64_t out = k == RR_LATE ? b + 1100 : b + 35;
+
+	if (k != RR_LOST)
+		synth_waking(s, 0, US(b), 10, 0, 20, "v", 1, false, NULL, 0);
+	if (k == RR_COMPLETED)
+		synth_wakeup(s, 0, US(b + 2), 10, 0, 20, 1);
+	if (k == RR_PREEMPTED) {
+		synth_switch(s, 1, US(b + 10), 20, "v", 0, 30, "x");
+		synth_switch(s, 1, US(b + 20), 30, "x", 0, 20, "v");
+	}
+	synth_switch(s, 1, US(out), 20, "v", S_INT, 0, "swapper/1");
+	if (k == RR_AGAIN)
+		synth_waking(s, 0, US(b + 38), 10, 0, 20, "v", 1, false, NULL, 0);
+	if (k == RR_LOST)
+		synth_lost(s, US(b + 100), 0, 5);
+	if (k == RR_RACE || k == RR_AGAIN) {
+		synth_wakeup(s, 1, US(out + 5), 0, 0, 20, 1);
+		synth_switch(s, 1, US(out + 10), 0, "swapper/1", 0, 20, "v");
+	} else {
+		synth_wakeup(s, 1, US(out + 105), 0, 0, 20, 1);
+		synth_switch(s, 1, US(out + 110), 0, "swapper/1", 0, 20, "v");
+	}
+	synth_round(s);
+}
+
+static void test_raced_waking(bool by_rsp)
+{
+	static const struct {
+		enum race_round k;
+		int n;
+	} plan[] = { { RR_RACE, 20 },	  { RR_COMPLETED, 4 }, { RR_PREEMPTED, 4 }, { RR_RACE, 20 },
+		     { RR_LATE, 4 },	  { RR_AGAIN, 2 },     { RR_LOST, 1 } };
+	struct synth_opts o = { .version = by_rsp ? "rsp 0.1" : NULL };
+	struct synth *s = synth_new(&o);
+	enum race_round kind[64];
+	struct rsp_trace *t;
+	size_t n = 0, linked = 0, wrong = 0;
+	char err[256];
+
+	synth_fork(s, 0, 10, 1, 10, 1);
+	synth_fork(s, 0, 20, 1, 20, 1);
+	synth_switch(s, 0, US(100), 0, "swapper/0", 0, 10, "w");
+	synth_switch(s, 1, US(100), 0, "swapper/1", 0, 20, "v");
+	for (size_t p = 0; p < sizeof(plan) / sizeof(plan[0]); p++)
+		for (int i = 0; i < plan[p].n; i++, n++) {
+			kind[n] = plan[p].k;
+			race_round(s, 1000 + 2000 * n, plan[p].k);
+		}
+	t = open_synth(s, err, sizeof(err));
+	CHECK(t != NULL, "opens (%s)", t ? "" : err);
+	if (t) {
+		struct rsp_trace_summary sum;
+		size_t w = thread_of(t, 10);
+
+		for (size_t r = 0; r < n; r++) {
+			uint64_t b = 1000 + 2000 * r;
+			struct rsp_slice_info sl;
+			struct rsp_link_info l;
+			bool want = kind[r] == RR_RACE || kind[r] == RR_AGAIN;
+
+			/* v's sleep of this round */
+			if (!slice_at(t, thread_of(t, 20), US((kind[r] == RR_LATE ? b + 1100 : b + 35)) + 1,
+				      &sl) ||
+			    sl.kind != RSP_SLICE_SLEEP) {
+				wrong++;
+				continue;
+			}
+			if (sl.link >= rsp_trace_n_links(t)) {
+				wrong += want;
+				continue;
+			}
+			rsp_trace_link(t, sl.link, &l);
+			linked++;
+			wrong += !want || l.kind != RSP_LINK_WAKEUP || l.waker_thread != w ||
+				 l.time_ns != US(kind[r] == RR_AGAIN ? b + 38 : b) ||
+				 sl.wake_ns != US(kind[r] == RR_AGAIN ? b + 38 : b + 40);
+		}
+		CHECK(wrong == 0 && linked == 42,
+		      "the 40 raced sleeps linked to the waking before them, woken at their wakeup, "
+		      "the 2 with a later waking to it, no other (%zu linked, %zu wrong)",
+		      linked, wrong);
+		rsp_trace_get_summary(t, &sum);
+		CHECK(sum.wakeups == 55 && sum.wakeups_unlinked == 13 &&
+			      sum.wakeups_unlinked_lost == 1 && sum.wakeups_raced == 40,
+		      "55 wakeups, 13 unlinked, 1 of them where records were lost, 40 raced: %llu, "
+		      "%llu, %llu, %llu",
+		      (unsigned long long)sum.wakeups, (unsigned long long)sum.wakeups_unlinked,
+		      (unsigned long long)sum.wakeups_unlinked_lost,
+		      (unsigned long long)sum.wakeups_raced);
+		CHECK(warns(t, "13 of 55 wakeups have no recorded waking: 1 in spans where records "
+			       "were lost (`rsp info` lists them), 12 with nothing lost around them"),
+		      "the warning's counts");
+		CHECK(by_rsp ? warns(t, "the recorder kept every sched_waking it was given") &&
+				       !warns(t, "as perf does")
+			     : warns(t, "as perf does on idle CPUs") && !warns(t, "the recorder kept"),
+		      "the warning says what the file lacks (%s)", by_rsp ? "rsp record's" : "perf's");
+		rsp_trace_free(t);
+	}
+	synth_free(s);
+}
+
+/*
  * A request issued twice (a requeue: a busy virtio disk; block_rq_requeue is
  * not recorded) and completed once is one request, in service from its last
  * issue; a trace of them warns of no lost completions.  Requests whose
@@ -1849,6 +1975,8 @@ int main(int argc, char **argv)
 	TAP_RUN("lost", test_lost());
 	TAP_RUN("lost_samples_untimed", test_lost_samples_untimed());
 	TAP_RUN("lost_rings", test_lost_rings());
+	TAP_RUN("raced_waking/perf", test_raced_waking(false));
+	TAP_RUN("raced_waking/rsp", test_raced_waking(true));
 	TAP_RUN("pid_reuse_and_exec", test_pid_reuse_and_exec());
 	TAP_RUN("block", test_block());
 	TAP_RUN("block_requeue", test_block_requeue());
