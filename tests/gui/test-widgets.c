@@ -344,8 +344,12 @@ static void test_repaint(void)
 	GskRenderNode *b0, *b1, *b2;
 	gboolean handled = FALSE;
 	double x, y;
+	int width, height, width2, height2;
+	gsize stride, stride2;
+	guchar *px, *px2;
 
 	settle(c);
+	px = capture(GTK_WIDGET(c), &width, &height, &stride);
 	b0 = canvas_backdrop(c);
 	g_assert_nonnull(b0);
 	g_assert_nonnull(visible_item(c, 0, RSP_HIT_SLICE, 4, &x, &y));
@@ -367,6 +371,22 @@ static void test_repaint(void)
 	b2 = canvas_backdrop(c);
 	g_assert_nonnull(b2);
 	g_assert_true(b2 != b0);
+	/* and back, then drawn again in place: the same pixels from both images the
+	 * canvas draws into in turn */
+	rsp_canvas_clear_selection(c);
+	g_signal_emit_by_name(rsp_canvas_get_controller(c, "key"), "key-pressed", GDK_KEY_Left, 0,
+			      0, &handled);
+	for (int i = 0; i < 2; i++) {
+		if (i)
+			rsp_canvas_invalidate(c);
+		rsp_canvas_flush(c);
+		px2 = capture(GTK_WIDGET(c), &width2, &height2, &stride2);
+		g_assert_cmpint(width2, ==, width);
+		g_assert_cmpint(height2, ==, height);
+		g_assert_true(memcmp(px, px2, stride * height) == 0);
+		g_free(px2);
+	}
+	g_free(px);
 	gsk_render_node_unref(b0);
 	gsk_render_node_unref(b1);
 	gsk_render_node_unref(b2);
