@@ -507,7 +507,7 @@ static void cvisit(struct clay *C, uint32_t i)
 		it->aux = n->count;
 		if (active) {
 			bool hit =
-			    (C->st->search && *C->st->search && strstr(n->label, C->st->search)) ||
+			    rsp_search_hit(n->label, C->st->search) ||
 			    (C->st->category >= 0 && C->st->category < 16 &&
 			     (n->catmask & (1u << C->st->category)));
 

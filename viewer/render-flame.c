@@ -514,7 +514,7 @@ static uint32_t emit(struct flay *F, unsigned level, double x0, double x1, const
 
 static bool search_hit(const struct flay *F, const char *s)
 {
-	return F->st && F->st->search && *F->st->search && s && strstr(s, F->st->search);
+	return F->st && rsp_search_hit(s, F->st->search);
 }
 
 static bool node_counts(const struct _rsp_fnode *n, int cat)

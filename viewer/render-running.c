@@ -121,7 +121,7 @@ static void flush_cols(struct lay *L, uint8_t mask, double y, double h, size_t r
 
 static bool matches(const struct lay *L, const char *s)
 {
-	return L->st && L->st->search && *L->st->search && s && strstr(s, L->st->search);
+	return L->st && rsp_search_hit(s, L->st->search);
 }
 
 /* Labels of a row's threads must not overlap: claim the columns a label covers. */
@@ -732,8 +732,12 @@ static void running_chrome(const void *data, const void *state, const struct rsp
 		    RSP_GUTTER_W - x - 4, ri.name, ri.target ? RSP_ITEM_BOLD : 0);
 		it->id = RSP_HIT_ID(RSP_HIT_ROW_NAME, r);
 		it->aux = (uint32_t)r;
-		if (st && st->search && *st->search && strstr(ri.name, st->search))
+		if (st && rsp_search_hit(ri.name, st->search)) {
 			it->flags |= RSP_ITEM_MARKED;
+			/* the match Enter stepped to: a bar at the gutter's edge */
+			if (st->search_current == r + 1)
+				rsp_scene_add(out, RSP_PRIM_RECT, RSP_CLS_MARK, 0, y, 4, RSP_ROW_H);
+		}
 	}
 	rsp_scene_add(out, RSP_PRIM_LINE, RSP_CLS_SEPARATOR, RSP_GUTTER_W - 0.5, 0, 0, v->height);
 }

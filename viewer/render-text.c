@@ -127,6 +127,11 @@ static inline double advance(const struct font *f, int c)
 	return c < 0 ? f->ell_adv : f->adv[c];
 }
 
+bool rsp_search_hit(const char *text, const char *search)
+{
+	return search && *search && text && strcasestr(text, search);
+}
+
 double rsp_text_width(const char *s, size_t n)
 {
 	const struct font *f = font();

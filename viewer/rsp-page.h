@@ -21,6 +21,8 @@ struct _RspPageClass {
 	GtkBoxClass parent_class;
 	/* the search text changed ("" : none) */
 	void (*search_changed)(RspPage *page, const char *text);
+	/* Enter (+1), Shift+Enter (-1) in the search entry: the next or previous match */
+	void (*search_step)(RspPage *page, int dir);
 	/* the analysis the page shows (table export), NULL if none yet */
 	RspTarget *(*get_target)(RspPage *page);
 };
@@ -32,6 +34,11 @@ RspCanvas *rsp_page_get_canvas(RspPage *page);
 GtkWidget *rsp_page_get_toolbar(RspPage *page);
 const char *rsp_page_get_title(RspPage *page);
 void rsp_page_start_search(RspPage *page);
+/* What the search found, beside its entry ("3 of 12", "no match"); "" for none. */
+void rsp_page_set_search_status(RspPage *page, const char *text);
+const char *rsp_page_get_search_status(RspPage *page);
+/* As Enter (+1) or Shift+Enter (-1) in the search entry. */
+void rsp_page_search_step(RspPage *page, int dir);
 RspTarget *rsp_page_get_target(RspPage *page);
 
 G_END_DECLS

@@ -67,6 +67,46 @@ static void on_labelled(RspDocument *doc, RspRunningPage *p)
 	rsp_canvas_invalidate(p->canvas);
 }
 
+/* The rows whose names match, in order; *at: the current match's place among them (0: none). */
+static GArray *matching_rows(RspRunningPage *p, size_t *at)
+{
+	const struct rsp_running_data *d = data_of(p);
+	size_t n = rsp_running_n_rows(d, &p->st);
+	GArray *rows = g_array_new(FALSE, FALSE, sizeof(size_t));
+
+	*at = 0;
+	for (size_t r = 0; r < n && p->search && *p->search; r++) {
+		struct rsp_row_info ri;
+
+		rsp_running_row(d, &p->st, r, &ri);
+		if (!rsp_search_hit(ri.name, p->search))
+			continue;
+		g_array_append_val(rows, r);
+		if (p->st.search_current == r + 1)
+			*at = rows->len;
+	}
+	return rows;
+}
+
+static void show_search_status(RspRunningPage *p)
+{
+	size_t at;
+	GArray *rows = matching_rows(p, &at);
+	g_autofree char *s = NULL;
+
+	if (!p->search || !*p->search)
+		s = g_strdup("");
+	else if (!rows->len)
+		s = g_strdup("no match");
+	else if (at)
+		s = g_strdup_printf("%zu of %u rows", at, rows->len);
+	else
+		s = g_strdup_printf("%u row%s: Enter to step", rows->len, rows->len == 1 ? "" : "s");
+	rsp_page_set_search_status(RSP_PAGE(p), s);
+	rsp_testlog("SEARCH \"%s\" %s", p->search ? p->search : "", s);
+	g_array_unref(rows);
+}
+
 static void search_changed(RspPage *page, const char *text)
 {
 	RspRunningPage *p = RSP_RUNNING_PAGE(page);
@@ -74,7 +114,37 @@ static void search_changed(RspPage *page, const char *text)
 	g_free(p->search);
 	p->search = g_strdup(text);
 	p->st.search = p->search;
+	p->st.search_current = 0;
+	show_search_status(p);
 	rsp_canvas_invalidate(p->canvas);
+}
+
+/* The next (@dir 1) or previous (-1) matching row, round the ends, scrolled into view. */
+static void search_step(RspPage *page, int dir)
+{
+	RspRunningPage *p = RSP_RUNNING_PAGE(page);
+	size_t at, row;
+	GArray *rows = matching_rows(p, &at);
+
+	if (rows->len) {
+		if (!at)
+			at = dir > 0 ? 1 : rows->len;
+		else
+			at = dir > 0 ? at % rows->len + 1 : (at + rows->len - 2) % rows->len + 1;
+		row = g_array_index(rows, size_t, at - 1);
+		p->st.search_current = row + 1;
+		{
+			/* a third of the way down, unless it is in view already */
+			const struct rsp_view *v = rsp_canvas_get_view(p->canvas);
+			double top = (double)row * RSP_ROW_H - v->scroll_y, h = v->height - RSP_RULER_H;
+
+			if (top < 0 || top + RSP_ROW_H > h)
+				rsp_canvas_pan(p->canvas, 0, top - h / 3);
+		}
+		rsp_canvas_invalidate(p->canvas);
+	}
+	g_array_unref(rows);
+	show_search_status(p);
 }
 
 static RspTarget *get_target(RspPage *page)
@@ -95,6 +165,7 @@ static void rsp_running_page_class_init(RspRunningPageClass *klass)
 {
 	G_OBJECT_CLASS(klass)->finalize = rsp_running_page_finalize;
 	RSP_PAGE_CLASS(klass)->search_changed = search_changed;
+	RSP_PAGE_CLASS(klass)->search_step = search_step;
 	RSP_PAGE_CLASS(klass)->get_target = get_target;
 	signals[SIG_OPEN_FLAME] =
 	    g_signal_new("open-flame", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,

@@ -160,6 +160,8 @@ double rsp_text_width(const char *s, size_t n);
 /* Bytes of @s that fit in @max_w (with "…" if cut: *ellipsis); 0 if not even 2 characters fit. */
 size_t rsp_text_fit(const char *s, double max_w, bool *ellipsis);
 void rsp_text_draw(cairo_t *cr, double x, double baseline, const char *s, size_t n, bool ellipsis);
+/* @text contains @search, case aside (ASCII); false for an empty or NULL @search (every view's search). */
+bool rsp_search_hit(const char *text, const char *search);
 
 /* ---- units --------------------------------------------------------------------------------------
  */

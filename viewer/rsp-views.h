@@ -123,7 +123,8 @@ struct rsp_running_state {
 	bool show_sleeps;        /* sleeps as blue boxes labelled with their function */
 	bool chains_only;        /* only the target's chains */
 	const uint8_t *expanded; /* per process (rsp_running_n_procs): its threads shown */
-	const char *search;      /* rows and sleeps whose name contains it are marked */
+	const char *search;      /* rows and sleeps whose name contains it (case aside) are marked */
+	size_t search_current;   /* 1 + the row that is the current match (Enter), 0: none */
 	/* no wakeup links; else at most one a pixel column, under the rows' marks, and at
 	 * a coarse zoom (more than one link per RSP_LINKS_COARSE_PX columns in view) only
 	 * those within the target's chains */
@@ -187,7 +188,7 @@ double rsp_legend_layout(struct rsp_scene *out, int width, double y, bool option
 
 struct rsp_flame_state {
 	bool kernel_frames; /* show kernel frames in the stacks */
-	const char *search; /* frames whose name contains it are marked, others faded */
+	const char *search; /* frames whose name contains it (case aside) are marked, others faded */
 	int category;       /* -1, or: the frames that category counts are marked, others faded */
 	bool legend;        /* the legend along the bottom (exports) */
 	bool legend_idle;   /* with idle's colour (the analysis has idle time) */

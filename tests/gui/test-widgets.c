@@ -1100,6 +1100,59 @@ static void test_search(void)
 		marked += !!(it->flags & RSP_ITEM_MARKED);
 	}
 	g_assert_cmpuint(marked, ==, 2); /* rpc-server, rpc-backend */
+	g_assert_cmpstr(rsp_page_get_search_status(RSP_PAGE(rp)), ==, "2 rows: Enter to step");
+	/* case aside; Enter steps through the matches, round the end, Shift+Enter back */
+	gtk_editable_set_text(GTK_EDITABLE(entry), "RPC-");
+	g_signal_emit_by_name(entry, "search-changed");
+	g_assert_cmpstr(rsp_page_get_search_status(RSP_PAGE(rp)), ==, "2 rows: Enter to step");
+	{
+		static const struct {
+			int dir;
+			const char *status;
+			size_t match; /* which of the two rows, in order */
+		} steps[] = {{1, "1 of 2 rows", 0}, {1, "2 of 2 rows", 1}, {1, "1 of 2 rows", 0},
+			     {-1, "2 of 2 rows", 1}, {-1, "1 of 2 rows", 0}};
+		const struct rsp_running_data *d =
+		    rsp_document_get_running(rsp_page_get_document(RSP_PAGE(rp)));
+		const struct rsp_running_state *st = rsp_running_page_get_state(rp);
+		size_t rows[2], n = 0;
+
+		for (size_t r = 0; r < rsp_running_n_rows(d, st) && n < 2; r++) {
+			struct rsp_row_info ri;
+
+			rsp_running_row(d, st, r, &ri);
+			if (strstr(ri.name, "rpc-"))
+				rows[n++] = r;
+		}
+		g_assert_cmpuint(n, ==, 2);
+		for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+			double x, y;
+
+			if (steps[i].dir > 0)
+				g_signal_emit_by_name(entry, "activate");
+			else
+				rsp_page_search_step(RSP_PAGE(rp), -1);
+			g_assert_cmpstr(rsp_page_get_search_status(RSP_PAGE(rp)), ==,
+					steps[i].status);
+			g_assert_cmpuint(st->search_current, ==, rows[steps[i].match] + 1);
+			rsp_canvas_flush(c);
+			g_assert_true(rsp_running_page_row_position(rp, rows[steps[i].match], &x, &y));
+		}
+		/* the current match's bar at the gutter's edge */
+		l = rsp_canvas_get_layout(c);
+		n = 0;
+		for (size_t i = 0; i < rsp_scene_n_items(l->chrome); i++) {
+			const struct rsp_scene_item *it = rsp_scene_item(l->chrome, i);
+
+			n += it->cls == RSP_CLS_MARK && it->prim == RSP_PRIM_RECT && it->x == 0;
+		}
+		g_assert_cmpuint(n, ==, 1);
+	}
+	gtk_editable_set_text(GTK_EDITABLE(entry), "no such name");
+	g_signal_emit_by_name(entry, "search-changed");
+	g_assert_cmpstr(rsp_page_get_search_status(RSP_PAGE(rp)), ==, "no match");
+	g_signal_emit_by_name(entry, "activate");
+	g_assert_cmpuint(rsp_running_page_get_state(rp)->search_current, ==, 0);
 	gtk_window_destroy(GTK_WINDOW(w));
 }
 
