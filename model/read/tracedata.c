@@ -3,6 +3,8 @@
  * The tracing-data payload of a perf.data (perf's trace-event-info layout):
  * event formats into a libtraceevent handle, so fields are found by name
  * from what the *recording* kernel said; kallsyms and printk formats kept.
+ * rsp record's kallsyms is one zstd frame (collector/tracing-data.c),
+ * inflated here; perf's is text or empty.
  */
 #include "read/tracedata.h"
 
@@ -14,6 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
+
+/* kallsyms is ~10 MiB; model/symbols/kallsyms.c takes up to 1 GiB */
+#define KALLSYMS_MAX (256u << 20)
 
 struct cursor {
 	const unsigned char *p, *end;
@@ -204,6 +210,31 @@ static int parse_formats(struct tracedata *td, struct cursor *c, const char *sys
 	return 0;
 }
 
+/* A zstd frame of kallsyms text: inflated, or marked damaged (no symbols from it). */
+static void inflate_kallsyms(struct tracedata *td, const void *z, size_t zlen)
+{
+	unsigned long long n = ZSTD_getFrameContentSize(z, zlen);
+	char *text;
+	size_t got;
+
+	td->kallsyms_bad = true;
+	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR || !n ||
+	    n > KALLSYMS_MAX || ZSTD_findFrameCompressedSize(z, zlen) != zlen)
+		return;
+	text = malloc(n);
+	if (!text)
+		return;
+	got = ZSTD_decompress(text, n, z, zlen);
+	if (ZSTD_isError(got) || got != n) {
+		free(text);
+		return;
+	}
+	td->kallsyms_bad = true;
+	td->kallsyms_own = text;
+	td->kallsyms = text;
+	td->kallsyms_len = n;
+}
+
 int rsp_tracedata_parse(struct tracedata *td, const void *data, size_t len, char *err,
 			size_t errlen)
 {
@@ -275,8 +306,12 @@ int rsp_tracedata_parse(struct tracedata *td, const void *data, size_t len, char
 	/* kallsyms (perf >= 5.x stores none), printk formats, saved cmdlines */
 	if (get_u32(&c, &u32) || need(&c, u32))
 		return 0; /* older or cut: the formats are what matters */
-	td->kallsyms = u32 ? (const char *)c.p : NULL;
-	td->kallsyms_len = u32;
+	if (u32 >= 4 && !memcmp(c.p, "\x28\xb5\x2f\xfd", 4))
+		inflate_kallsyms(td, c.p, u32);
+	else {
+		td->kallsyms = u32 ? (const char *)c.p : NULL;
+		td->kallsyms_len = u32;
+	}
 	c.p += u32;
 	/* printk formats and saved cmdlines follow: only text printing needs them */
 	return 0;
@@ -286,6 +321,8 @@ void rsp_tracedata_clear(struct tracedata *td)
 {
 	if (td && td->tep)
 		tep_free(td->tep);
+	if (td)
+		free(td->kallsyms_own);
 	if (td)
 		memset(td, 0, sizeof(*td));
 }

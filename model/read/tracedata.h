@@ -14,8 +14,10 @@ struct tracedata {
 	double version;
 	uint32_t page_size;
 	uint8_t long_size;
-	const char *kallsyms; /* inside the payload, not NUL-terminated */
+	const char *kallsyms; /* inside the payload or kallsyms_own, not NUL-terminated */
 	size_t kallsyms_len;
+	char *kallsyms_own; /* rsp record's, inflated */
+	bool kallsyms_bad; /* a zstd frame that did not inflate: none kept */
 	unsigned n_formats, bad_formats;
 };
 

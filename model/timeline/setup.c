@@ -138,10 +138,17 @@ int _rsp_setup_finish(struct setup *su)
 			t->kallsyms_from_running_kernel = true;
 		}
 		free(ks);
+	} else if (t->td.kallsyms_bad) {
+		trace_warn(t, "no kernel symbols: the file's are damaged (they do not inflate) and "
+			      "this is not the kernel it was recorded on (`rsp archive` there)");
 	} else {
 		trace_warn(t, "no kernel symbols: the file has no kallsyms and this is not the "
 			      "kernel it was recorded on");
 	}
+	if (t->td.kallsyms_bad && (t->kallsyms_from_archive || t->kallsyms_from_running_kernel))
+		trace_warn(t, "the kernel symbols in the file are damaged (they do not inflate): "
+			      "kernel frames named from %s",
+			   t->kallsyms_from_archive ? "the archive" : "this machine's kernel, the recording one");
 	for (size_t i = 0; i < in->n_build_ids; i++)
 		if (!in->build_ids[i].kernel)
 			rsp_sym_set_build_id(t->sym, in->build_ids[i].path, in->build_ids[i].id,

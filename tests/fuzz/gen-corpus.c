@@ -232,6 +232,20 @@ int main(int argc, char **argv)
 		free(z);
 		synth_free(s);
 	}
+	for (int v = 0; v < 2; v++) {
+		/* kallsyms as rsp record writes it, one zstd frame; and one that does not inflate */
+		static const char *const names[] = { "synth-kallsyms-zstd.data",
+						     "synth-kallsyms-zstd-damaged.data" };
+		struct synth_opts o = { .kallsyms = "ffffffff81000000 T _stext\n"
+						    "ffffffff81000100 T f_one\n",
+					.kallsyms_zstd = true,
+					.kallsyms_damaged = v == 1 };
+		struct synth *s = synth_new(&o);
+
+		events(s);
+		if (!put_synth(dir, names[v], s))
+			return 1;
+	}
 	{
 		/* perf record's own lost-samples counts, written at its end with time 0 */
 		struct synth_opts o = { 0 };

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 struct sfield {
 	const char *type, *name;
@@ -274,7 +275,19 @@ static void tracing_data(struct synth *s, struct buf *b)
 			free(f.p);
 		}
 	}
-	if (s->o.kallsyms) {
+	if (s->o.kallsyms && s->o.kallsyms_zstd) {
+		size_t n = strlen(s->o.kallsyms), bound = ZSTD_compressBound(n), zlen;
+		unsigned char *z = malloc(bound);
+
+		zlen = z ? ZSTD_compress(z, bound, s->o.kallsyms, n, 3) : 0;
+		if (!z || ZSTD_isError(zlen))
+			abort();
+		if (s->o.kallsyms_damaged)
+			z[zlen - 5] ^= 0x5a; /* past the frame's header: a block's bytes */
+		put_u32(b, (uint32_t)zlen);
+		put(b, z, zlen);
+		free(z);
+	} else if (s->o.kallsyms) {
 		put_u32(b, (uint32_t)strlen(s->o.kallsyms));
 		put(b, s->o.kallsyms, strlen(s->o.kallsyms));
 	} else {

@@ -52,6 +52,9 @@ struct synth_opts {
 	bool no_tracing_data;
 	bool sideband_id0; /* side-band records carry id 0, as perf record's synthesized ones */
 	const char *kallsyms; /* /proc/kallsyms text for the tracing data; NULL: none */
+	/* kallsyms as one zstd frame, as rsp record writes it; damaged: a byte of
+	 * the frame's data flipped (it does not inflate) */
+	bool kallsyms_zstd, kallsyms_damaged;
 	/* sched_switch also samples user registers (BP, SP, IP) and a copy of the user
 	 * stack, as --call-graph dwarf: empty unless given (synth_switch_ustack) */
 	bool user_stack;

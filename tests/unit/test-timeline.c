@@ -1592,13 +1592,16 @@ static const char label_kallsyms[] = "ffffffff81000000 T __schedule\n"
 				     "ffffffff81000100 T f_one\n"
 				     "ffffffff81000300 T _etext\n";
 
-static void test_label_frames(void)
+/* @kallsyms_zstd: the kernel's symbols as rsp record writes them; damaged: they do not inflate */
+static void label_frames(bool kallsyms_zstd, bool damaged)
 {
 	const uint64_t K = (uint64_t)PERF_CONTEXT_KERNEL, U = (uint64_t)PERF_CONTEXT_USER;
 	const uint64_t deep[] = { K, 0xffffffff81000010ull, 0xffffffff81000110ull, U,
 				  0x7f0000001000ull, 0x401100, 0x401100, 0x401200, 0x401300 };
 	const uint64_t sched[] = { K, 0xffffffff81000010ull };
-	struct synth_opts so = { .kallsyms = label_kallsyms };
+	struct synth_opts so = { .kallsyms = label_kallsyms,
+				 .kallsyms_zstd = kallsyms_zstd,
+				 .kallsyms_damaged = damaged };
 	struct rsp_trace_opts o = { 0 };
 	struct synth *s = synth_new(&so);
 	struct rsp_trace *t = NULL;
@@ -1625,6 +1628,19 @@ static void test_label_frames(void)
 		CHECK(slice_at(t, thread_of(t, 100), US(1150), &sl) && sl.stack, "the first sleep");
 		rsp_stack_label_frames(t, sl.stack, 100, US(1150), names[0], sizeof(names[0]),
 				       &inner, &caller, &kfunc);
+		if (damaged) {
+			bool warned = false;
+
+			for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
+				warned |= strstr(rsp_trace_warning(t, i),
+						 "damaged (they do not inflate)") != NULL;
+			CHECK(warned, "damaged kernel symbols: one warning saying so");
+			CHECK(!kfunc, "damaged kernel symbols: the kernel frame unnamed, got %s",
+			      kfunc ? kfunc : "");
+			rsp_trace_free(t);
+			synth_free(s);
+			return;
+		}
 		CHECK_STR(inner ? inner : "(none)", "app+0x1100", "the innermost named user frame");
 		CHECK_STR(caller ? caller : "(none)", "app+0x1200", "its caller of another name");
 		CHECK_STR(kfunc ? kfunc : "(none)", "f_one", "the kernel function, not the scheduler");
@@ -1640,6 +1656,13 @@ static void test_label_frames(void)
 		rsp_trace_free(t);
 	}
 	synth_free(s);
+}
+
+static void test_label_frames(void)
+{
+	label_frames(false, false);
+	label_frames(true, false); /* the same names from rsp record's zstd frame */
+	label_frames(true, true);
 }
 
 /* The order the index sort must give: by time (0 before the base first), ties in index order. */
