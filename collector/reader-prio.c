@@ -15,7 +15,7 @@
  * and in the loop at normal priority while the rings keep up.  Two things
  * raise it:
  *  - its own pass, when it found a ring RAISE_AT full, records lost, the pool
- *    full, or ftrace left unread;
+ *    full, or an ftrace ring RAISE_AT behind;
  *  - the watch, a real-time thread that wakes every WATCH_NS while the reader
  *    is at normal priority and raises it when rsp's BPF ring (the switches and
  *    wakeups with their stacks: most of the bytes) is WATCH_AT full or more
@@ -24,8 +24,17 @@
  *    ping-pong is 2, a reader at normal priority gets a fair share of 1/4).  Before the watch, a reader at
  *    normal priority when such a load started read too late: bench/record.sh's
  *    messaging row lost 0.45 and 0.90 M records in 2 runs of 2.
+ * A pass that leaves ftrace sub-buffers unread is not one: the next pass
+ * comes at once, and a pass reads 64 sub-buffers per CPU, 6% of a ring, so
+ * a reader kept off its CPU for 50 ms on pgbench left some (raised for the
+ * rest of the run, 0.58 -> 1.13 ms per transaction).  Passes in a row that
+ * left more, having read RAISE_AT of a ring, are.
+ *
  * It is lowered after CALM_NS of passes that found every ring under CALM_AT
- * and the machine not so busy (at once after the set-up).
+ * and the machine not so busy (at once after the set-up).  The rings wake
+ * the reader at a quarter full, so a reader that keeps up finds them a
+ * little over that: with CALM_AT at 10, a reader once raised on pgbench was
+ * never lowered.
  *
  * RSP_RECORD_READER=rt keeps it at real-time priority throughout (bench/
  * cost.sh's variant rt); --no-rt, or not being root, at normal priority.
@@ -48,7 +57,7 @@
 #define WATCH_NS (5 * 1000 * 1000ull)
 #define WATCH_AT 60
 #define RAISE_AT 60
-#define CALM_AT 10
+#define CALM_AT 35 /* the wake-up point, a quarter, and a margin */
 #define CALM_NS RSP_NSEC_PER_SEC
 #define BUSY_PER_CPU 4
 #define RECORDER_THREADS 3
@@ -136,12 +145,15 @@ static uint64_t lost_so_far(const struct recorder *r)
 void _rsp_adjust_priority(struct recorder *r, uint64_t now)
 {
 	uint64_t lost;
-	bool urgent;
+	bool urgent, losing, behind;
 
 	if (!r->adaptive_reader)
 		return; /* real-time throughout, or never: nothing to follow */
 	lost = lost_so_far(r);
-	urgent = r->pass_fill >= RAISE_AT || lost > r->lost_seen || r->starved || r->ftrace_more;
+	losing = lost > r->lost_seen;
+	behind = r->ftrace_more && r->ftrace_behind * 100 >=
+				       RAISE_AT * rsp_ftrace_ring_subbufs(r->ft);
+	urgent = r->pass_fill >= RAISE_AT || losing || r->starved || behind;
 	r->lost_seen = lost;
 	if (!urgent && r->pass_fill < CALM_AT) /* the watch's last look: no read of our own */
 		urgent = atomic_load_explicit(&r->crowded, memory_order_relaxed);
@@ -151,6 +163,13 @@ void _rsp_adjust_priority(struct recorder *r, uint64_t now)
 		if (!r->reader_rt) {
 			set_rt(r, true, now);
 			r->st->rt_raises++;
+			_rsp_record_log(r, RSP_LOG_DEBUG,
+					"the reader raised by its pass: rings %u%% full%s%s%s%s",
+					r->pass_fill, losing ? ", records lost" : "",
+					r->starved ? ", the pool full" : "",
+					behind ? ", ftrace behind" : "",
+					r->pass_fill < RAISE_AT && !losing && !r->starved && !behind ?
+						", the CPUs crowded" : "");
 		}
 	} else if (r->pass_fill >= CALM_AT) {
 		r->calm_since = 0;
