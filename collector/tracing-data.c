@@ -6,7 +6,8 @@
  * skips a non-empty one), so kernel stacks symbolize without the recording
  * machine: as one zstd frame (the text starts with a hex digit, a frame with
  * its magic), since the head is written uncompressed and 5.4 MB of text was
- * most of a short recording's file (1.0 MB at zstd's level 3, in 30 ms).
+ * most of a short recording's file (1.0 MB at zstd's level 3, in 30 ms;
+ * 0.63 MB without the padding symbols).
  */
 #include "tracing-data.h"
 
@@ -71,7 +72,33 @@ static int put_file(struct rsp_buf *b, const char *path, int size_bytes, bool op
 	return b->err;
 }
 
-/* u32 size then @path's text as one zstd frame */
+/*
+ * Drop the symbols of the padding before each function (__pfx_NAME, 16
+ * bytes the kernel never runs but as a call thunk): half of this kernel's
+ * kallsyms (57,824 of 122,120 lines), which then compresses to 0.63 MB, not
+ * 1.0.  An address in such padding is named by the function before it.
+ */
+static void drop_padding(struct rsp_buf *f)
+{
+	char *in = (char *)f->p, *end = in + f->len, *out = in;
+
+	while (in < end) {
+		char *nl = memchr(in, '\n', (size_t)(end - in));
+		char *line_end = nl ? nl + 1 : end;
+		/* "ADDRESS TYPE NAME...": the name after the second blank */
+		char *name = memchr(in, ' ', (size_t)(line_end - in));
+
+		name = name ? memchr(name + 1, ' ', (size_t)(line_end - name - 1)) : NULL;
+		if (!name || (size_t)(line_end - name) < 7 || memcmp(name + 1, "__pfx_", 6)) {
+			memmove(out, in, (size_t)(line_end - in));
+			out += line_end - in;
+		}
+		in = line_end;
+	}
+	f->len = (size_t)(out - (char *)f->p);
+}
+
+/* u32 size then @path's text, its padding symbols dropped, as one zstd frame */
 static int put_compressed(struct rsp_buf *b, const char *path)
 {
 	struct rsp_buf f = { 0 };
@@ -79,6 +106,8 @@ static int put_compressed(struct rsp_buf *b, const char *path)
 	size_t zlen = 0;
 	int ret = slurp(path, &f);
 
+	if (!ret)
+		drop_padding(&f);
 	if (!ret && f.len) {
 		size_t bound = ZSTD_compressBound(f.len);
 

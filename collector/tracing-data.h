@@ -13,7 +13,8 @@ struct rsp_tp_name {
 /*
  * Build the tracing-data payload for the tracepoints @tps (events of one
  * system listed together or not: they are grouped here).  @kallsyms_path
- * (usually /proc/kallsyms) is stored too, or nothing when NULL.  The result is
+ * (usually /proc/kallsyms) is stored too, as one zstd frame without the
+ * functions' padding symbols (__pfx_), or nothing when NULL.  The result is
  * malloc'd into @data/@len.
  */
 int rsp_tracing_data_build(const char *tracefs, const struct rsp_tp_name *tps, size_t n,

@@ -11,6 +11,7 @@
 #include "rsp-perf-format.h"
 #include "tap.h"
 #include "tidmap.h"
+#include "tracing-data.h"
 #include "ustack.h"
 #include "writer.h"
 
@@ -858,6 +859,67 @@ static void runwind(void)
 	rsp_runwind_free(rw);
 }
 
+/* The tracing data's kallsyms: one zstd frame of the text without the padding symbols. */
+static void tracing_data_kallsyms(void)
+{
+	static const char ks[] = "ffffffff81000000 T _stext\n"
+				 "ffffffff81000010 t __pfx_f_one\n"
+				 "ffffffff81000020 t f_one\n"
+				 "ffffffff81000030 T __pfx_\n" /* a name that is only the prefix */
+				 "ffffffffc0000010 t __pfx_ext4_fn\t[ext4]\n"
+				 "ffffffffc0000020 t ext4_fn\t[ext4]\n"
+				 "ffffffffc0000030 t last_no_newline";
+	static const char want[] = "ffffffff81000000 T _stext\n"
+				   "ffffffff81000020 t f_one\n"
+				   "ffffffffc0000020 t ext4_fn\t[ext4]\n"
+				   "ffffffffc0000030 t last_no_newline";
+	char dir[] = "/tmp/rsp-td.XXXXXX", path[256], err[256], text[512];
+	const unsigned char *p;
+	size_t len = 0, got;
+	uint64_t size;
+	uint32_t zlen;
+	void *data = NULL;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "a scratch directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/events", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/events/header_page", dir);
+	put_file(path, "page\n");
+	snprintf(path, sizeof(path), "%s/events/header_event", dir);
+	put_file(path, "event\n");
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	put_file(path, ks);
+	CHECK(rsp_tracing_data_build(dir, NULL, 0, path, &data, &len, err, sizeof(err)) == 0,
+	      "built: %s", err);
+	/* magic, "0.6", endian, long size, page size; header_page, header_event;
+	 * no ftrace events, no systems; then kallsyms */
+	p = (const unsigned char *)data + RSP_PF_TRACING_MAGIC_LEN + 4 + 1 + 1 + 4 + 12;
+	memcpy(&size, p, 8);
+	p += 8 + size + 13;
+	memcpy(&size, p, 8);
+	p += 8 + size + 4 + 4;
+	memcpy(&zlen, p, 4);
+	CHECK(data && p + 4 + zlen <= (const unsigned char *)data + len, "kallsyms inside the payload");
+	CHECK(zlen >= 4 && !memcmp(p + 4, "\x28\xb5\x2f\xfd", 4), "kallsyms as a zstd frame");
+	got = ZSTD_decompress(text, sizeof(text) - 1, p + 4, zlen);
+	CHECK(!ZSTD_isError(got), "the frame inflates");
+	text[ZSTD_isError(got) ? 0 : got] = 0;
+	CHECK(!strcmp(text, want), "every line but the padding symbols', in order: '%s'", text);
+	free(data);
+	snprintf(path, sizeof(path), "%s/events/header_page", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/events/header_event", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/events", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	tap_init(argc, argv);
@@ -870,5 +932,6 @@ int main(int argc, char **argv)
 	TAP_RUN("writer_frames", writer_frames());
 	TAP_RUN("runwind", runwind());
 	TAP_RUN("jitmaps", jitmaps());
+	TAP_RUN("tracing_data_kallsyms", tracing_data_kallsyms());
 	return tap_done();
 }
