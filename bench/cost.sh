@@ -22,6 +22,9 @@
 #   sched-only    the scheduler's events and CPU samples only (no irq, block, net)
 #   floor         an ftrace instance with the same tracepoints, nobody reading
 #   perf          perf record -a (no stacks), perf-g: perf record -a -g
+# Then, outside the timed rounds, one rsp record with the kernel timing rsp's
+# BPF programs (RSP_RECORD_BPF_STATS=1): the in-kernel cost of each switch and
+# each wakeup, with their stacks, and its sum.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 WORKLOADS=${WORKLOADS:-pipe pgbench}
@@ -57,6 +60,11 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 
 for w in $RUN; do
+  # not timed: the kernel's clock reads add to each program run
+  run "$w" bpf-stats 1 rsp RSP_RECORD_BPF_STATS=1 -v
+done
+
+for w in $RUN; do
   printf '\n%s (medians of %s rounds)\n' "$w" "$ROUNDS"
   python3 - "$W/$w.times" "$VARIANTS" <<'PY'
 import statistics as st, sys
@@ -76,6 +84,7 @@ for k in sys.argv[2].split():
     print('%-13s %9.4f %7.1f%% %9.2f %9s' % (k, m[k], 100 * add[k],
           add[k] / add['perf-g'] if add['perf-g'] > 0 else float('nan'), share))
 PY
+  sed -n 's/^rsp record: \(sched:[a-z_]*\): the BPF program ran \([0-9]*\) times.*, \([0-9.]* us\) a run (\([0-9.]* s\) in all.*/  in the kernel, rsp'"'"'s BPF program at \1: \3 a run, \2 runs, \4/p' "$W/$w.bpf-stats.1.rec"
 done
 echo
 echo "added = the variant's time over the program alone, minus 1; /perf-g = as a share of perf -g's"

@@ -30,6 +30,7 @@ struct rsp_bpfsched {
 	uint64_t *consumer; /* the consumer's position: a page of its own, ours to write */
 	const uint64_t *producer; /* the producer's, followed by the data mapped twice */
 	const unsigned char *data;
+	int stats_fd; /* RSP_RECORD_BPF_STATS=1: the kernel times the programs while it is open */
 };
 
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -155,6 +156,7 @@ int rsp_bpfsched_open(struct rsp_bpfsched **out, const struct rsp_bpfsched_opts 
 	b->ring_size = o->ring_bytes;
 	b->ring_fd = -1;
 	b->epfd = -1;
+	b->stats_fd = -1;
 	b->skel = sched_bpf__open();
 	if (!b->skel) {
 		ret = fail(why, whylen, -errno, "cannot open the BPF program: %s", strerror(errno));
@@ -225,6 +227,8 @@ void rsp_bpfsched_free(struct rsp_bpfsched *b)
 	bpf_link__destroy(b->exec_link);
 	if (b->epfd >= 0)
 		close(b->epfd);
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
 	if (b->consumer)
 		munmap(b->consumer, b->page);
 	if (b->producer)
@@ -243,6 +247,11 @@ int rsp_bpfsched_add_target(struct rsp_bpfsched *b, pid_t pid, bool at_exec)
 
 int rsp_bpfsched_start(struct rsp_bpfsched *b, char *why, size_t whylen)
 {
+	const char *stats = getenv("RSP_RECORD_BPF_STATS");
+
+	/* the kernel's clock read twice more per run: for bench/cost.sh, not by default */
+	if (stats && !strcmp(stats, "1") && b->stats_fd < 0)
+		b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	b->switch_link = bpf_program__attach(b->skel->progs.rsp_switch);
 	if (b->switch_link)
 		b->waking_link = bpf_program__attach(b->skel->progs.rsp_waking);
@@ -315,15 +324,32 @@ const struct rsp_bpf_counts *rsp_bpfsched_counts(const struct rsp_bpfsched *b, i
 	return &b->skel->bss->counts[cpu & (RSP_BPF_MAX_CPUS - 1)];
 }
 
-uint64_t rsp_bpfsched_misses(const struct rsp_bpfsched *b, enum rsp_bpf_kind kind)
+static int prog_info(const struct rsp_bpfsched *b, enum rsp_bpf_kind kind,
+		     struct bpf_prog_info *info)
 {
 	struct bpf_program *p = kind == RSP_BPF_SWITCH ? b->skel->progs.rsp_switch
 						       : b->skel->progs.rsp_waking;
-	struct bpf_prog_info info;
-	uint32_t len = sizeof(info);
+	uint32_t len = sizeof(*info);
 
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
-		return 0;
-	return info.recursion_misses;
+	memset(info, 0, sizeof(*info));
+	return bpf_obj_get_info_by_fd(bpf_program__fd(p), info, &len);
+}
+
+uint64_t rsp_bpfsched_misses(const struct rsp_bpfsched *b, enum rsp_bpf_kind kind)
+{
+	struct bpf_prog_info info;
+
+	return prog_info(b, kind, &info) ? 0 : info.recursion_misses;
+}
+
+bool rsp_bpfsched_run_time(const struct rsp_bpfsched *b, enum rsp_bpf_kind kind, uint64_t *ns,
+			   uint64_t *runs)
+{
+	struct bpf_prog_info info;
+
+	if (b->stats_fd < 0 || prog_info(b, kind, &info) || !info.run_cnt)
+		return false;
+	*ns = info.run_time_ns;
+	*runs = info.run_cnt;
+	return true;
 }

@@ -64,5 +64,12 @@ unsigned rsp_bpfsched_fill(const struct rsp_bpfsched *b);
 const struct rsp_bpf_counts *rsp_bpfsched_counts(const struct rsp_bpfsched *b, int cpu);
 /* Times the kernel skipped the @kind program (it was running already on that CPU). */
 uint64_t rsp_bpfsched_misses(const struct rsp_bpfsched *b, enum rsp_bpf_kind kind);
+/*
+ * With RSP_RECORD_BPF_STATS=1 in the environment at rsp_bpfsched_start(): the
+ * kernel's sum of the @kind program's run times (ns, its own clock reads
+ * included) and its runs, so far.  false if not timed.
+ */
+bool rsp_bpfsched_run_time(const struct rsp_bpfsched *b, enum rsp_bpf_kind kind, uint64_t *ns,
+			   uint64_t *runs);
 
 #endif /* RSP_COLLECTOR_BPFSCHED_H */

@@ -553,7 +553,8 @@ void _rsp_bpf_counts(struct recorder *r)
 {
 	for (int k = 0; k < RSP_BPF_KINDS && r->bpf; k++) {
 		struct rsp_record_event_stats *row;
-		uint64_t hits = 0, misses;
+		uint64_t hits = 0, misses, ns, runs;
+		char timed[96] = "";
 
 		if (r->bpf_stream[k] < 0)
 			continue;
@@ -565,9 +566,12 @@ void _rsp_bpf_counts(struct recorder *r)
 		misses = rsp_bpfsched_misses(r->bpf, (enum rsp_bpf_kind)k);
 		row->kernel_count = hits + misses;
 		row->kernel_counted = true;
+		if (rsp_bpfsched_run_time(r->bpf, (enum rsp_bpf_kind)k, &ns, &runs))
+			snprintf(timed, sizeof(timed), ", %.2f us a run (%.3f s in all, the kernel's "
+				 "clock)", (double)ns / (double)runs / 1e3, (double)ns / 1e9);
 		_rsp_record_log(r, RSP_LOG_DEBUG, "%s: the BPF program ran %" PRIu64
-				" times, the kernel skipped it %" PRIu64 " times", row->name, hits,
-				misses);
+				" times, the kernel skipped it %" PRIu64 " times%s", row->name, hits,
+				misses, timed);
 	}
 	if (r->bpf) {
 		for (int c = 0; c < r->st->nr_cpus && c < RSP_BPF_MAX_CPUS; c++)
