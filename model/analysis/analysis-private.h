@@ -88,6 +88,9 @@ struct run_site {
 	uint32_t thread; /* one of the process's threads, for its comm */
 	uint32_t label; /* "comm: caller > common (from X to Y)", or "comm" */
 	uint32_t what; /* the label past "comm: " (runs.c, run_words()); 0: not made yet */
+	/* what its pool's samples hit most, "comm (tid N): WHAT (estimated)" of its thread
+	 * (runs.c, site_estimate()); 0: not made yet, RSP_NONE: none */
+	uint32_t estimate;
 	bool named; /* the label names code */
 	/* its frames, root to the common one, as a stack (0: none) of @pid at @time */
 	uint32_t stack;
@@ -286,6 +289,8 @@ void analysis_label_io(struct rsp_analysis *an, uint32_t node, const struct io_o
 		       uint32_t waiter);
 void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net);
 void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread);
+/* "comm (tid N)": @thread alone, not explained */
+uint32_t analysis_other_alone(struct rsp_analysis *an, uint32_t thread);
 void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread);
 void analysis_label_preempted(struct rsp_analysis *an, uint32_t node, uint32_t thread,
 			      uint32_t by);
@@ -329,7 +334,7 @@ uint32_t analysis_run_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t sl
 uint32_t analysis_tail_leaf(struct rsp_analysis *an, uint32_t thread, uint32_t slice,
 			    uint32_t from, uint64_t lo, uint64_t hi, uint32_t parent, uint32_t depth);
 /* A wait [@lo, @hi] ended by another control path's thread @w (link @l):
- * other_path, named by what that run was doing */
+ * other_path, in pieces named by what @w did during it (runs.c) */
 void analysis_other_path(struct rsp_analysis *an, uint32_t w, const struct link *l, uint64_t lo,
 			 uint64_t hi, uint32_t parent, uint32_t depth);
 /* Other-path node @n, ended by @w through @l: named by what @w ran then (explained),

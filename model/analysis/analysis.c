@@ -559,13 +559,7 @@ static bool explain_sleep(struct rsp_analysis *an, struct frame *f, uint32_t k, 
 			if (dstart < f->a)
 				dstart = f->a;
 			if (!fits(an, r, dstart)) {
-				uint32_t n = analysis_leaf(an, RSP_NODE_OTHER_PATH, RSP_CAT_OTHER_PATH, lo,
-						  wait_end, node, (d + 1), RSP_NONE);
-
-				if (n != RSP_NONE) {
-					analysis_node(an, n)->other = w;
-					analysis_label_other_run(an, n, w, l);
-				}
+				analysis_other_path(an, w, l, lo, wait_end, node, d + 1);
 				break;
 			}
 			if (d + 1 >= an->max_depth || (an->max_nodes && an->n_made >= an->max_nodes)) {

@@ -47,8 +47,9 @@ static const struct {
 			     "blocked in the kernel on something rsp does not trace" },
 	[RSP_CAT_OTHER_PATH] = { "Waiting on another control path", "other_path",
 				 "waiting for work running in parallel (listed: the thread, and what "
-				 "it ran when it ended the wait): a lock it held, a join, a queue, "
-				 "or work started earlier and not waited for in one sleep" },
+				 "it did during the wait: its functions, preempted in one, its own "
+				 "waits): a lock it held, a join, a queue, or work started earlier "
+				 "and not waited for in one sleep" },
 	[RSP_CAT_UNKNOWN] = { "Unknown (lost or inconsistent records)", "unknown",
 			      "records were lost (record again with a larger -m), or the kernel's "
 			      "switch records disagree (rsp info: broken state chains)" },

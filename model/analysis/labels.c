@@ -242,7 +242,7 @@ void analysis_label_net(struct rsp_analysis *an, uint32_t node, uint32_t net)
 				      analysis_node(an, node)->end - analysis_node(an, node)->start);
 }
 
-void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread)
+uint32_t analysis_other_alone(struct rsp_analysis *an, uint32_t thread)
 {
 	uint64_t key = (uint64_t)thread << 32 | RSP_NONE;
 	char buf[160];
@@ -254,7 +254,12 @@ void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t threa
 		l = trace_intern(an->t, buf);
 		_rsp_u64map_put(&an->other_labels, key, l);
 	}
-	analysis_node(an, node)->label = l;
+	return l;
+}
+
+void analysis_label_other(struct rsp_analysis *an, uint32_t node, uint32_t thread)
+{
+	analysis_node(an, node)->label = analysis_other_alone(an, thread);
 }
 
 void analysis_label_thread(struct rsp_analysis *an, uint32_t node, uint32_t thread)

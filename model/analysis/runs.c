@@ -896,12 +896,10 @@ static uint32_t net_words(struct rsp_analysis *an, uint32_t w, const struct net_
 	return trace_intern(an->t, buf);
 }
 
-/* Other-path node @n (a wait ended by @w through link @lk) named by what @w ran when
- * it ended the wait: its run's samples or named site; data over the network: the
- * run that sent it, else the send; else the stack it woke the waiter from.  Else
- * by the thread alone, not explained. */
-void analysis_label_other_run(struct rsp_analysis *an, uint32_t n, uint32_t w,
-			      const struct link *lk)
+/* What @w ran when it ended a wait through @lk: its run's samples or named site;
+ * data over the network: the run that sent it, else the send; else the stack it
+ * woke the waiter from.  0: not known. */
+static uint32_t other_run_words(struct rsp_analysis *an, uint32_t w, const struct link *lk)
 {
 	uint32_t l = lk->waker_slice != RSP_NONE && lk->waker == w ?
 			     run_words(an, w, lk->waker_slice) :
@@ -912,6 +910,16 @@ void analysis_label_other_run(struct rsp_analysis *an, uint32_t n, uint32_t w,
 		l = net_words(an, w, &an->t->nets.v[lk->extra]);
 	if (!l && lk->waker == w && lk->ctx == RSP_CTX_TASK)
 		l = stack_words(an, w, lk->stack, lk->time);
+	return l;
+}
+
+/* Other-path node @n (a wait ended by @w through link @lk) named by what @w ran when
+ * it ended the wait (explained), else by the thread alone, not explained. */
+void analysis_label_other_run(struct rsp_analysis *an, uint32_t n, uint32_t w,
+			      const struct link *lk)
+{
+	uint32_t l = other_run_words(an, w, lk);
+
 	if (l) {
 		analysis_node(an, n)->label = l;
 		analysis_explained_ns(an, analysis_node(an, n)->end - analysis_node(an, n)->start);
@@ -920,16 +928,190 @@ void analysis_label_other_run(struct rsp_analysis *an, uint32_t n, uint32_t w,
 	}
 }
 
+/* "comm (tid N): WORDS WHAT" (@what a label id; 0: "comm (tid N): WORDS") */
+static uint32_t other_state_words(struct rsp_analysis *an, uint32_t w, const char *words,
+				  uint32_t what)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", words, what ? " " : "",
+		 what ? trace_str(an->t, what) : "");
+	return tid_words(an, w, trace_intern(an->t, buf));
+}
+
+/* an other-path wait's pieces: at most this many, the rest one piece named by the
+ * thread alone */
+#define OTHER_PIECES 1024
+
+/* The pieces of a wait on @w under @parent: made up to @cur; the open one is
+ * [cur, end), named @l; the wait ends at @hi. */
+struct pieces {
+	struct rsp_analysis *an;
+	const struct link *lk; /* what ended the wait */
+	uint32_t parent, depth, w;
+	uint32_t alone; /* "comm (tid N)" */
+	uint32_t made;
+	uint64_t cur, end, hi;
+	uint32_t l;
+};
+
+static void piece_leaf(struct pieces *p, uint64_t a, uint64_t b, uint32_t l)
+{
+	uint32_t n = analysis_leaf(p->an, RSP_NODE_OTHER_PATH, RSP_CAT_OTHER_PATH, a, b,
+				   p->parent, p->depth, RSP_NONE);
+
+	if (n != RSP_NONE) {
+		analysis_node(p->an, n)->other = p->w;
+		analysis_node(p->an, n)->label = l;
+	}
+	p->made++;
+}
+
+/* [end, @b) named @l (0: the thread alone): the open piece grows, or is made and
+ * a new one opens */
+static void piece_to(struct pieces *p, uint64_t b, uint32_t l)
+{
+	if (b > p->hi)
+		b = p->hi;
+	if (b <= p->end)
+		return;
+	if (!l || p->made + 1 >= OTHER_PIECES)
+		l = p->alone;
+	if (l != p->l && p->end > p->cur) {
+		piece_leaf(p, p->cur, p->end, p->l);
+		p->cur = p->end;
+	}
+	p->l = l;
+	p->end = b;
+}
+
+/*
+ * Run @k of @ti, unsampled, by what the samples of the runs at the same site
+ * (its pool, as "Running but not sampled" estimates it) of its process's
+ * threads of its name hit most:
+ * "comm (tid N): WHAT (estimated)"; 0 if its site has no samples.  Once per
+ * site (the thread its first asker; the label names @ti).
+ */
+static uint32_t site_estimate(struct rsp_analysis *an, uint32_t ti, uint32_t k)
+{
+	const struct thread *th = &an->t->threads.v[ti];
+	uint32_t si, pool, best = RSP_NONE, what = 0;
+	struct run_site *site;
+	char buf[512];
+
+	pool_process(an, (int)th->pid);
+	si = site_of(an, ti, k);
+	if (si == RSP_NONE)
+		return 0;
+	site = &an->sites.v[si];
+	if (site->estimate && site->estimate != RSP_NONE && site->thread == ti)
+		return site->estimate;
+	pool = site_pool(an, site);
+	if (pool == RSP_NONE)
+		return 0;
+	/* of the samples of its threads of the same name (a pool is the process's) */
+	for (size_t i = 0; i < an->entries.n; i++) {
+		const struct pool_entry *e = &an->entries.v[i];
+		uint32_t w;
+
+		if (e->pool != pool || (best != RSP_NONE && e->samples <= an->entries.v[best].samples))
+			continue;
+		w = analysis_cached_label(an, e->stack, (int)th->pid, e->time, false);
+		if (w && e->label == analysis_with_comm(an, ti, w)) {
+			best = (uint32_t)i;
+			what = w;
+		}
+	}
+	if (best == RSP_NONE)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s (estimated)", trace_str(an->t, what));
+	what = tid_words(an, ti, trace_intern(an->t, buf));
+	if (site->thread == ti)
+		site->estimate = what;
+	return what;
+}
+
+/* Run @k of @w over [@a, @b): each instant named by the sample that stands for it
+ * (the first of the run at or after it, else the run's last), by the run's site
+ * where it has none (estimated) */
+static void run_pieces(struct pieces *p, uint32_t k, uint64_t a, uint64_t b)
+{
+	struct rsp_analysis *an = p->an;
+	const struct thread *th = &an->t->threads.v[p->w];
+	size_t end, first = run_samples(th, k, &end), j = first;
+	const struct tsample *sm;
+	uint32_t l;
+
+	while (j < end && th->samples.v[j].time <= a)
+		j++;
+	for (; j < end && p->end < b; j++) {
+		sm = &th->samples.v[j];
+		l = analysis_cached_label(an, sm->stack, (int)th->pid, sm->time, false);
+		piece_to(p, sm->time < b ? sm->time : b, l ? tid_words(an, p->w, l) : 0);
+	}
+	if (p->end >= b)
+		return;
+	if (end > first) {
+		sm = &th->samples.v[end - 1];
+		l = analysis_cached_label(an, sm->stack, (int)th->pid, sm->time, false);
+		l = l ? tid_words(an, p->w, l) : 0;
+	} else {
+		/* unsampled: estimated from its site's samples, else its site; else the
+		 * run that ended the wait by where it woke it */
+		l = site_estimate(an, p->w, k);
+		if (!l)
+			l = run_words(an, p->w, k);
+		if (!l && k == p->lk->waker_slice && p->lk->waker == p->w &&
+		    p->lk->ctx == RSP_CTX_TASK)
+			l = stack_words(an, p->w, p->lk->stack, p->lk->time);
+	}
+	piece_to(p, b, l);
+}
+
 void analysis_other_path(struct rsp_analysis *an, uint32_t w, const struct link *lk, uint64_t lo,
 			 uint64_t hi, uint32_t parent, uint32_t depth)
 {
-	uint32_t n = analysis_leaf(an, RSP_NODE_OTHER_PATH, RSP_CAT_OTHER_PATH, lo, hi, parent,
-				   depth, RSP_NONE);
+	const struct thread *th = &an->t->threads.v[w];
+	struct pieces p = { an, lk, parent, depth, w, analysis_other_alone(an, w), 0, lo, lo, hi, 0 };
 
-	if (n == RSP_NONE)
+	if (hi <= lo)
 		return;
-	analysis_node(an, n)->other = w;
-	analysis_label_other_run(an, n, w, lk);
+	/* explained or not as one wait: by what ended it */
+	if (other_run_words(an, w, lk))
+		analysis_explained_ns(an, hi - lo);
+	for (size_t k = analysis_first_slice(an, w, lo); k < th->slices.n && p.end < hi; k++) {
+		const struct slice *s = &th->slices.v[k];
+		uint64_t a = s->start > lo ? s->start : lo, b = s->end < hi ? s->end : hi;
+		uint64_t wake = (s->flags & SL_PREEMPTED) ? s->start : s->wake;
+		uint32_t what;
+
+		if (s->start >= hi)
+			break;
+		if (b <= a)
+			continue;
+		piece_to(&p, a, 0); /* before it: the thread alone */
+		if (s->kind == SLICE_RUN) {
+			run_pieces(&p, (uint32_t)k, a, b);
+		} else if (s->kind == SLICE_SLEEP && (s->flags & SL_PREEMPTED) && s->stack) {
+			/* preempted: still in what it ran (a lock's holder in its section) */
+			what = analysis_cached_label(an, s->stack, (int)th->pid, s->start, false);
+			piece_to(&p, b, other_state_words(an, w, "preempted in", what));
+		} else if (s->kind == SLICE_SLEEP) {
+			/* its own wait, then runnable from its wakeup */
+			if (!wake || wake > a) {
+				what = s->stack ? analysis_cached_label(an, s->stack, (int)th->pid,
+									s->start, false)
+						: 0;
+				piece_to(&p, wake && wake < b ? wake : b,
+					 other_state_words(an, w, "waiting in", what));
+			}
+			piece_to(&p, b, other_state_words(an, w, "runnable", 0));
+		} else {
+			piece_to(&p, b, 0);
+		}
+	}
+	piece_to(&p, hi, 0);
+	piece_leaf(&p, p.cur, hi, p.l ? p.l : p.alone);
 }
 
 static int by_pool(const void *x, const void *y)

@@ -423,6 +423,98 @@ static void test_async_child(void)
 }
 
 /*
+ * What the other path did during the wait (issue 41 item 6).  parent (1000)
+ * and its thread child (1001, a target thread: a control path of its own)
+ * started at 1100.  parent waits [1500, 1795], woken by child.  child meanwhile
+ * (us): runs to 1600 (samples at 1300 f_loop, 1550 f_read, 1590 f_write),
+ * sleeps in f_poll from 1600, woken at 1640 by other (2000, another process:
+ * so child is no helper of parent), runnable to 1650, runs to 1700 (no sample),
+ * preempted in f_work by other to 1750, runs (a sample at 1780, f_other) and
+ * wakes parent at 1795.  Each instant of a run is named by the sample that
+ * stands for it (the first after it in the run, else the run's last): the
+ * wait's 295 us stay other_path, in pieces: f_read [1500,1550) 50, f_write
+ * [1550,1600) 50, waiting in f_poll [1600,1640) 40, runnable 10, the unsampled
+ * run by its site ("between f_poll and f_work") 50, preempted in f_work 50,
+ * f_other [1750,1795) 45.  Before: one piece, 295, named f_other (what child
+ * ran when it ended the wait).
+ */
+static void test_other_path_during(void)
+{
+	struct synth_opts so = { .kallsyms = SITES_KALLSYMS };
+	struct synth *s = synth_new(&so);
+	const uint64_t LOOP[] = { 0xffffffff81000310ull }, READ[] = { 0xffffffff81000110ull },
+		       WRITE[] = { 0xffffffff81000210ull }, POLL[] = { 0xffffffff81000510ull },
+		       WORK[] = { 0xffffffff81000410ull }, OTHER[] = { 0xffffffff81000610ull };
+	static const struct {
+		const char *what;
+		uint64_t us;
+	} want[] = {
+		{ "child (tid 1001): [kernel] f_read", 50 },
+		{ "child (tid 1001): [kernel] f_write", 50 },
+		{ "child (tid 1001): waiting in [kernel] f_poll", 40 },
+		{ "child (tid 1001): runnable", 10 },
+		{ "child (tid 1001): between f_poll and f_work", 50 },
+		{ "child (tid 1001): preempted in [kernel] f_work", 50 },
+		{ "child (tid 1001): [kernel] f_other", 45 },
+	};
+	struct rsp_trace *t;
+	struct rsp_analysis *a;
+
+	existing(s, 1000, 1000, "parent");
+	existing(s, 2000, 2000, "other");
+	synth_switch(s, 0, US(1000), 0, "swapper/0", 0, 1000, "parent");
+	synth_fork(s, US(1100), 1000, 1000, 1001, 1000);
+	synth_comm(s, US(1100), 1000, 1001, "child", false);
+	synth_fork_tp(s, 0, US(1100), 1000, 1001, "child");
+	synth_wakeup_new(s, 0, US(1100), 1000, 1001, 1);
+	synth_switch(s, 1, US(1110), 0, "swapper/1", 0, 1001, "child");
+	synth_sample(s, 1, US(1300), 1000, 1001, LOOP, 1);
+	synth_switch(s, 0, US(1500), 1000, "parent", S_INT, 0, "swapper/0");
+	synth_sample(s, 1, US(1550), 1000, 1001, READ, 1);
+	synth_sample(s, 1, US(1590), 1000, 1001, WRITE, 1);
+	synth_switch_stack(s, 1, US(1600), 1001, "child", S_INT, 0, "swapper/1", POLL, 1);
+	synth_switch(s, 0, US(1620), 0, "swapper/0", 0, 2000, "other");
+	synth_waking(s, 0, US(1640), 2000, 0, 1001, "child", 1, false, NULL, 0);
+	synth_switch(s, 0, US(1645), 2000, "other", S_INT, 0, "swapper/0");
+	synth_switch(s, 1, US(1650), 0, "swapper/1", 0, 1001, "child");
+	synth_switch_stack(s, 1, US(1700), 1001, "child", 0, 2000, "other", WORK, 1);
+	synth_switch(s, 1, US(1750), 2000, "other", S_INT, 1001, "child");
+	synth_sample(s, 1, US(1780), 1000, 1001, OTHER, 1);
+	synth_waking(s, 1, US(1795), 1001, 0, 1000, "parent", 0, false, NULL, 0);
+	synth_switch(s, 1, US(1800), 1001, "child", S_INT, 0, "swapper/1");
+	synth_switch(s, 0, US(1810), 0, "swapper/0", 0, 1000, "parent");
+	synth_switch(s, 0, US(1900), 1000, "parent", S_INT, 0, "swapper/0");
+	t = open_synth_sym(s, true);
+	a = t ? analyze(t, 1000, 50) : NULL;
+	CHECK(a != NULL, "analyzed");
+	if (a) {
+		struct rsp_explanation e;
+		uint64_t sum = 0;
+
+		rsp_analysis_explanation(a, &e);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			uint64_t ns = contributor_ns(a, RSP_CAT_OTHER_PATH, want[i].what, NULL, NULL);
+
+			CHECK(ns == NS(want[i].us), "\"%s\": %llu us (%.3f)", want[i].what,
+			      (unsigned long long)want[i].us, ns / 1e3);
+			sum += ns;
+		}
+		CHECK(e.cat_ns[RSP_CAT_OTHER_PATH] == NS(295) && sum == NS(295),
+		      "the category stays 295 us, all in the pieces (%.3f, %.3f)",
+		      e.cat_ns[RSP_CAT_OTHER_PATH] / 1e3, sum / 1e3);
+		for (size_t i = 0; i < rsp_analysis_n_contributors(a, RSP_CAT_OTHER_PATH); i++) {
+			struct rsp_contributor k;
+
+			rsp_analysis_contributor(a, RSP_CAT_OTHER_PATH, i, &k);
+			printf("# %s %.3f\n", k.what, k.ns / 1e3);
+		}
+	}
+	rsp_analysis_free(a);
+	rsp_trace_free(t);
+	synth_free(s);
+}
+
+/*
  * A target named in the trace (a comm record) with nothing recorded of it:
  * no table of zeros, an error that says so.
  */
@@ -1156,6 +1248,7 @@ int main(int argc, char **argv)
 	TAP_RUN("disk_no_issuer", test_disk_no_issuer());
 	TAP_RUN("hardware", test_hardware());
 	TAP_RUN("async_child", test_async_child());
+	TAP_RUN("other_path_during", test_other_path_during());
 	TAP_RUN("callee_runs_on/1300", test_callee_runs_on(1300));
 	TAP_RUN("callee_runs_on/1050", test_callee_runs_on(1050));
 	TAP_RUN("callee_runs_on/950", test_callee_runs_on(950));
