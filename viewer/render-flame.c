@@ -897,6 +897,50 @@ void rsp_flame_describe(const struct rsp_flame_data *d, size_t node, GString *ou
 }
 
 /* @full: with what ran while it waited (the details panel); titles go without */
+/* A run's samples' stacks: all of them (@full), or a tooltip's few: the largest shares first */
+#define TIP_SAMPLES 3
+
+static int cmp_share(const void *a, const void *b, void *shares_)
+{
+	const float *shares = shares_;
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	if (shares[x] != shares[y])
+		return shares[x] < shares[y] ? 1 : -1;
+	return x < y ? -1 : x > y;
+}
+
+static void append_samples(const struct rsp_flame_data *d, const struct _rsp_fnode *n, bool full,
+			   GString *out)
+{
+	unsigned ns = n->n_samples, shown = full || ns <= TIP_SAMPLES ? ns : TIP_SAMPLES;
+	unsigned *ord = g_new(unsigned, ns + 1);
+	double rest = 0;
+
+	for (unsigned k = 0; k < ns; k++)
+		ord[k] = k;
+	if (!full)
+		qsort_r(ord, ns, sizeof(*ord), cmp_share, d->shares + n->samples);
+	for (unsigned i = 0; i < shown; i++) {
+		unsigned k = ord[i];
+
+		if ((n->flags & RSP_NODE_ESTIMATED) || d->guessed[n->samples + k])
+			g_string_append_printf(out, "\nestimated %.0f%%: ",
+					       100.0 * d->shares[n->samples + k]);
+		else if (n->flags & RSP_NODE_INFERRED)
+			g_string_append(out, "\ninferred: ");
+		else
+			g_string_append_printf(out, "\nsample %u: ", k + 1);
+		_rsp_frames_append(&d->fc, d->samples[n->samples + k], 0, out);
+	}
+	for (unsigned i = shown; i < ns; i++)
+		rest += d->shares[n->samples + ord[i]];
+	if (shown < ns)
+		g_string_append_printf(out, "\n... %u more stack%s (%.0f%%)", ns - shown,
+				       ns - shown == 1 ? "" : "s", 100.0 * rest);
+	g_free(ord);
+}
+
 static void describe(const struct rsp_flame_data *d, size_t node, bool full, GString *out)
 {
 	const struct _rsp_fnode *n;
@@ -939,16 +983,7 @@ static void describe(const struct rsp_flame_data *d, size_t node, bool full, GSt
 					     "samples of the process's runs at the same place" :
 					     "\nno sample in this run, nor at its place in the code: "
 					     "where it ran, inferred from the stacks around it");
-	for (unsigned k = 0; k < n->n_samples; k++) {
-		if ((n->flags & RSP_NODE_ESTIMATED) || d->guessed[n->samples + k])
-			g_string_append_printf(out, "\nestimated %.0f%%: ",
-					       100.0 * d->shares[n->samples + k]);
-		else if (n->flags & RSP_NODE_INFERRED)
-			g_string_append(out, "\ninferred: ");
-		else
-			g_string_append_printf(out, "\nsample %u: ", k + 1);
-		_rsp_frames_append(&d->fc, d->samples[n->samples + k], 0, out);
-	}
+	append_samples(d, n, full, out);
 	if (n->kind == RSP_NODE_SLEEP && n->wake) {
 		g_string_append(out, "\nwoken at ");
 		_rsp_append_time(out, n->wake, d->origin);

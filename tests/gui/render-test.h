@@ -70,6 +70,7 @@ void test_scene_direct(void);
 /* test-render-flame.c */
 void test_flame_colours(gconstpointer name);
 void test_flame_merge_split(void);
+void test_flame_tooltip_samples(void);
 void test_flame_highlight(void);
 void test_consolidated(gconstpointer name);
 

@@ -407,3 +407,85 @@ void test_consolidated(gconstpointer name)
 	rsp_flame_data_free(d);
 	fixture_close(&fx);
 }
+
+/* Lines of @s that begin with @prefix. */
+static size_t lines_with(const char *s, const char *prefix)
+{
+	size_t n = 0, k = strlen(prefix);
+
+	for (const char *l = s; l; l = strchr(l, '\n')) {
+		if (*l == '\n')
+			l++;
+		n += !strncmp(l, prefix, k);
+	}
+	return n;
+}
+
+/*
+ * A frame's tooltip lists at most three of its run's sample stacks, the
+ * largest shares first, and says how many more; the details panel lists them
+ * all.  (Issue 39: an estimated run's tooltip was ~45 unsorted lines, taller
+ * than the window, and made a GUI SVG export 9.1 MB.)
+ */
+void test_flame_tooltip_samples(void)
+{
+	static const char *const names[] = {"pass.data", "pollwait.data", "rpcchain.data"};
+	size_t many = 0;
+
+	for (size_t f = 0; f < G_N_ELEMENTS(names); f++) {
+		struct fixture fx;
+		struct rsp_flame_data *d;
+		struct rsp_flame_state st = {.category = -1};
+		struct shot sh;
+		char err[256];
+
+		fixture_open(&fx, names[f]);
+		g_assert_cmpint(rsp_flame_data_new(fx.t, fx.a, &d, err, sizeof(err)), ==, 0);
+		shot_take(&sh, &rsp_flame_ops, d, &st, 0, 0, 1600, 0, 0);
+		for (size_t i = 0; i < rsp_scene_n_items(sh.l.content); i++) {
+			const struct rsp_scene_item *it = rsp_scene_item(sh.l.content, i);
+			struct rsp_flame_node_info ni;
+			GString *tip, *all;
+			size_t listed;
+			double last = 101;
+
+			if (RSP_HIT_KIND(it->id) != RSP_HIT_FRAME || frame_of(it))
+				continue;
+			rsp_flame_node(d, node_of(it), &ni);
+			tip = g_string_new(NULL);
+			all = g_string_new(NULL);
+			rsp_flame_ops.title(d, &st, it, tip);
+			rsp_flame_describe(d, node_of(it), all);
+			listed = lines_with(tip->str, "sample ") + lines_with(tip->str, "estimated ") +
+				 lines_with(tip->str, "inferred: ");
+			g_assert_cmpuint(listed, ==, MIN(ni.n_samples, 3));
+			g_assert_cmpuint(lines_with(all->str, "sample ") +
+					     lines_with(all->str, "estimated ") +
+					     lines_with(all->str, "inferred: "),
+					 ==, ni.n_samples);
+			if (ni.n_samples > 3) {
+				g_autofree char *more =
+				    g_strdup_printf("... %zu more stack", ni.n_samples - 3);
+
+				g_assert_cmpuint(lines_with(tip->str, more), ==, 1);
+				many++;
+			}
+			/* the estimated shares printed, largest first */
+			for (const char *l = strstr(tip->str, "\nestimated "); l;
+			     l = strstr(l + 1, "\nestimated ")) {
+				double pc = g_ascii_strtod(l + strlen("\nestimated "), NULL);
+
+				g_assert_cmpfloat(pc, <=, last);
+				last = pc;
+			}
+			g_string_free(tip, TRUE);
+			g_string_free(all, TRUE);
+		}
+		shot_free(&sh);
+		rsp_flame_data_free(d);
+		fixture_close(&fx);
+	}
+	/* a run with more than three stacks was seen (else this test could not fail) */
+	g_test_message("%zu frames of runs with more than three stacks", many);
+	g_assert_cmpuint(many, >, 0);
+}

@@ -230,6 +230,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/ruler", test_ruler);
 	g_test_add_func("/render/flame/merge-split", test_flame_merge_split);
 	g_test_add_func("/render/flame/highlight", test_flame_highlight);
+	g_test_add_func("/render/flame/tooltip-samples", test_flame_tooltip_samples);
 	g_test_add_func("/render/export", test_export);
 	g_test_add_func("/render/export/tall", test_export_tall);
 	g_test_add_func("/render/table", test_table);
