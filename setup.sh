@@ -37,7 +37,8 @@ fi
 # dpkg-dev, debhelper, fakeroot, lintian: the Debian packages (scripts/deb.sh);
 # redis-server, redis-tools, postgresql, nginx, apache2-utils (ab): record-daemons records
 # real servers (each its own instance on 127.0.0.1, started and stopped by the test);
-# nodejs: record-jit records a JIT runtime (--perf-basic-prof)
+# nodejs: record-jit records a JIT runtime (--perf-basic-prof); time: record-cmdline
+# measures each compile of its build with /usr/bin/time
 PKGS="meson ninja-build pkg-config gcc g++ clang python3 libc6-dev binutils
   libtraceevent-dev libtracefs-dev libelf-dev libdw-dev libdebuginfod-dev libglib2.0-dev
   libbpf-dev bpftool
@@ -47,7 +48,7 @@ PKGS="meson ninja-build pkg-config gcc g++ clang python3 libc6-dev binutils
   libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-protobuf golang-go
   groff-base zsh desktop-file-utils appstream shared-mime-info libglib2.0-bin
   dpkg-dev debhelper fakeroot lintian libpango1.0-dev
-  redis-server redis-tools postgresql nginx apache2-utils nodejs"
+  redis-server redis-tools postgresql nginx apache2-utils nodejs time"
 missing=""
 for p in $PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

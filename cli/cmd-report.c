@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "input.h"
 #include "json.h"
+#include "report-by.h"
 #include "report-served.h"
 #include "target.h"
 
@@ -23,7 +24,7 @@
 static const char report_usage[] =
 	"usage: rsp report [FILE] [--target PID|COMM | --thread TID] [--threads]\n"
 	"                  [--format text|csv|md|json] [--tolerance US] [--top N]\n"
-	"                  [--requests]\n"
+	"                  [--requests | --by command]\n"
 	"\n"
 	"Explain where the target's time went, across processes: CPU in known code, disk and\n"
 	"network waits, queueing, scheduler delay, hardware waits, preemption, timeouts,\n"
@@ -41,6 +42,8 @@ static const char report_usage[] =
 	"                    calls (a request's receive to its reply's send, per\n"
 	"                    connection), their latency distribution, what all of them\n"
 	"                    and the slowest spent their time on; idle time apart\n"
+	"  --by command      the target's time by the command line of the process it\n"
+	"                    was spent in (a build's compiles by their source files)\n"
 	"\n"
 	"Where the files the trace names are found (symbols):\n"
 	RSP_CLI_SYMBOL_HELP;
@@ -368,6 +371,8 @@ static void print_text(const struct report *r, bool threads)
 		path_of(r, p, &pi, &ti, &e);
 		printf("\ncontrol path %zu: %s %d (%s)%s\n", p, ti.tid == ti.pid ? "process" : "thread",
 		       ti.tid, ti.comm, pi.async ? ", started by the target and run in parallel" : "");
+		if (ti.cmdline)
+			printf("  command line: %s\n", ti.cmdline);
 		text_table(r, &e, false);
 	}
 }
@@ -627,6 +632,8 @@ static void print_json(const struct report *r, bool threads)
 			json_i64(&j, "tid", ti.tid);
 			json_i64(&j, "pid", ti.pid);
 			json_string(&j, "comm", ti.comm);
+			if (ti.cmdline)
+				json_string(&j, "cmdline", ti.cmdline);
 			json_bool(&j, "async", pi.async);
 			json_expl(&j, r, &e, false);
 			json_end_object(&j);
@@ -1168,7 +1175,7 @@ out:
 
 int rsp_cmd_report(int argc, char **argv)
 {
-	enum { OPT_TOL = 1000, OPT_TOP, OPT_THREAD, OPT_REQUESTS };
+	enum { OPT_TOL = 1000, OPT_TOP, OPT_THREAD, OPT_REQUESTS, OPT_BY };
 	static const struct option longopts[] = {
 		{ "target", required_argument, NULL, 't' },
 		{ "thread", required_argument, NULL, OPT_THREAD },
@@ -1178,6 +1185,7 @@ int rsp_cmd_report(int argc, char **argv)
 		{ "top", required_argument, NULL, OPT_TOP },
 		RSP_CLI_SYMBOL_OPTIONS,
 		{ "requests", no_argument, NULL, OPT_REQUESTS },
+		{ "by", required_argument, NULL, OPT_BY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1186,7 +1194,7 @@ int rsp_cmd_report(int argc, char **argv)
 	struct rsp_cli_input in;
 	const char *target = NULL, *path = NULL;
 	enum rsp_cli_format fmt = RSP_FORMAT_TEXT;
-	bool threads = false, requests = false;
+	bool threads = false, requests = false, by_command = false;
 	char err[512];
 	int c, ret = 1;
 
@@ -1230,6 +1238,12 @@ int rsp_cmd_report(int argc, char **argv)
 		case OPT_REQUESTS:
 			requests = true;
 			break;
+		case OPT_BY:
+			if (strcmp(optarg, "command"))
+				return rsp_cli_usage_error("report", "bad --by '%s': give --by command",
+							   optarg);
+			by_command = true;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
@@ -1245,6 +1259,10 @@ int rsp_cmd_report(int argc, char **argv)
 		return rsp_cli_usage_error("report", "--target and --thread exclude each other");
 	if (requests && threads)
 		return rsp_cli_usage_error("report", "--requests and --threads exclude each other");
+	if (by_command && (requests || threads))
+		return rsp_cli_usage_error("report", "--by command excludes --requests and --threads");
+	if (by_command && fmt == RSP_FORMAT_MD)
+		return rsp_cli_usage_error("report", "--by command: give --format text, csv or json");
 	if (rsp_cli_input_open(&in, "report", path, NULL))
 		return 1;
 	r.t = in.t;
@@ -1255,6 +1273,19 @@ int rsp_cmd_report(int argc, char **argv)
 	if (requests) {
 		ao.summary = false; /* per request: its control path's table */
 		ret = report_requests(&r, &ao, fmt);
+		goto out;
+	}
+	if (by_command) {
+		ao.summary = false; /* the pseudostacks' leaves */
+		if (rsp_analyze(r.t, r.pids, r.n_pids, r.tid, &ao, &r.an, err, sizeof(err))) {
+			rsp_cli_error("report", "%s: %s", r.name, err);
+			goto out;
+		}
+		if (report_by_command(r.t, r.an, r.path, r.target_desc, r.top, fmt)) {
+			rsp_cli_error("report", "out of memory");
+			goto out;
+		}
+		ret = 0;
 		goto out;
 	}
 	if (served_find(r.t, r.pids, r.n_pids, r.tid, &r.sv)) {

@@ -6,6 +6,7 @@
  * before exec, or -p processes) and the teardown; the steps are in the files
  * record-private.h lists.
  */
+#include "cmdline.h"
 #include "jitmaps.h"
 #include "record-private.h"
 
@@ -266,6 +267,7 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 {
 	struct recorder r = { .o = opts, .st = st, .err = err, .errlen = errlen, .loadavg_fd = -1 };
 	struct tp_list tps = { 0 };
+	struct rsp_cmdlines *cmdlines = NULL;
 	const char *out = opts->output ? opts->output : DEFAULT_OUTPUT;
 	char perr[256];
 	uint64_t t0, t_begin = _rsp_now_ns(), t_stop = 0;
@@ -386,6 +388,7 @@ int rsp_record(const struct rsp_record_opts *opts, struct rsp_record_stats *st, 
 	ret = _rsp_bpf_start(&r);
 	if (ret)
 		goto out;
+	cmdlines = _rsp_cmdlines_start(&r);
 	if (r.count_open)
 		perf_evlist__enable(r.count);
 	perf_evlist__enable(r.sys);
@@ -471,6 +474,7 @@ out_stop:
 		rsp_writer_set_compression(r.w, 0); /* the trailing headers as perf writes them */
 		if (!_rsp_record_abort)
 			_rsp_write_build_ids(&r);
+		_rsp_cmdlines_finish(&r, cmdlines);
 		rsp_writer_round(r.w);
 		for (int c = 0; r.ft && c < st->nr_cpus; c++) {
 			int64_t d = rsp_ftrace_dropped(r.ft, c);
@@ -554,6 +558,7 @@ out:
 		}
 	}
 	teardown(&r);
+	rsp_cmdlines_free(cmdlines);
 	free(tps.v);
 	if (st->rt_reader) {
 		struct sched_param sp = { 0 };

@@ -132,6 +132,7 @@ struct rsp_record_stats {
 	bool aborted; /* a second stop request: queued records were dropped */
 	uint64_t dropped_bytes; /* bytes of records dropped by that abort */
 	unsigned jit_files; /* JIT symbol files copied into FILE.jit (jitmaps.h) */
+	uint64_t cmdlines, cmdlines_lost; /* command lines written, not written (cmdline.h) */
 };
 
 #define RSP_DEFAULT_MAX_MEMORY (256ull << 20)

@@ -155,6 +155,10 @@ struct rsp_thread_info {
 	int tid, pid;
 	const char *comm; /* the last name (after exec) */
 	const char *first_comm;
+	/* its process's command line, as rsp record read it at the process's last
+	 * exec in the thread's life (or, alive at the start, from /proc); a process
+	 * that has not exec'd has its parent's; NULL if the file has none */
+	const char *cmdline;
 	size_t parent; /* thread index of the forker, RSP_NO_INDEX */
 	uint64_t birth_ns, death_ns; /* 0 / UINT64_MAX: before / after the trace */
 	uint64_t run_ns, sleep_ns, unknown_ns;

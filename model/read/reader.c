@@ -192,6 +192,9 @@ void rsp_reader_free(struct rsp_reader *r)
 	for (size_t i = 0; i < in->n_build_ids; i++)
 		free(in->build_ids[i].path);
 	free(in->build_ids);
+	for (size_t i = 0; i < in->n_cmdlines; i++)
+		free(in->cmdlines[i].text);
+	free(in->cmdlines);
 	free(in->targets);
 	free(in->target_comms);
 	vec_free(&r->comp_at);
@@ -271,6 +274,26 @@ static void absorb_event_update(struct rsp_reader *r, const struct perf_event_he
  * the scan goes on); one found in a segment is copied, since the segment's
  * buffer is reused for the next frame.
  */
+/* A command line (rsp_cmdline_parse()): kept, or counted damaged. */
+static void absorb_cmdline(struct rsp_reader *r, const struct perf_event_header *h)
+{
+	struct rsp_reader_info *in = &r->info;
+	struct rsp_cmdline_entry e, *v;
+	int ret = rsp_cmdline_parse(h, h->size, &e);
+
+	if (ret == -EINVAL)
+		in->cmdlines_damaged++;
+	if (ret != 1)
+		return;
+	v = realloc(in->cmdlines, (in->n_cmdlines + 1) * sizeof(*v));
+	if (!v) {
+		free(e.text);
+		return;
+	}
+	v[in->n_cmdlines++] = e;
+	in->cmdlines = v;
+}
+
 /*
  * One record at @off (in the file, or in a segment), @avail bytes from its
  * start to the end of what holds it: absorbed if it defines the stream, then
@@ -395,6 +418,10 @@ static int scan_one(struct rsp_reader *r, const struct perf_event_header *h, uin
 	case RSP_PF_RECORD_THREAD_MAP:
 		if (!r->scanned)
 			absorb_thread_map(r, h);
+		break;
+	case RSP_PF_RECORD_HEADER_EVENT_TYPE:
+		if (!r->scanned)
+			absorb_cmdline(r, h);
 		break;
 	case RSP_PF_RECORD_COMPRESSED:
 		/* left only after a break in the stream, or undeclared */

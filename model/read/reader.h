@@ -65,6 +65,20 @@ struct rsp_build_id_entry {
 	bool kernel;
 };
 
+/* A process's command line (rsp record's, docs/perf-data.md "Command lines"). */
+struct rsp_cmdline_entry {
+	uint64_t time; /* its exec; 0: alive at the start of the recording */
+	int pid;
+	bool cut; /* longer than the file holds: the text ends with " [...]" */
+	char *text; /* its arguments joined by spaces, unprintable bytes as '?' */
+};
+/*
+ * The command line a HEADER_EVENT_TYPE record of @size bytes holds: 1 and
+ * *@out (its text malloc'ed); 0 if the record is not rsp's (perf's own, from
+ * before 2012); -EINVAL if it is damaged, -ENOMEM.
+ */
+int rsp_cmdline_parse(const void *rec, size_t size, struct rsp_cmdline_entry *out);
+
 struct rsp_reader_info {
 	bool pipe_mode;
 	char *hostname, *osrelease, *version, *arch, *cpudesc;
@@ -81,6 +95,9 @@ struct rsp_reader_info {
 	size_t tracing_data_len;
 	struct rsp_build_id_entry *build_ids;
 	size_t n_build_ids;
+	struct rsp_cmdline_entry *cmdlines; /* in the file's order */
+	size_t n_cmdlines;
+	uint64_t cmdlines_damaged; /* rsp's command-line records that do not parse */
 	int *targets; /* THREAD_MAP pids */
 	char (*target_comms)[16];
 	size_t n_targets;

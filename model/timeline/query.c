@@ -176,6 +176,7 @@ void rsp_trace_thread(const struct rsp_trace *t, size_t i, struct rsp_thread_inf
 	o->pid = (int)th->pid;
 	o->comm = trace_str(t, th->comm);
 	o->first_comm = trace_str(t, th->first_comm ? th->first_comm : th->comm);
+	o->cmdline = t->thread_cmdline ? t->thread_cmdline[i] : NULL;
 	o->parent = idx_or_none(th->parent);
 	o->birth_ns = th->birth;
 	o->death_ns = th->death;

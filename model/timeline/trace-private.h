@@ -277,6 +277,9 @@ struct rsp_trace {
 	bool kallsyms_from_archive;
 	struct missing_files *missing; /* files.c, made on first use */
 	struct cpu_runs cpu_runs; /* cpu-runs.c: trace_cpu_runs() */
+	/* per thread index: its process's command line (the reader's), or NULL
+	 * (cmdlines.c, after the load) */
+	const char **thread_cmdline;
 
 	/*
 	 * strings (comms, irq names, files, labels): interned, NUL-terminated, in
@@ -327,6 +330,8 @@ void trace_stack_frame_sym(struct rsp_trace *t, const struct stack_entry *e, siz
 /* cpu-runs.c: every run per CPU by start, made on a thread of its own on a large trace
  * (started once the load is done); trace_cpu_runs() waits for it (NULL: no memory) */
 void trace_cpu_runs_start(struct rsp_trace *t);
+/* cmdlines.c: t->thread_cmdline from the file's command lines */
+void trace_cmdlines_resolve(struct rsp_trace *t);
 const struct cpu_runs *trace_cpu_runs(struct rsp_trace *t);
 void trace_cpu_runs_free(struct rsp_trace *t);
 /* files.c */

@@ -286,6 +286,7 @@ static int trace_open_common(struct rsp_trace *t, const struct rsp_trace_opts *o
 	ret = load(t, o, size, err, errlen, one_pass);
 	if (ret)
 		return ret;
+	trace_cmdlines_resolve(t);
 	trace_cpu_runs_start(t);
 	if (o && o->warn)
 		for (size_t i = 0; i < t->warnings.n; i++)
@@ -397,6 +398,7 @@ void rsp_trace_free(struct rsp_trace *t)
 		vec_free(&t->threads.v[i].samples);
 	}
 	vec_free(&t->threads);
+	free(t->thread_cmdline);
 	free(t->tid_ht);
 	vec_free(&t->links);
 	vec_free(&t->ios);

@@ -333,5 +333,25 @@ int main(int argc, char **argv)
 		if (!put_synth(dir, "synth-backlog-during-send.data", s))
 			return 1;
 	}
+	{
+		/* command lines (issue 41): alive at the start, at an exec, cut, one
+		 * with bytes that are no text, a damaged one, perf's own record type */
+		struct synth *s = synth_new(NULL);
+		unsigned char rec[64], old[80] = { 65, 0, 0, 0, 0, 0, 80, 0, 1 };
+		size_t n;
+
+		synth_cmdline(s, 0, 100, "a\0-x\0", 6, 6);
+		events(s);
+		synth_cmdline(s, US(50), 100, "/bin/true\0--version\0", 21, 21);
+		synth_cmdline(s, US(60), 200, "b\0long\0", 7, 9000);
+		synth_cmdline(s, US(61), 200, "\xff\xc3\0\xe2\x82\xac\0", 7, 7);
+		n = synth_cmdline_record(rec, US(62), 200, "zz\0", 3, 3);
+		rec[29] = 0xff; /* its length (bytes 28-31) past the record */
+		synth_raw(s, rec, n);
+		memcpy(old + 16, "sched:sched_switch", 18);
+		synth_raw(s, old, sizeof(old));
+		if (!put_synth(dir, "synth-cmdline.data", s))
+			return 1;
+	}
 	return 0;
 }

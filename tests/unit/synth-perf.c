@@ -8,6 +8,8 @@
  */
 #include "synth-perf.h"
 
+#include "rsp-cmdline-format.h"
+
 #include "rsp-perf-format.h"
 
 #include <stdio.h>
@@ -497,6 +499,43 @@ void synth_tracing_data_record(struct synth *s, bool feature, bool garbage)
 	emit(s, -1, &r);
 	free(td.p);
 	free(r.p);
+}
+
+void synth_raw(struct synth *s, const void *rec, size_t len)
+{
+	struct buf r = { 0 };
+
+	put(&r, rec, len);
+	emit(s, -1, &r);
+	free(r.p);
+}
+
+size_t synth_cmdline_record(unsigned char *out, uint64_t t, uint32_t pid, const char *argv,
+			    uint32_t len, uint32_t full_len)
+{
+	struct rsp_pf_cmdline h = {
+		.header = { RSP_PF_RECORD_HEADER_EVENT_TYPE, 0,
+			    (uint16_t)RSP_PF_ALIGN(sizeof(h) + len) },
+		.magic = RSP_PF_CMDLINE_MAGIC,
+		.time = t,
+		.pid = pid,
+		.len = len,
+		.full_len = full_len,
+	};
+
+	memset(out, 0, h.header.size);
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), argv, len);
+	return h.header.size;
+}
+
+void synth_cmdline(struct synth *s, uint64_t t, uint32_t pid, const char *argv, uint32_t len,
+		   uint32_t full_len)
+{
+	unsigned char *rec = malloc(sizeof(struct rsp_pf_cmdline) + len + 8);
+
+	synth_raw(s, rec, synth_cmdline_record(rec, t, pid, argv, len, full_len));
+	free(rec);
 }
 
 void synth_auxtrace(struct synth *s, size_t payload)

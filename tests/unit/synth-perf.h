@@ -179,6 +179,15 @@ void synth_sample(struct synth *s, int cpu, uint64_t t, int pid, int tid, const 
  */
 void synth_tracing_data_record(struct synth *s, bool feature, bool garbage);
 /* A PERF_RECORD_AUXTRACE record and the @payload bytes of trace data after it. */
+/* a record as given (its header included; @len a multiple of 8), untimed */
+void synth_raw(struct synth *s, const void *rec, size_t len);
+/* rsp record's command-line record (format/rsp-cmdline-format.h) of @argv (@len
+ * bytes, its NULs included; the command line's own length @full_len): into
+ * @out (40 + @len + 8 bytes), its size; or added to the stream, untimed */
+size_t synth_cmdline_record(unsigned char *out, uint64_t t, uint32_t pid, const char *argv,
+			    uint32_t len, uint32_t full_len);
+void synth_cmdline(struct synth *s, uint64_t t, uint32_t pid, const char *argv, uint32_t len,
+		   uint32_t full_len);
 void synth_auxtrace(struct synth *s, size_t payload);
 
 /* Write records of one round in a scrambled order (CPU buffers drained in turns). */
