@@ -82,6 +82,7 @@ int rsp_flame_data_new(struct rsp_trace *t, struct rsp_analysis *a, struct rsp_f
 		d->threads[i].comm = _rsp_intern(&d->strs, ti.comm);
 		snprintf(buf, sizeof(buf), "%s [%d]", ti.comm, ti.tid);
 		d->threads[i].tlabel = _rsp_intern(&d->strs, buf);
+		d->threads[i].cmdline = ti.cmdline ? _rsp_intern(&d->strs, ti.cmdline) : NULL;
 		d->threads[i].tid = ti.tid;
 		d->threads[i].pid = ti.pid;
 	}
@@ -955,6 +956,8 @@ static void describe(const struct rsp_flame_data *d, size_t node, bool full, GSt
 	else if (n->label && *n->label)
 		g_string_append_printf(out, ": %s", n->label);
 	g_string_append(out, "\n");
+	if (n->thread != RSP_NONE32 && d->threads[n->thread].cmdline)
+		g_string_append_printf(out, "command line: %s\n", d->threads[n->thread].cmdline);
 	_rsp_append_dur(out, n->e - n->s);
 	g_string_append(out, " from ");
 	_rsp_append_time(out, n->s, d->origin);

@@ -140,6 +140,7 @@ struct _rsp_fnode {
 
 struct _rsp_fthread {
 	const char *comm, *tlabel; /* tlabel: "comm tid" */
+	const char *cmdline; /* its process's command line, NULL if the file has none */
 	int tid, pid;
 };
 

@@ -18,6 +18,17 @@
 
 /* ---- preparing ---------------------------------------------------------------------------- */
 
+/* A process row's name: "comm pid", then its command line's arguments (the
+ * program is the comm's; the whole line is in the row's tooltip). */
+static char *proc_name(const struct rsp_thread_info *ti)
+{
+	const char *args = ti->cmdline ? strchr(ti->cmdline, ' ') : NULL;
+
+	if (!args)
+		return g_strdup_printf("%s %d", ti->comm, ti->pid);
+	return g_strdup_printf("%s %d%.200s", ti->comm, ti->pid, args);
+}
+
 static int cmp_proc(const void *a, const void *b)
 {
 	const struct rproc *x = a, *y = b;
@@ -522,7 +533,7 @@ int rsp_running_data_new_unlabelled(struct rsp_trace *t, struct rsp_analysis *a,
 		struct rthread *th;
 		gpointer v;
 		struct rproc *p;
-		char name[96];
+		char name[64];
 
 		d->of_model[i] = NONE;
 		rsp_trace_thread(t, i, &ti);
@@ -533,6 +544,7 @@ int rsp_running_data_new_unlabelled(struct rsp_trace *t, struct rsp_analysis *a,
 		th->tid = ti.tid;
 		th->pid = ti.pid;
 		th->comm = _rsp_intern(&d->strs, ti.comm);
+		th->cmdline = ti.cmdline ? _rsp_intern(&d->strs, ti.cmdline) : NULL;
 		snprintf(name, sizeof(name), "%s %d", ti.comm, ti.tid);
 		th->name = _rsp_intern(&d->strs, name);
 		th->n = ti.n_slices;
@@ -567,8 +579,10 @@ int rsp_running_data_new_unlabelled(struct rsp_trace *t, struct rsp_analysis *a,
 		p->threads[p->n_threads++] = (uint32_t)d->n_threads;
 		p->run_ns += ti.run_ns;
 		if (!p->name || ti.tid == ti.pid) {
-			snprintf(name, sizeof(name), "%s %d", ti.comm, ti.pid);
-			p->name = _rsp_intern(&d->strs, name);
+			g_autofree char *pname = proc_name(&ti);
+
+			p->name = _rsp_intern(&d->strs, pname);
+			p->cmdline = th->cmdline;
 		}
 		d->of_model[i] = (uint32_t)d->n_threads++;
 	}

@@ -34,8 +34,10 @@ static void describe_slice(const struct rsp_running_data *d, uint32_t thi, size_
 	struct rsp_slice_info si;
 
 	rsp_thread_slice(d->t, th->model, k, &si);
-	g_string_append_printf(out, "%s (pid %d, tid %d)\n%s ", th->comm, th->pid, th->tid,
-			       state_name(s));
+	g_string_append_printf(out, "%s (pid %d, tid %d)\n", th->comm, th->pid, th->tid);
+	if (th->cmdline)
+		g_string_append_printf(out, "command line: %s\n", th->cmdline);
+	g_string_append_printf(out, "%s ", state_name(s));
 	_rsp_append_dur(out, s->e - s->s);
 	g_string_append(out, " from ");
 	_rsp_append_time(out, s->s, d->start);
@@ -262,6 +264,9 @@ void _rsp_running_title(const void *data, const void *state, const struct rsp_sc
 			g_string_append_printf(out, ": %zu thread%s, CPU ", ri.n_threads,
 					       ri.n_threads == 1 ? "" : "s");
 			_rsp_append_dur(out, d->procs[ri.proc].run_ns);
+			if (d->procs[ri.proc].cmdline)
+				g_string_append_printf(out, "\ncommand line: %s",
+						       d->procs[ri.proc].cmdline);
 			g_string_append(out, "\nclick: its flame view");
 		}
 		break;

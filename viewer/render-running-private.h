@@ -28,6 +28,7 @@ struct rthread {
 	size_t model;
 	int tid, pid;
 	const char *comm, *name; /* name: "comm tid" */
+	const char *cmdline; /* its process's command line, NULL if the file has none */
 	struct rslice *v;
 	size_t n;
 	uint32_t proc;
@@ -42,7 +43,8 @@ struct rthread {
 
 struct rproc {
 	int pid;
-	const char *name; /* "comm pid" */
+	const char *name; /* "comm pid", then the command line's arguments when known */
+	const char *cmdline; /* NULL if the file has none */
 	uint32_t *threads;
 	size_t n_threads;
 	bool target, chain;

@@ -55,6 +55,7 @@ void test_running_culling(void);
 void test_ruler(void);
 void test_running_lost(void);
 void test_running_shed(void);
+void test_running_cmdline(void);
 void test_running_socket_groups(void);
 void test_running_grid(void);
 void test_running_lane_skip(void);

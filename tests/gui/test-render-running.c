@@ -352,6 +352,74 @@ void test_running_shed(void)
 }
 
 /*
+ * Command lines (issue 41): a process whose command line the file has is
+ * named by it on its row ("make 100 -j2 all": the comm, the pid, the
+ * arguments) and in the row's and its runs' tooltips (the whole line); one
+ * without keeps "comm pid".
+ */
+void test_running_cmdline(void)
+{
+	struct synth *sy = synth_new(&(struct synth_opts){0});
+	uint64_t t = 1000000000ull;
+	int pids[1] = {100};
+	size_t len, rows = 0, runs = 0;
+	const void *buf;
+	struct rsp_trace_opts o = {.no_symbols = true};
+	struct rsp_trace *tr;
+	struct rsp_running_data *d;
+	struct rsp_running_state st = {.show_sleeps = true};
+	struct shot sh;
+	char err[256];
+
+	synth_comm(sy, 0, 100, 100, "make", false);
+	synth_comm(sy, 0, 200, 200, "pong", false);
+	synth_cmdline(sy, 0, 100, "/usr/bin/make\0-j2\0all\0", 22, 22);
+	synth_targets(sy, pids, 1);
+	synth_switch(sy, 0, t, 0, "swapper/0", 0, 100, "make");
+	for (size_t i = 0; i < 4; i++) {
+		int a = i & 1 ? 200 : 100, b = i & 1 ? 100 : 200;
+
+		t += 10000;
+		synth_switch(sy, 0, t, a, a == 100 ? "make" : "pong", 1, b,
+			     b == 100 ? "make" : "pong");
+	}
+	buf = synth_finish(sy, &len);
+	g_assert_cmpint(rsp_trace_open_mem(buf, len, &o, &tr, err, sizeof(err)), ==, 0);
+	g_assert_cmpint(rsp_running_data_new(tr, NULL, &d, err, sizeof(err)), ==, 0);
+	shot_take(&sh, &rsp_running_ops, d, &st, 0, 0, 1000, 0, 0);
+	shot_save(&sh, "running-cmdline.png");
+	for (size_t i = 0; i < rsp_scene_n_items(sh.l.content) + rsp_scene_n_items(sh.l.chrome);
+	     i++) {
+		size_t nc = rsp_scene_n_items(sh.l.content);
+		const struct rsp_scene_item *it = i < nc ? rsp_scene_item(sh.l.content, i)
+							 : rsp_scene_item(sh.l.chrome, i - nc);
+		g_autoptr(GString) tip = g_string_new(NULL);
+
+		rsp_running_ops.title(d, &st, it, tip);
+		if (RSP_HIT_KIND(it->id) == RSP_HIT_ROW_NAME && it->label &&
+		    !strncmp(it->label, "make", 4)) {
+			rows++;
+			g_assert_cmpstr(it->label, ==, "make 100 -j2 all");
+			g_assert_nonnull(strstr(tip->str, "\ncommand line: /usr/bin/make -j2 all\n"));
+		} else if (RSP_HIT_KIND(it->id) == RSP_HIT_ROW_NAME && it->label &&
+			   !strncmp(it->label, "pong", 4)) {
+			rows++;
+			g_assert_cmpstr(it->label, ==, "pong 200");
+			g_assert_null(strstr(tip->str, "command line"));
+		} else if (strstr(tip->str, "make (pid 100, tid 100)")) {
+			runs++;
+			g_assert_nonnull(strstr(tip->str, "\ncommand line: /usr/bin/make -j2 all\n"));
+		}
+	}
+	g_assert_cmpuint(rows, ==, 2);
+	g_assert_cmpuint(runs, >, 0);
+	shot_free(&sh);
+	rsp_running_data_free(d);
+	rsp_trace_free(tr);
+	synth_free(sy);
+}
+
+/*
  * A server's connections share a socket lane (a web server's minute has a
  * million): ten clients of a listener on :5432 are one lane on the server's
  * side, "socket 127.0.0.1:5432 <- * (10 connections)", and one on the

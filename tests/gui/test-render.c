@@ -238,6 +238,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/render/progress-cancel", test_progress_cancel);
 	g_test_add_func("/render/running/lost", test_running_lost);
 	g_test_add_func("/render/running/shed", test_running_shed);
+	g_test_add_func("/render/running/cmdline", test_running_cmdline);
 	g_test_add_func("/render/running/socket-groups", test_running_socket_groups);
 	g_test_add_func("/render/running/grid", test_running_grid);
 	g_test_add_func("/render/running/lane-skip", test_running_lane_skip);
