@@ -33,6 +33,7 @@ static const char info_usage[] =
 struct proc_row {
 	int pid;
 	const char *comm;
+	const char *cmdline; /* NULL if the file has none */
 	size_t threads;
 	uint64_t run_ns, sleep_ns, unknown_ns;
 };
@@ -61,10 +62,13 @@ static struct proc_row *processes(const struct rsp_trace *t, size_t *n)
 		if (k == np) {
 			rows[np].pid = ti.pid;
 			rows[np].comm = ti.comm;
+			rows[np].cmdline = ti.cmdline;
 			np++;
 		}
-		if (ti.tid == ti.pid)
+		if (ti.tid == ti.pid) {
 			rows[k].comm = ti.comm;
+			rows[k].cmdline = ti.cmdline;
+		}
 		rows[k].threads++;
 		rows[k].run_ns += ti.run_ns;
 		rows[k].sleep_ns += ti.sleep_ns;
@@ -384,6 +388,8 @@ static void print_json(const char *path, struct rsp_trace *t)
 		json_begin_object(&j, NULL);
 		json_i64(&j, "pid", rows[i].pid);
 		json_string(&j, "comm", rows[i].comm);
+		if (rows[i].cmdline)
+			json_string(&j, "cmdline", rows[i].cmdline);
 		json_u64(&j, "threads", rows[i].threads);
 		json_u64(&j, "run_ns", rows[i].run_ns);
 		json_u64(&j, "sleep_ns", rows[i].sleep_ns);

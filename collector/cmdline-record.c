@@ -8,7 +8,7 @@
 struct rsp_cmdlines *_rsp_cmdlines_start(struct recorder *r)
 {
 	char why[256];
-	struct rsp_cmdlines *c = rsp_cmdlines_start("/proc", why, sizeof(why));
+	struct rsp_cmdlines *c = rsp_cmdlines_start("/proc", true, why, sizeof(why));
 
 	if (!c)
 		_rsp_record_log(r, RSP_LOG_WARN, "no command lines recorded: out of memory");
@@ -33,7 +33,7 @@ void _rsp_cmdlines_finish(struct recorder *r, struct rsp_cmdlines *c)
 				"named by their executable only",
 				r->st->cmdlines_lost,
 				ret ? "the writer's memory is spent"
-				    : "more execs than the command-line ring or 64 MiB could hold");
+				    : "more execs than the command-line ring or 8 MiB could hold");
 	_rsp_record_log(r, RSP_LOG_DEBUG, "command lines recorded: %" PRIu64,
 			r->st->cmdlines);
 }

@@ -27,10 +27,20 @@ struct task_struct {
 	struct mm_struct *mm;
 } __attribute__((preserve_access_index));
 
+/* 256 KiB: the reader thread wakes at each record; a record is its command
+ * line's length (hundreds of bytes), not the 4 KiB bound */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
+	__uint(max_entries, 256 << 10);
 } cmdlines SEC(".maps");
+
+/* where a record is made before it goes into the ring at its own length */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rsp_cmdline_event);
+} scratch SEC(".maps");
 
 __u64 lost; /* command lines the ring had no room for */
 
@@ -39,26 +49,28 @@ int BPF_PROG(rsp_cmdline_exec, struct task_struct *p)
 {
 	struct mm_struct *mm = p->mm;
 	struct rsp_cmdline_event *e;
-	unsigned long start, end, len;
+	unsigned long start, end, len, got = 0, size;
+	__u32 zero = 0;
 
-	if (!mm)
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!mm || !e)
 		return 0;
 	start = BPF_CORE_READ(mm, arg_start);
 	end = BPF_CORE_READ(mm, arg_end);
-	e = bpf_ringbuf_reserve(&cmdlines, sizeof(*e), 0);
-	if (!e) {
-		__sync_fetch_and_add(&lost, 1);
-		return 0;
-	}
 	e->time = bpf_ktime_get_ns();
 	e->pid = (__u32)p->tgid;
 	len = end > start ? end - start : 0;
 	e->full_len = (__u32)len;
 	if (len > CMDLINE_MAX)
 		len = CMDLINE_MAX;
-	e->len = 0;
 	if (len && !bpf_probe_read_user(e->argv, len & (CMDLINE_MAX * 2 - 1), (void *)start))
-		e->len = (__u32)len;
-	bpf_ringbuf_submit(e, 0);
+		got = len;
+	e->len = (__u32)got;
+	e->res = 0;
+	size = sizeof(*e) - CMDLINE_MAX + got;
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	if (bpf_ringbuf_output(&cmdlines, e, size, 0))
+		__sync_fetch_and_add(&lost, 1);
 	return 0;
 }

@@ -26,8 +26,9 @@
 _Static_assert(CMDLINE_MAX == RSP_CMDLINE_MAX, "the program's bound is the file's");
 #endif
 
-/* What the recorder holds at most: past it, command lines are counted lost. */
-#define HELD_MAX (64u << 20)
+/* What the recorder holds at most (outside --max-memory's pool, inside its
+ * margin for growing tables): past it, command lines are counted lost. */
+#define HELD_MAX (8u << 20)
 
 struct entry {
 	uint64_t time;
@@ -92,7 +93,7 @@ static void read_proc(struct rsp_cmdlines *c, const char *proc_dir)
 {
 	DIR *d = opendir(proc_dir);
 	struct dirent *de;
-	char *buf = malloc(RSP_CMDLINE_MAX);
+	char *buf = malloc(2 * RSP_CMDLINE_MAX); /* the kept bytes, then a scratch */
 
 	if (!d || !buf) {
 		if (d)
@@ -113,7 +114,7 @@ static void read_proc(struct rsp_cmdlines *c, const char *proc_dir)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue; /* gone meanwhile */
-		while ((got = read(fd, len < RSP_CMDLINE_MAX ? buf + len : buf,
+		while ((got = read(fd, len < RSP_CMDLINE_MAX ? buf + len : buf + RSP_CMDLINE_MAX,
 				   len < RSP_CMDLINE_MAX ? RSP_CMDLINE_MAX - len : RSP_CMDLINE_MAX)) > 0) {
 			if (len < RSP_CMDLINE_MAX)
 				len += (uint32_t)got;
@@ -132,8 +133,13 @@ static int on_exec(void *ctx, void *data, size_t size)
 {
 	const struct rsp_cmdline_event *ev = data;
 
-	if (size >= sizeof(*ev))
-		rsp_cmdlines_add(ctx, ev->time, ev->pid, ev->argv, ev->len, ev->full_len);
+	struct rsp_cmdlines *c = ctx;
+
+	if (size < sizeof(*ev) - CMDLINE_MAX || !ev->len ||
+	    ev->len > size - (sizeof(*ev) - CMDLINE_MAX))
+		c->lost++; /* its arguments could not be read */
+	else
+		rsp_cmdlines_add(c, ev->time, ev->pid, ev->argv, ev->len, ev->full_len);
 	return 0;
 }
 
@@ -208,14 +214,15 @@ static void stop_bpf(struct rsp_cmdlines *c)
 }
 #endif
 
-struct rsp_cmdlines *rsp_cmdlines_start(const char *proc_dir, char *why, size_t whylen)
+struct rsp_cmdlines *rsp_cmdlines_start(const char *proc_dir, bool execs, char *why,
+					size_t whylen)
 {
 	struct rsp_cmdlines *c = calloc(1, sizeof(*c));
 
 	why[0] = '\0';
 	if (!c)
 		return NULL;
-	if (start_bpf(c, why, whylen))
+	if (execs && start_bpf(c, why, whylen))
 		stop_bpf(c);
 	if (proc_dir)
 		read_proc(c, proc_dir);

@@ -12,17 +12,20 @@
 
 #include "writer.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct rsp_cmdlines;
 
 /*
- * Start: the BPF program attached (execs from now on), then /proc read (the
- * processes alive now, time 0).  NULL only without memory; where the kernel
- * refuses the program, only /proc is read and @why says so (else "").
+ * Start: with @execs, the BPF program attached (execs from now on); then
+ * @proc_dir read (the processes alive now, time 0).  NULL only without
+ * memory; where the kernel refuses the program, only /proc is read and @why
+ * says so (else "").
  */
-struct rsp_cmdlines *rsp_cmdlines_start(const char *proc_dir, char *why, size_t whylen);
+struct rsp_cmdlines *rsp_cmdlines_start(const char *proc_dir, bool execs, char *why,
+					size_t whylen);
 /* Stop reading execs, take what the ring holds, write every command line as a
  * record to @w; the numbers written and lost in @n and @lost. */
 int rsp_cmdlines_finish(struct rsp_cmdlines *c, struct rsp_writer *w, uint64_t *n, uint64_t *lost);

@@ -28,7 +28,7 @@ const char *analysis_thread_comm(const struct rsp_analysis *an, uint32_t th)
 bool analysis_is_recorder(const struct rsp_analysis *an, uint32_t th)
 {
 	static const char *const names[] = { "rsp-record", "rsp-writer", "rsp-ustack",
-						     "rsp-watch" };
+						     "rsp-watch", "rsp-cmdline" };
 	const char *comm;
 
 	if (!an->by_rsp || th >= an->t->threads.n)

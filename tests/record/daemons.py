@@ -113,7 +113,8 @@ def main():
             if 'the recorder (rsp record)' in k['what']]
     by_name = [k['what'] for key in ('sched', 'involuntary')
                for k in cats.get(key, {}).get('contributors', [])
-               if any(n in k['what'] for n in ('rsp-record', 'rsp-writer', 'rsp-ustack', 'rsp-watch'))]
+               if any(n in k['what'] for n in ('rsp-record', 'rsp-writer', 'rsp-ustack', 'rsp-watch',
+                                                   'rsp-cmdline'))]
     cost = r.get('recorder_ns', 0)
     said = [l for l in text if l.startswith('  the recorder (rsp record) held a CPU')]
     t.check(not by_name and cost == sum(k['ns'] for k in mine) and bool(said) == (cost > 0),

@@ -3,7 +3,9 @@
  * Collector pieces that need no kernel: the tid map, the path set, build-id
  * notes, and the writer's record framing (read back byte by byte).
  */
+#include "cmdline.h"
 #include "rsp-buildid.h"
+#include "rsp-cmdline-format.h"
 #include "jitmaps.h"
 #include "pathset.h"
 #include "records.h"
@@ -18,6 +20,7 @@
 #include <asm/perf_regs.h>
 #include <elf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <string.h>
@@ -920,6 +923,94 @@ static void tracing_data_kallsyms(void)
 	rmdir(dir);
 }
 
+/* Command lines (cmdline.h): a made-up /proc read as the recorder reads the real
+ * one (a long one cut to RSP_CMDLINE_MAX with its length kept, an empty one
+ * left out), an exec added, the records written as the file holds them. */
+static void cmdlines(void)
+{
+	char dir[] = "/tmp/rsp-unit-proc-XXXXXX", path[128], why[256], err[256];
+	char out[] = "/tmp/rsp-unit-cmd-XXXXXX";
+	static char lng[5000];
+	const struct {
+		const char *pid, *text;
+		size_t len;
+	} procs[] = { { "123", "make\0-j2\0", 9 }, { "77", lng, sizeof(lng) }, { "9", "", 0 },
+		      { "self", "x\0", 2 } };
+	struct rsp_cmdlines *c;
+	struct rsp_writer *w;
+	unsigned char *buf;
+	uint64_t n = 0, lost = 0;
+	size_t len, found = 0;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL, "a made-up /proc");
+	memset(lng, 'a', RSP_CMDLINE_MAX);
+	memset(lng + RSP_CMDLINE_MAX, 'b', sizeof(lng) - RSP_CMDLINE_MAX - 1);
+	lng[sizeof(lng) - 1] = '\0';
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, procs[i].pid);
+		mkdir(path, 0700);
+		snprintf(path, sizeof(path), "%s/%s/cmdline", dir, procs[i].pid);
+		f = fopen(path, "w");
+		if (f) {
+			fwrite(procs[i].text, 1, procs[i].len, f);
+			fclose(f);
+		}
+	}
+	c = rsp_cmdlines_start(dir, false, why, sizeof(why));
+	CHECK(c && !why[0], "started without the program (%s)", why);
+	CHECK(c && rsp_cmdlines_add(c, 5000, 456, "cc\0-c\0x.c\0", 10, 10) == 0, "an exec added");
+	fd = mkstemp(out);
+	close(fd);
+	unlink(out);
+	CHECK(rsp_writer_open(&w, out, err, sizeof(err)) == 0, "writer opens");
+	CHECK(c && rsp_cmdlines_finish(c, w, &n, &lost) == 0 && n == 3 && lost == 0,
+	      "three written, none lost (%" PRIu64 ", %" PRIu64 ")", n, lost);
+	rsp_writer_close(w, NULL, NULL, NULL, NULL);
+	rsp_cmdlines_free(c);
+	buf = slurp(out, &len);
+	for (size_t off = 16; buf && off + 8 <= len;) {
+		const struct perf_event_header *h = (const void *)(buf + off);
+		struct rsp_pf_cmdline r;
+
+		if (h->size < 8)
+			break;
+		if (h->type == RSP_PF_RECORD_HEADER_EVENT_TYPE && h->size >= sizeof(r)) {
+			memcpy(&r, h, sizeof(r));
+			found++;
+			CHECK(r.magic == RSP_PF_CMDLINE_MAGIC && h->size % 8 == 0 &&
+				      h->size == RSP_PF_ALIGN(sizeof(r) + r.len),
+			      "record %zu: magic, size", found);
+			if (r.pid == 123)
+				CHECK(r.time == 0 && r.len == 9 && r.full_len == 9 &&
+					      !memcmp(buf + off + sizeof(r), "make\0-j2\0", 9),
+				      "/proc's, whole");
+			else if (r.pid == 77)
+				CHECK(r.time == 0 && r.len == RSP_CMDLINE_MAX &&
+					      r.full_len == sizeof(lng) &&
+					      !memcmp(buf + off + sizeof(r), lng, RSP_CMDLINE_MAX),
+				      "/proc's long one: its first 4096 bytes, its length");
+			else
+				CHECK(r.pid == 456 && r.time == 5000 && r.len == 10 &&
+					      !memcmp(buf + off + sizeof(r), "cc\0-c\0x.c\0", 10),
+				      "the exec's");
+		}
+		off += h->size;
+	}
+	CHECK(found == 3, "three command-line records in the file (%zu)", found);
+	free(buf);
+	unlink(out);
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s/cmdline", dir, procs[i].pid);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s", dir, procs[i].pid);
+		rmdir(path);
+	}
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	tap_init(argc, argv);
@@ -933,5 +1024,6 @@ int main(int argc, char **argv)
 	TAP_RUN("runwind", runwind());
 	TAP_RUN("jitmaps", jitmaps());
 	TAP_RUN("tracing_data_kallsyms", tracing_data_kallsyms());
+	TAP_RUN("cmdlines", cmdlines());
 	return tap_done();
 }
