@@ -122,8 +122,11 @@ static int close_out(struct rsp_output *out)
 
 static int analyze(struct exp *e)
 {
-	char err[512];
+	char err[512], cmd[256];
 
+	if (!e->tg.n_pids && e->tg.tid <= 0 && !e->tg.all && !e->tg.n_specs &&
+	    rsp_cli_recorded_command(e->t, &e->tg.pids, &e->tg.n_pids, cmd, sizeof(cmd)))
+		rsp_cli_note_recorded_command("export", e->name, e->tg.pids, e->tg.n_pids, cmd);
 	if (!e->tg.n_pids && e->tg.tid <= 0) {
 		if (e->tg.all)
 			rsp_cli_error("export",

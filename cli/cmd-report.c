@@ -105,8 +105,13 @@ static int choose_target(struct report *r, const char *target)
 		return -ESRCH;
 	}
 	if (!target) {
+		char cmd[256];
+
 		for (size_t i = 0; i < rsp_trace_n_targets(r->t); i++)
 			add_pid(r, rsp_trace_target(r->t, i));
+		if (!r->n_pids &&
+		    rsp_cli_recorded_command(r->t, &r->pids, &r->n_pids, cmd, sizeof(cmd)))
+			rsp_cli_note_recorded_command("report", r->name, r->pids, r->n_pids, cmd);
 		if (!r->n_pids) {
 			rsp_cli_error("report", "%s %s: give --target PID or --target COMM",
 				      r->name, rsp_cli_no_target_why(r->t));

@@ -42,6 +42,21 @@ void rsp_cli_target_filter(const struct rsp_cli_target *tg, bool descendants,
 
 void rsp_cli_target_free(struct rsp_cli_target *tg);
 
+/*
+ * A file that marks no target but whose header's command line is `perf record
+ * [OPTIONS] [--] CMD [ARGS]` (perf record -a -- CMD writes no thread map): the
+ * process perf forked for CMD (its first name "perf" or "perf-exec", then CMD's
+ * base name, as exec gives it; or another name, when none has CMD's) added to
+ * @pids[@n].  Returns how many were
+ * added (0: not such a file, or no such process), the command in @cmd.
+ */
+size_t rsp_cli_recorded_command(struct rsp_trace *t, int **pids, size_t *n, char *cmd,
+				size_t cmdlen);
+
+/* Says on stderr that rsp_cli_recorded_command()'s processes are the target. */
+void rsp_cli_note_recorded_command(const char *verb, const char *path, const int *pids,
+				   size_t n, const char *cmd);
+
 /* Add @pid to the set @pids[@n] unless there; -ENOMEM. */
 int rsp_cli_add_pid(int **pids, size_t *n, int pid);
 

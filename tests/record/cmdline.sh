@@ -6,7 +6,8 @@
 # the CPU of the command lines naming heavy.c is what time measured; the
 # control paths carry their command lines (--threads, JSON); perf script and
 # perf report read the file without a word; a damaged command-line record is
-# one warning line.
+# one warning line.  perf record -a -- CMD (no thread map): rsp report takes
+# the process perf forked for CMD as the target and says so.
 . "$(dirname "$0")/lib.sh"
 [ -x /usr/bin/time ] || fail "/usr/bin/time not installed (setup.sh installs time)"
 command -v make >/dev/null && command -v cc >/dev/null || fail "make and cc needed"
@@ -81,4 +82,25 @@ P
 n=$(grep -c "command-line record is damaged" "$T/bad.txt")
 [ "$n" = 1 ] || { cat "$T/bad.txt" >&2; fail "$n warnings for one damaged record"; }
 note "damaged: $(grep "command-line record" "$T/bad.txt")"
+# perf record -a -- CMD writes no thread map: rsp report takes the process perf
+# forked for CMD (named in the header's command line) as the target, and says so;
+# the process is the one the command itself reports ($$ of the shell perf ran)
+perf record -q -a -g -e sched:sched_switch -e cpu-clock -o "$T/perf-a.data" -- \
+  sh -c "echo \$\$ >'$T/perf-a.pid'; sleep 0.2; true" >/dev/null 2>&1 || fail "perf record -a -- sh"
+pid=$(cat "$T/perf-a.pid")
+"$RSP" report "$T/perf-a.data" >"$T/perf-a.txt" 2>"$T/perf-a.err" ||
+  { cat "$T/perf-a.err" >&2; fail "rsp report on perf record -a -- CMD"; }
+head -1 "$T/perf-a.txt" | grep -q "^rsp report: process $pid (sh), " ||
+  { head -3 "$T/perf-a.txt" >&2; fail "the target is not perf's command, process $pid"; }
+grep -q "marks no target: taking the command perf recorded, process $pid (sh -c " "$T/perf-a.err" ||
+  { cat "$T/perf-a.err" >&2; fail "rsp report does not say it took perf's command"; }
+note "perf record -a -- sh: $(grep 'marks no target' "$T/perf-a.err")"
+# --target still chooses; perf record -a without a command still asks for one
+"$RSP" report --target 1 "$T/perf-a.data" 2>"$T/perf-a1.err" | head -1 | grep -q "^rsp report: process 1 " ||
+  fail "--target 1 on perf record -a -- CMD"
+! grep -q "marks no target" "$T/perf-a1.err" || fail "the note with --target given"
+timeout 5 perf record -q -a -e sched:sched_switch -o "$T/perf-all.data" >/dev/null 2>&1 &
+sleep 1; kill -INT $! 2>/dev/null; wait $! 2>/dev/null || true
+! "$RSP" report "$T/perf-all.data" >/dev/null 2>"$T/perf-all.err" || fail "perf record -a without a command: a target taken"
+grep -q "records no target" "$T/perf-all.err" || { cat "$T/perf-all.err" >&2; fail "perf record -a without a command: the error"; }
 echo "PASS"
