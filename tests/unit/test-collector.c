@@ -910,7 +910,10 @@ static void tracing_data_kallsyms(void)
 	got = ZSTD_decompress(text, sizeof(text) - 1, p + 4, zlen);
 	CHECK(!ZSTD_isError(got), "the frame inflates");
 	text[ZSTD_isError(got) ? 0 : got] = 0;
-	CHECK(!strcmp(text, want), "every line but the padding symbols', in order: '%s'", text);
+	if (strcmp(text, want))
+		fprintf(stderr, "# the frame's text:\n%s\n", text);
+	CHECK(!strcmp(text, want), "every line but the padding symbols', in order (%zu bytes)",
+	      strlen(text));
 	free(data);
 	snprintf(path, sizeof(path), "%s/events/header_page", dir);
 	unlink(path);
