@@ -20,7 +20,6 @@ struct rsp_ftrace {
 	int nr_cpus;
 	int *fds; /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
 	size_t subbuf; /* bytes read per call */
-	size_t ring_subbufs; /* sub-buffers in one CPU's ring */
 	void *page;
 	struct kbuffer *kbuf;
 	bool started;
@@ -110,7 +109,6 @@ int rsp_ftrace_new(struct rsp_ftrace **out, const struct rsp_ftrace_opts *opts, 
 			ft->subbuf = (size_t)kb * 1024;
 		free(s);
 	}
-	ft->ring_subbufs = opts->buffer_kb * 1024 / ft->subbuf;
 	ft->page = malloc(ft->subbuf);
 	ft->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 				 KBUFFER_ENDIAN_LITTLE);
@@ -242,11 +240,6 @@ long rsp_ftrace_drain(struct rsp_ftrace *ft, size_t max_subbufs, bool *more,
 		}
 	}
 	return total;
-}
-
-size_t rsp_ftrace_ring_subbufs(const struct rsp_ftrace *ft)
-{
-	return ft->ring_subbufs;
 }
 
 int64_t rsp_ftrace_dropped(struct rsp_ftrace *ft, int cpu)

@@ -54,9 +54,6 @@ long rsp_ftrace_drain(struct rsp_ftrace *ft, size_t max_subbufs, bool *more,
 		      rsp_ftrace_event_fn ev, rsp_ftrace_lost_fn lost,
 		      rsp_ftrace_room_fn room, void *ctx);
 
-/* The sub-buffers of one CPU's ring (its size in rsp_ftrace_drain()'s units). */
-size_t rsp_ftrace_ring_subbufs(const struct rsp_ftrace *ft);
-
 /* Per-CPU count of events the kernel could not store ("overrun" + "dropped
  * events" of per_cpu/cpuN/stats).  -1 if unreadable. */
 int64_t rsp_ftrace_dropped(struct rsp_ftrace *ft, int cpu);

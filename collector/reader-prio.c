@@ -15,7 +15,7 @@
  * and in the loop at normal priority while the rings keep up.  Two things
  * raise it:
  *  - its own pass, when it found a ring RAISE_AT full, records lost, the pool
- *    full, or an ftrace ring RAISE_AT behind;
+ *    full, or ftrace left unread;
  *  - the watch, a real-time thread that wakes every WATCH_NS while the reader
  *    is at normal priority and raises it when rsp's BPF ring (the switches and
  *    wakeups with their stacks: most of the bytes) is WATCH_AT full or more
@@ -24,11 +24,9 @@
  *    ping-pong is 2, a reader at normal priority gets a fair share of 1/4).  Before the watch, a reader at
  *    normal priority when such a load started read too late: bench/record.sh's
  *    messaging row lost 0.45 and 0.90 M records in 2 runs of 2.
- * A pass that leaves ftrace sub-buffers unread is not one: the next pass
- * comes at once, and a pass reads 64 sub-buffers per CPU, 6% of a ring, so
- * a reader kept off its CPU for 50 ms on pgbench left some (raised for the
- * rest of the run, 0.58 -> 1.13 ms per transaction).  Passes in a row that
- * left more, having read RAISE_AT of a ring, are.
+ * A pass that leaves ftrace sub-buffers unread raises it at once: waiting
+ * for passes in a row that had read 60% of a ring lost 0.5 M socket events
+ * of perf bench sched messaging (record-lost) before the watch saw the load.
  *
  * It is lowered after CALM_NS of passes that found every ring under CALM_AT
  * and the machine not so busy (at once after the set-up).  The rings wake
@@ -151,8 +149,7 @@ void _rsp_adjust_priority(struct recorder *r, uint64_t now)
 		return; /* real-time throughout, or never: nothing to follow */
 	lost = lost_so_far(r);
 	losing = lost > r->lost_seen;
-	behind = r->ftrace_more && r->ftrace_behind * 100 >=
-				       RAISE_AT * rsp_ftrace_ring_subbufs(r->ft);
+	behind = r->ftrace_more;
 	urgent = r->pass_fill >= RAISE_AT || losing || r->starved || behind;
 	r->lost_seen = lost;
 	if (!urgent && r->pass_fill < CALM_AT) /* the watch's last look: no read of our own */
@@ -167,7 +164,7 @@ void _rsp_adjust_priority(struct recorder *r, uint64_t now)
 					"the reader raised by its pass: rings %u%% full%s%s%s%s",
 					r->pass_fill, losing ? ", records lost" : "",
 					r->starved ? ", the pool full" : "",
-					behind ? ", ftrace behind" : "",
+					behind ? ", ftrace left unread" : "",
 					r->pass_fill < RAISE_AT && !losing && !r->starved && !behind ?
 						", the CPUs crowded" : "");
 		}

@@ -385,7 +385,6 @@ int _rsp_drain_all(struct recorder *r, bool all)
 	 * a pass reads: a reader kept off its CPU (another real-time task) fell a
 	 * ring behind and ended rounds anyway, and perf script read 17053 records
 	 * out of order */
-	r->ftrace_behind = r->ftrace_more ? r->ftrace_behind + FTRACE_PASS_SUBBUFS : 0;
 	if (r->starved)
 		r->st->starved_drains++;
 	else if (!r->ftrace_more)

@@ -148,9 +148,6 @@ struct recorder {
 	atomic_bool watch_stop;
 	atomic_bool crowded; /* the watch's last look at /proc/loadavg (too many runnable) */
 	bool ftrace_more; /* the last pass left ftrace sub-buffers unread: poll without waiting */
-	/* sub-buffers read from a CPU's ftrace ring by the passes in a row that left
-	 * more (0 after a pass that emptied them): at least that far behind */
-	size_t ftrace_behind;
 
 	/* shedding (shed.c) */
 	int shed_level; /* classes 1..shed_level are shed */
