@@ -378,10 +378,7 @@ static void print_json(const char *path, struct rsp_trace *t)
 		json_end_object(&j);
 	}
 	json_end_array(&j);
-	json_begin_array(&j, "warnings");
-	for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
-		json_string(&j, NULL, rsp_trace_warning(t, i));
-	json_end_array(&j);
+	rsp_cli_json_warnings(&j, t);
 	rows = processes(t, &np);
 	json_begin_array(&j, "processes");
 	for (size_t i = 0; rows && i < np; i++) {

@@ -622,10 +622,7 @@ static void print_json(const struct report *r, bool threads)
 	json_u64(&j, "recorder_ns", e.recorder_ns);
 	json_u64(&j, "bounded_links", e.n_bounded);
 	json_expl(&j, r, &e, true);
-	json_begin_array(&j, "warnings");
-	for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++)
-		json_string(&j, NULL, rsp_trace_warning(r->t, i));
-	json_end_array(&j);
+	rsp_cli_json_warnings(&j, r->t);
 	if (threads) {
 		json_begin_array(&j, "paths");
 		for (size_t p = 0; p < rsp_analysis_n_paths(r->an); p++) {
@@ -1045,10 +1042,7 @@ static void print_requests_json(struct req_report *q)
 		json_end_object(&j);
 	}
 	json_end_array(&j);
-	json_begin_array(&j, "warnings");
-	for (size_t i = 0; i < rsp_trace_n_warnings(r->t); i++)
-		json_string(&j, NULL, rsp_trace_warning(r->t, i));
-	json_end_array(&j);
+	rsp_cli_json_warnings(&j, r->t);
 	json_end_object(&j);
 	json_finish(&j);
 }

@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -426,4 +427,12 @@ const char *rsp_cli_no_target_why(const struct rsp_trace *t)
 	if (s.truncated || s.unfinished)
 		return "is cut short before it names a target (the recorder stopped early)";
 	return "records no target (rsp record -a, or perf record)";
+}
+
+void rsp_cli_json_warnings(struct json *j, const struct rsp_trace *t)
+{
+	json_begin_array(j, "warnings");
+	for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
+		json_string(j, NULL, rsp_trace_warning(t, i));
+	json_end_array(j);
 }

@@ -61,6 +61,10 @@ int rsp_cli_input_check(struct rsp_cli_input *in, const char *verb, const char *
  */
 void rsp_cli_input_say_warnings(bool say);
 
+struct json;
+/* The trace's warnings as the JSON outputs' "warnings" array, in their order. */
+void rsp_cli_json_warnings(struct json *j, const struct rsp_trace *t);
+
 /*
  * Why a trace names no target, after its name: "records no target (...)", or
  * for a trace cut short (the list of targets comes last), that it was cut.

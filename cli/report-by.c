@@ -8,6 +8,7 @@
  */
 #include "report-by.h"
 
+#include "input.h"
 #include "json.h"
 
 #include "rsp-text.h"
@@ -206,10 +207,7 @@ static void print_json(const struct rsp_trace *t, const struct table *tb, const 
 		json_end_object(&j);
 	}
 	json_end_array(&j);
-	json_begin_array(&j, "warnings");
-	for (size_t i = 0; i < rsp_trace_n_warnings(t); i++)
-		json_string(&j, NULL, rsp_trace_warning(t, i));
-	json_end_array(&j);
+	rsp_cli_json_warnings(&j, t);
 	json_end_object(&j);
 	json_finish(&j);
 }
