@@ -143,14 +143,13 @@ static uint64_t lost_so_far(const struct recorder *r)
 void _rsp_adjust_priority(struct recorder *r, uint64_t now)
 {
 	uint64_t lost;
-	bool urgent, losing, behind;
+	bool urgent, losing;
 
 	if (!r->adaptive_reader)
 		return; /* real-time throughout, or never: nothing to follow */
 	lost = lost_so_far(r);
 	losing = lost > r->lost_seen;
-	behind = r->ftrace_more;
-	urgent = r->pass_fill >= RAISE_AT || losing || r->starved || behind;
+	urgent = r->pass_fill >= RAISE_AT || losing || r->starved || r->ftrace_more;
 	r->lost_seen = lost;
 	if (!urgent && r->pass_fill < CALM_AT) /* the watch's last look: no read of our own */
 		urgent = atomic_load_explicit(&r->crowded, memory_order_relaxed);
@@ -164,8 +163,8 @@ void _rsp_adjust_priority(struct recorder *r, uint64_t now)
 					"the reader raised by its pass: rings %u%% full%s%s%s%s",
 					r->pass_fill, losing ? ", records lost" : "",
 					r->starved ? ", the pool full" : "",
-					behind ? ", ftrace left unread" : "",
-					r->pass_fill < RAISE_AT && !losing && !r->starved && !behind ?
+					r->ftrace_more ? ", ftrace left unread" : "",
+					r->pass_fill < RAISE_AT && !losing && !r->starved && !r->ftrace_more ?
 						", the CPUs crowded" : "");
 		}
 	} else if (r->pass_fill >= CALM_AT) {
